@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+// Pushline: Kafka intents in, Apple push notifications out. No outside Swift packages: the
+// toolchain plus Debian's C libraries through system-library targets.
+import PackageDescription
+
+let package = Package(
+    name: "Pushline",
+    products: [
+        .executable(name: "pushline", targets: ["pushline"]),
+    ],
+    targets: [
+        // C libraries (system-library targets: a module map, one shim.h, no code).
+        .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
+        .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+
+        // C shims: only what Swift cannot call (macros, variadics).
+        .target(name: "CPushlineShims", dependencies: ["COpenSSL"]),
+
+        // Wrappers.
+        .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
+
+        // APNs.
+        .target(name: "APNsCore"),
+        .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
+
+        // Executables.
+        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient"]),
+
+        // Tests.
+        .testTarget(
+            name: "CLibrarySmokeTests",
+            dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims"]
+        ),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS"]),
+        .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS"]),
+        .testTarget(name: "PushlineCLITests", dependencies: ["pushline"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,224 @@
+/// Why a document is not JSON, and where.
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Byte offset of the problem in the document.
+    public let offset: Int
+    public let message: String
+
+    public var description: String { "\(message) at byte \(offset)" }
+}
+
+/// A strict RFC 8259 parser from bytes to ``JSONValue`` with no Foundation: duplicate keys are
+/// kept (the validator reports them), invalid UTF-8 is an error, nesting is bounded.
+public struct JSONParser {
+    /// Deeper documents are rejected rather than risking the stack.
+    public static let maximumDepth = 256
+
+    private let bytes: [UInt8]
+    private var position = 0
+    private var depth = 0
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// Parses one complete JSON document; anything but white space after it is an error.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.position == bytes.count else { throw parser.error("unexpected content after the document") }
+        return value
+    }
+
+    private func error(_ message: String) -> JSONParseError {
+        JSONParseError(offset: position, message: message)
+    }
+
+    private var current: UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    private mutating func skipWhitespace() {
+        while let byte = current, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+            position += 1
+        }
+    }
+
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard let byte = current else { throw error("unexpected end of document") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character '\(Unicode.Scalar(byte))'")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        let matches = position + count <= bytes.count
+            && (0..<count).allSatisfy { bytes[position + $0] == literal.utf8Start[$0] }
+        guard matches else { throw error("invalid literal") }
+        position += count
+    }
+
+    private mutating func enterNesting() throws(JSONParseError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enterNesting()
+        defer { depth -= 1 }
+        position += 1
+        var object = JSONObject()
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            position += 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+            position += 1
+            skipWhitespace()
+            let value = try parseValue()
+            object.members.append(JSONObject.Member(key, value))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "}"): position += 1; return .object(object)
+            default: throw error("expected ',' or '}' in object")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enterNesting()
+        defer { depth -= 1 }
+        position += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            position += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): position += 1
+            case UInt8(ascii: "]"): position += 1; return .array(elements)
+            default: throw error("expected ',' or ']' in array")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        position += 1
+        var utf8: [UInt8] = []
+        while true {
+            guard let byte = current else { throw error("unterminated string") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                guard let string = String(validating: utf8, as: UTF8.self) else {
+                    throw error("string is not valid UTF-8")
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                position += 1
+                try parseEscape(into: &utf8)
+            case 0x00..<0x20:
+                throw error("control character in string")
+            default:
+                utf8.append(byte)
+                position += 1
+            }
+        }
+    }
+
+    private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONParseError) {
+        guard let byte = current else { throw error("unterminated escape") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(byte)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalarValue = try parseHexQuad()
+            if (0xD800...0xDBFF).contains(scalarValue) {
+                guard current == UInt8(ascii: "\\"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "u")
+                else { throw error("unpaired surrogate in \\u escape") }
+                position += 2
+                let low = try parseHexQuad()
+                guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in \\u escape") }
+                scalarValue = 0x10000 + ((scalarValue - 0xD800) << 10) + (low - 0xDC00)
+            }
+            guard let scalar = Unicode.Scalar(scalarValue) else { throw error("unpaired surrogate in \\u escape") }
+            utf8.append(contentsOf: String(Character(scalar)).utf8)
+        default:
+            throw error("invalid escape '\\\(Unicode.Scalar(byte))'")
+        }
+    }
+
+    private mutating func parseHexQuad() throws(JSONParseError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = position
+        var isInteger = true
+        if current == UInt8(ascii: "-") { position += 1 }
+        if current == UInt8(ascii: "0") {
+            position += 1
+        } else {
+            guard skipDigits() > 0 else { throw error("invalid number") }
+        }
+        if current == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard skipDigits() > 0 else { throw error("invalid number: no digits after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
+            guard skipDigits() > 0 else { throw error("invalid number: no digits in exponent") }
+        }
+        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        if isInteger, let integer = Int64(text) { return .integer(integer) }
+        guard let double = Double(text), double.isFinite else { throw error("number out of range") }
+        return .double(double)
+    }
+
+    private mutating func skipDigits() -> Int {
+        let start = position
+        while let byte = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { position += 1 }
+        return position - start
+    }
+}

@@ -1,0 +1,66 @@
+/// Appends JSON text to a byte buffer: strings escaped per RFC 8259, so that no value can close a
+/// string early, add keys or break the document, whatever characters it holds.
+public enum JSONWriter {
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `string` as a quoted JSON string. Non-ASCII characters are written as raw UTF-8.
+    public static func appendString(_ string: String, to buffer: inout [UInt8]) {
+        buffer.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0x00..<0x20:
+                buffer.append(contentsOf: "\\u00".utf8)
+                buffer.append(hexDigits[Int(byte >> 4)])
+                buffer.append(hexDigits[Int(byte & 0x0F)])
+            default: buffer.append(byte)
+            }
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends any JSON value. Non-finite doubles, which JSON cannot express, are written as `null`;
+    /// the payload builder rejects them before they get here.
+    public static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
+        switch value {
+        case .null: buffer.append(contentsOf: "null".utf8)
+        case .bool(let flag): buffer.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number): appendInteger(number, to: &buffer)
+        case .double(let number): appendDouble(number, to: &buffer)
+        case .string(let text): appendString(text, to: &buffer)
+        case .array(let elements):
+            buffer.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                appendValue(element, to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .object(let object):
+            buffer.append(UInt8(ascii: "{"))
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { buffer.append(UInt8(ascii: ",")) }
+                appendString(member.key, to: &buffer)
+                buffer.append(UInt8(ascii: ":"))
+                appendValue(member.value, to: &buffer)
+            }
+            buffer.append(UInt8(ascii: "}"))
+        }
+    }
+
+    public static func appendInteger(_ number: Int64, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: String(number).utf8)
+    }
+
+    /// Swift's shortest round-trip form ("0.5", "1e-05", "25.0") is valid JSON for finite values.
+    public static func appendDouble(_ number: Double, to buffer: inout [UInt8]) {
+        guard number.isFinite else {
+            buffer.append(contentsOf: "null".utf8)
+            return
+        }
+        buffer.append(contentsOf: number.description.utf8)
+    }
+}

@@ -1,0 +1,85 @@
+/// The `apns-id` header: a UUID that names one notification request.
+///
+/// Pushline derives it from (intent id, device token), so a retried request carries the same id and
+/// analysts can join outcomes on it. APNs has been seen answering with upper-case ids, so parsing
+/// is case-insensitive and ``description`` is always the canonical lower-case form.
+public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
+    /// The 16 bytes of the UUID.
+    public let bytes: [UInt8]
+
+    /// The name-space of Pushline's name-based ids (a fixed random UUID; changing it changes every
+    /// derived id).
+    public static let pushlineNamespace = NotificationID(validBytes: [
+        0x38, 0xA6, 0x36, 0x95, 0x90, 0x9F, 0x41, 0x3A, 0xAA, 0x2D, 0x63, 0xBD, 0xDC, 0x57, 0x59, 0x44,
+    ])
+
+    private init(validBytes: [UInt8]) {
+        self.bytes = validBytes
+    }
+
+    /// Parses the canonical 8-4-4-4-12 form, in either case. Nil when APNs would answer `BadMessageId`.
+    public init?(_ text: String) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var index = 0
+        while index < 36 {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard utf8[index] == UInt8(ascii: "-") else { return nil }
+                index += 1
+                continue
+            }
+            guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        self.bytes = bytes
+    }
+
+    /// A random (version 4) id.
+    public static func random() -> NotificationID {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return NotificationID(validBytes: bytes)
+    }
+
+    /// A name-based (version 5, SHA-1) id in `namespace` (RFC 9562 §5.5).
+    public static func nameBased(_ name: [UInt8], namespace: NotificationID) -> NotificationID {
+        var bytes = Array(SHA1.digest(namespace.bytes + name).prefix(16))
+        bytes[6] = bytes[6] & 0x0F | 0x50
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return NotificationID(validBytes: bytes)
+    }
+
+    /// The deterministic id of one delivery: the same (intent, device) always yields the same id.
+    /// The name is the intent id's UTF-8, a NUL byte, and the token's lower-case hex; hex holds no
+    /// NUL, so no two (intent, token) pairs share a name.
+    public static func derived(intentID: String, deviceToken: DeviceToken) -> NotificationID {
+        nameBased(Array(intentID.utf8) + [0] + Array(deviceToken.hex.utf8), namespace: pushlineNamespace)
+    }
+
+    /// Lower-case 8-4-4-4-12.
+    public var description: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that Pushline's build, tests and demo need, when they are missing.
+# Quiet when everything is present; runs `apt-get update` only when something must be installed.
+set -euo pipefail
+
+packages=(
+  # build: C libraries behind the system-library targets
+  pkg-config
+  librdkafka-dev
+  libnghttp2-dev
+  libssl-dev
+  libhiredis-dev
+  # tests and the demo: real peers and tools
+  redis-server
+  redis-tools
+  nghttp2-client
+  nghttp2-server
+  curl
+  kcat
+  prometheus
+  openssl
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$package")
+  fi
+done
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  sudo=sudo
+else
+  sudo=
+fi
+echo "setup: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >&2
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
