@@ -28,15 +28,18 @@ let package = Package(
         // Executables.
         .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient"]),
 
+        // Test support.
+        .target(name: "PushlineTestKit"),
+
         // Tests.
         .testTarget(
             name: "CLibrarySmokeTests",
             dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims"]
         ),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
-        .testTarget(name: "TLSTests", dependencies: ["TLS"]),
-        .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS"]),
-        .testTarget(name: "PushlineCLITests", dependencies: ["pushline"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
+        .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -108,7 +108,7 @@ private struct ApsChecker {
         }
         if case .object(let alert) = aps[PayloadKey.alert] {
             for member in alert.members {
-                let expected: ExpectedType = member.key.hasSuffix("-loc-args") ? .stringArray : .string
+                let expected: ExpectedType = member.key.hasSuffix("loc-args") ? .stringArray : .string
                 if !expected.accepts(member.value) {
                     found.append(wrongType("aps.alert.\(member.key)", member.value, expected))
                 }

@@ -1,0 +1,57 @@
+import Foundation
+import PushlineTestKit
+import Testing
+
+/// Runs the built `pushline` executable, as a user would.
+func pushline(_ arguments: String...) throws -> CommandResult {
+    try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), arguments)
+}
+
+/// Writes `contents` to a fresh temporary file and returns its path.
+func temporaryFile(_ contents: String, name: String = "payload.json") throws -> String {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let url = directory.appendingPathComponent(name)
+    try Data(contents.utf8).write(to: url)
+    return url.path
+}
+
+@Suite("pushline")
+struct PushlineCommandTests {
+    @Test("--help lists every command and exits 0")
+    func overviewHelp() throws {
+        let result = try pushline("--help")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("validate payload"))
+        #expect(result.standardOutput.contains("jwt"))
+    }
+
+    @Test("no command prints the overview and exits 2")
+    func noCommand() throws {
+        let result = try pushline()
+        #expect(result.status == 2)
+        #expect(result.standardOutput.contains("Usage: pushline <command>"))
+    }
+
+    @Test("an unknown command is named in the error")
+    func unknownCommand() throws {
+        let result = try pushline("frobnicate")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("unknown command \"frobnicate\""))
+    }
+
+    @Test("every command has --help", arguments: [["validate", "payload"], ["jwt"]])
+    func commandHelp(words: [String]) throws {
+        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), words + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("Usage: pushline \(words.joined(separator: " "))"))
+    }
+
+    @Test("an unknown option is named in the error, with a pointer to --help")
+    func unknownOption() throws {
+        let result = try pushline("jwt", "--kee", "x")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("pushline jwt: unknown option --kee"))
+        #expect(result.standardError.contains("pushline jwt --help"))
+    }
+}
