@@ -20,13 +20,14 @@ let package = Package(
 
         // Wrappers.
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL"]),
 
         // APNs.
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
 
         // Executables.
-        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient"]),
+        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient", "Redis", "PushlineTestKit"]),
 
         // Test support.
         .target(name: "PushlineTestKit"),
@@ -39,6 +40,7 @@ let package = Package(
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
     ],
     swiftLanguageModes: [.v6]
