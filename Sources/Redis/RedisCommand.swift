@@ -5,9 +5,9 @@
 /// command cannot leak a password into a log.
 public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable {
     /// Every argument's bytes, one after another.
-    private(set) var storage: [UInt8] = []
+    @usableFromInline var storage: [UInt8] = []
     /// Where each argument ends in ``storage``.
-    private(set) var argumentEnds: [Int] = []
+    @usableFromInline var argumentEnds: [Int] = []
     /// The script an `EVALSHA` command runs, so a `NOSCRIPT` reply can load it and retry.
     private(set) var script: RedisScript?
 
@@ -18,7 +18,9 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
 
     /// A command from its name and text arguments.
     public init(_ name: String, _ arguments: [String]) {
-        argumentEnds.reserveCapacity(arguments.count + 1)
+        // Room for a typical command (SET key value NX PX ttl) without regrowing as it is built.
+        storage.reserveCapacity(64)
+        argumentEnds.reserveCapacity(max(8, arguments.count + 1))
         append(name)
         for argument in arguments { append(argument) }
     }
@@ -35,18 +37,21 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     }
 
     /// Appends a text argument (its UTF-8 bytes).
+    @inlinable
     public mutating func append(_ argument: String) {
         storage.append(contentsOf: argument.utf8)
         argumentEnds.append(storage.count)
     }
 
     /// Appends a binary argument, byte for byte.
+    @inlinable
     public mutating func append(bytes argument: some Sequence<UInt8>) {
         storage.append(contentsOf: argument)
         argumentEnds.append(storage.count)
     }
 
     /// Appends an integer argument in decimal, without going through `String`.
+    @inlinable
     public mutating func append(_ argument: Int) {
         if argument < 0 { storage.append(UInt8(ascii: "-")) }
         let firstDigit = storage.count

@@ -22,6 +22,9 @@ public final class RedisConnection {
     /// Where bytes from the socket land before hiredis copies them.
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private var random = SystemRandomNumberGenerator()
+    /// How many commands are encoded before they are written: small enough that the server starts
+    /// early, large enough that writes stay few.
+    private static let commandsPerWrite = 16
 
     /// Connects, authenticates and selects the database, retrying as ``RedisConfiguration/reconnect`` says.
     public init(configuration: RedisConfiguration) throws(RedisError) {
@@ -66,8 +69,8 @@ public final class RedisConnection {
     /// does not finish within ``RedisConfiguration/commandTimeout``.
     public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
         var replies = try roundTrip(commands)
-        let unknownScripts = commands.indices.filter { index in
-            commands[index].script != nil && replies[index].error?.serverErrorPrefix == "NOSCRIPT"
+        let unknownScripts = replies.indices.filter { index in
+            if case .error(let error) = replies[index], error.serverErrorPrefix == "NOSCRIPT" { commands[index].script != nil } else { false }
         }
         if !unknownScripts.isEmpty {
             try loadScriptsAndRetry(commands, at: unknownScripts, replies: &replies)
@@ -146,21 +149,32 @@ public final class RedisConnection {
         return link
     }
 
-    /// Encodes and writes `commands`, reading replies as they come (so a large pipeline never fills
-    /// both socket buffers and stalls), until there is one reply per command.
+    /// Encodes and writes `commands` a chunk at a time, reading replies as they come, until there is
+    /// one reply per command. The server works on the first chunk while later ones are encoded and
+    /// earlier replies decoded, and a large pipeline never fills both socket buffers and stalls.
     private func exchange(_ commands: [RedisCommand], on link: RedisLink, until deadline: Deadline, while step: String) throws(RedisError) -> [RedisReply] {
-        output.removeAll(keepingCapacity: true)
-        for command in commands { encoder.encode(command, into: &output) }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
+        var encoded = 0
         var written = 0
+        output.removeAll(keepingCapacity: true)
         while replies.count < commands.count {
+            if written == output.count, encoded < commands.count {
+                output.removeAll(keepingCapacity: true)
+                written = 0
+                let chunkEnd = min(commands.count, encoded + Self.commandsPerWrite)
+                for command in commands[encoded..<chunkEnd] { encoder.encode(command, into: &output) }
+                encoded = chunkEnd
+            }
             if written < output.count {
                 written += try link.socket.writeSome(output, from: written)
             }
             let received = try link.socket.readSome(into: input)
             guard received > 0 else {
-                try link.socket.wait(forWriting: written < output.count, until: deadline, while: step)
+                let moreToWrite = written < output.count || encoded < commands.count
+                // Encoding the next chunk needs no wait; writing a chunk the socket refused does.
+                if written == output.count, moreToWrite { continue }
+                try link.socket.wait(forWriting: moreToWrite, until: deadline, while: step)
                 continue
             }
             try link.reader.feed(UnsafeRawBufferPointer(rebasing: input[..<received]))
