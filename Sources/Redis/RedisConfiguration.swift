@@ -18,7 +18,8 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomDebug
     /// Bounds connecting: the TCP or Unix connect plus `AUTH`, `SELECT` and a `PING`.
     /// Host name resolution (`getaddrinfo`) is not covered: use addresses where that matters.
     public var connectTimeout: Duration
-    /// Bounds one call from the first byte written to the last reply read, a whole pipeline included.
+    /// Bounds one call from the first byte written to the last reply read, a whole pipeline included
+    /// (a reconnect before it is bounded by ``connectTimeout`` and ``reconnect`` instead).
     public var commandTimeout: Duration
     /// How to retry connecting after the connection is lost or refused.
     public var reconnect: RedisReconnectPolicy

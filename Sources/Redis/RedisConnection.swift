@@ -97,9 +97,10 @@ public final class RedisConnection {
     /// Any failure drops the connection: its state is unknown.
     private func roundTrip(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
-        let deadline = Deadline(after: configuration.commandTimeout)
         let link = try readyLink()
         do {
+            // The call's clock starts once connected: a reconnect has its own timeout and backoff.
+            let deadline = Deadline(after: configuration.commandTimeout)
             return try exchange(commands, on: link, until: deadline, while: "waiting for replies from")
         } catch {
             self.link = nil

@@ -22,7 +22,7 @@ enum BenchRedisCommand: Command {
         Options:
           --depth N          commands per pipeline (default 64)
           --requests COUNT   commands per pass (default 500000)
-          --rounds R         passes of each (default 3)
+          --rounds R         passes of each (default 5)
           -h, --help         show this help
         """
     static let arguments = ArgumentSpec(valueOptions: ["--depth", "--requests", "--rounds"])
@@ -31,7 +31,7 @@ enum BenchRedisCommand: Command {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let depth = try positive(arguments, "--depth", default: 64)
         let requests = try positive(arguments, "--requests", default: 500_000)
-        let rounds = try positive(arguments, "--rounds", default: 3)
+        let rounds = try positive(arguments, "--rounds", default: 5)
         let redisBenchmark = try ExternalCommand.locate("redis-benchmark", package: "redis-tools")
         progress("starting redis-server")
         let server = try RedisServer()

@@ -79,6 +79,25 @@ struct RedisReplyTests {
         #expect(replies[4] == .array([]))
     }
 
+    @Test("nested arrays keep their shape, and an array split across reads arrives whole")
+    func nestedAndLargeArrays() async throws {
+        let server = try await RedisServer.start()
+        let count = 20_000
+        let replies = try await withConnection(server.configuration()) { redis in
+            var push = RedisCommand("RPUSH", "numbers")
+            for index in 0..<count { push.append(index) }
+            return try redis.pipeline([
+                RedisCommand("EVAL", "return {1, {2, 'x', false, {}}, {}}", "0"),
+                push,
+                RedisCommand("LRANGE", "numbers", "0", "-1"),
+            ])
+        }
+        let nested: RedisReply = .array([.integer(1), .array([.integer(2), .bulk(Array("x".utf8)), .null, .array([])]), .array([])])
+        #expect(replies[0] == nested)
+        #expect(replies[1] == .integer(Int64(count)))
+        #expect(replies[2] == .array((0..<count).map { .bulk(Array(String($0).utf8)) }))
+    }
+
     @Test("a server error from send is thrown with its prefix and is not retryable")
     func serverErrorThrown() async throws {
         let server = try await RedisServer.start()

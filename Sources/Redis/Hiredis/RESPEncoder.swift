@@ -1,8 +1,7 @@
 internal import CHiredis
 
-/// Encodes commands to RESP with hiredis's `redisFormatSdsCommandArgv` (binary-safe: lengths, not
-/// NUL-terminated strings; its `sds` formatter writes lengths without the `sprintf` that makes
-/// `redisFormatCommandArgv` several times slower). Owns the `argv`/`argvlen` arrays it lends to hiredis and reuses them.
+/// Encodes commands to RESP with hiredis's `redisFormatCommandArgv` (binary-safe: lengths, not
+/// NUL-terminated strings). Owns the `argv`/`argvlen` arrays it lends to hiredis and reuses them.
 /// Confined to its connection's thread.
 final class RESPEncoder {
     private var capacity = 0
@@ -34,12 +33,12 @@ final class RESPEncoder {
                 argumentLengths[index] = end - start
                 start = end
             }
-            var encoded: sds?
-            let length = redisFormatSdsCommandArgv(&encoded, Int32(command.count), argumentPointers, argumentLengths)
+            var encoded: UnsafeMutablePointer<CChar>?
+            let length = redisFormatCommandArgv(&encoded, Int32(command.count), argumentPointers, argumentLengths)
             // hiredis fails only when malloc does; there is nothing sensible to send then.
-            guard length > 0, let encoded else { fatalError("redisFormatSdsCommandArgv could not allocate \(command)") }
+            guard length > 0, let encoded else { fatalError("redisFormatCommandArgv could not allocate \(command)") }
             output.append(contentsOf: UnsafeRawBufferPointer(start: encoded, count: Int(length)))
-            redisFreeSdsCommand(encoded)
+            redisFreeCommand(encoded)
         }
     }
 
