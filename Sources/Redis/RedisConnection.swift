@@ -22,9 +22,9 @@ public final class RedisConnection {
     /// Where bytes from the socket land before hiredis copies them.
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private var random = SystemRandomNumberGenerator()
-    /// How many commands are encoded before they are written: small enough that the server starts
-    /// early, large enough that writes stay few.
-    private static let commandsPerWrite = 16
+    /// How many encoded bytes a call writes at a time: a typical batch goes out in one write (and the
+    /// server takes it in one read), a huge pipeline streams through a bounded buffer.
+    private static let bytesPerWrite = 64 * 1024
 
     /// Connects, authenticates and selects the database, retrying as ``RedisConfiguration/reconnect`` says.
     public init(configuration: RedisConfiguration) throws(RedisError) {
@@ -150,9 +150,9 @@ public final class RedisConnection {
         return link
     }
 
-    /// Encodes and writes `commands` a chunk at a time, reading replies as they come, until there is
-    /// one reply per command. The server works on the first chunk while later ones are encoded and
-    /// earlier replies decoded, and a large pipeline never fills both socket buffers and stalls.
+    /// Encodes and writes `commands` (in chunks of up to ``bytesPerWrite``) and reads replies until
+    /// there is one per command. While the socket refuses more bytes, replies are read, so a large
+    /// pipeline never fills both socket buffers and stalls.
     private func exchange(_ commands: [RedisCommand], on link: RedisLink, until deadline: Deadline, while step: String) throws(RedisError) -> [RedisReply] {
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
@@ -163,21 +163,18 @@ public final class RedisConnection {
             if written == output.count, encoded < commands.count {
                 output.removeAll(keepingCapacity: true)
                 written = 0
-                let chunkEnd = min(commands.count, encoded + Self.commandsPerWrite)
-                for command in commands[encoded..<chunkEnd] { encoder.encode(command, into: &output) }
-                encoded = chunkEnd
+                while encoded < commands.count, output.count < Self.bytesPerWrite {
+                    encoder.encode(commands[encoded], into: &output)
+                    encoded += 1
+                }
             }
             if written < output.count {
                 written += try link.socket.writeSome(output, from: written)
+                if written == output.count, encoded < commands.count { continue }
             }
+            try link.socket.wait(forWriting: written < output.count, until: deadline, while: step)
             let received = try link.socket.readSome(into: input)
-            guard received > 0 else {
-                let moreToWrite = written < output.count || encoded < commands.count
-                // Encoding the next chunk needs no wait; writing a chunk the socket refused does.
-                if written == output.count, moreToWrite { continue }
-                try link.socket.wait(forWriting: moreToWrite, until: deadline, while: step)
-                continue
-            }
+            guard received > 0 else { continue }
             try link.reader.feed(UnsafeRawBufferPointer(rebasing: input[..<received]))
             while replies.count < commands.count, let reply = try link.reader.next() {
                 replies.append(reply)
