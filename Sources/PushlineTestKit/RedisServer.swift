@@ -52,7 +52,7 @@ public final class RedisServer: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    /// Stops the server (SIGTERM, then SIGKILL after 5 seconds) and waits for it to exit.
+    /// Stops the server (SIGTERM, then SIGKILL after 5 seconds) and waits for it to exit; blocks.
     public func stop() {
         guard let pid = process.withLock({ process in defer { process = nil }; return process }) else { return }
         kill(pid, SIGTERM)
@@ -65,7 +65,7 @@ public final class RedisServer: Sendable {
         }
     }
 
-    /// Stops the server and starts a new one on the same port, socket and password, empty.
+    /// Stops the server and starts a new one on the same port, socket and password, empty; blocks.
     public func restart() throws {
         stop()
         let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath)
@@ -110,9 +110,9 @@ public final class RedisServer: Sendable {
         throw TestKitError("redis-server on port \(port) was not ready within 10 seconds; its log is \(log.path)")
     }
 
-    /// Starts a child with the default signal mask and dispositions, output to /dev/null. Not
-    /// Foundation's `Process`: a child spawned from a thread that blocks signals inherits the mask,
-    /// and a redis-server with SIGTERM blocked never stops.
+    /// Starts a child with the default signal mask and dispositions, output to /dev/null and no other
+    /// descriptors. Not Foundation's `Process`: a child spawned from a thread that blocks signals
+    /// inherits the mask, and a redis-server with SIGTERM blocked never stops.
     private static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -131,6 +131,15 @@ public final class RedisServer: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // Nothing else is inherited: a server holding the write end of another child's output pipe
+        // (from `ExternalCommand.run` on another thread) would keep that reader from ever seeing EOF.
+        // glibc has had `posix_spawn_file_actions_addclosefrom_np` since 2.34, but Swift's Glibc
+        // module does not show it: look it up.
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            throw TestKitError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+        }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0

@@ -65,7 +65,8 @@ public final class RedisConnection {
         try send(.evalSHA(script, keys: keys, arguments: arguments))
     }
 
-    /// Sends every command in one write and reads every reply: one round trip for the lot.
+    /// Sends every command and reads every reply: one round trip for the lot (the server starts on
+    /// the first commands while the rest are still being encoded and written).
     ///
     /// Replies come back in the order of `commands`, error replies in place as ``RedisReply/error(_:)``.
     /// An `EVALSHA` built with ``RedisCommand/evalSHA(_:keys:arguments:)`` that meets `NOSCRIPT`
