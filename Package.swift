@@ -13,13 +13,18 @@ let package = Package(
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
         .target(name: "CPushlineShims", dependencies: ["COpenSSL"]),
 
+        // Runtime: event loops, sockets.
+        .target(name: "Runtime", dependencies: ["CLinux"]),
+
         // Wrappers.
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
 
         // APNs.
         .target(name: "APNsCore"),
@@ -38,6 +43,8 @@ let package = Package(
         ),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
     ],
