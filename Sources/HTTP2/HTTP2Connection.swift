@@ -6,7 +6,8 @@ import TLS
 
 /// What a connection tells its owner. Called on the connection's event loop.
 public protocol HTTP2ConnectionDelegate: AnyObject {
-    /// TLS is up and both sides' SETTINGS can flow (client: requests may be sent).
+    /// Server role: TLS is up and our SETTINGS are on their way. Client role: the server's first
+    /// SETTINGS arrived, so its stream limit is known and requests may be sent.
     func connectionReady(_ connection: HTTP2Connection)
     /// Server role: a complete request arrived; answer with ``HTTP2Connection/respond(streamID:_:)``.
     func connection(_ connection: HTTP2Connection, received request: HTTP2Request)
@@ -54,6 +55,8 @@ public final class HTTP2Connection: FileDescriptorHandler {
     private let serverSettings: HTTP2Settings?
     private var isConnecting: Bool
     private var isReady = false
+    /// Client role: the server's first SETTINGS frame has arrived.
+    private var hasRemoteSettings = false
     private var isClosed = false
     private var pendingOutput: [UInt8] = []
     private var pendingOutputOffset = 0
@@ -128,15 +131,17 @@ public final class HTTP2Connection: FileDescriptorHandler {
     }
 
     /// Client role: sends a request; `completion` runs on the loop with the response or the reason
-    /// there is none. Returns the stream id.
+    /// there is none. Returns the stream id. Only after ``HTTP2ConnectionDelegate/connectionReady(_:)``,
+    /// so that the server's stream limit is known; requests beyond it wait inside nghttp2.
     @discardableResult
     public func send(method: String = "POST", path: String, authority: String, headers: [HTTP2Header], body: [UInt8],
                      completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
+        guard hasRemoteSettings else { throw HTTP2Error("send before the server's SETTINGS arrived") }
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
                                                  headers: headers, body: body)
         responseHandlers[streamID] = completion
-        if isReady { flush() }
+        flush()
         return streamID
     }
 
@@ -229,10 +234,10 @@ public final class HTTP2Connection: FileDescriptorHandler {
         isReady = true
         if let serverSettings {
             try session.submitServerSettings(serverSettings)
+            delegate?.connectionReady(self)
         } else {
             try session.submitClientSettings()
         }
-        delegate?.connectionReady(self)
     }
 
     private func perform(_ body: () throws -> Void) {
@@ -260,7 +265,12 @@ public final class HTTP2Connection: FileDescriptorHandler {
                 }
                 delegate?.connection(self, receivedGoAway: goAway)
             case .remoteSettingsChanged:
-                delegate?.connectionSettingsChanged(self)
+                if serverSettings == nil && !hasRemoteSettings {
+                    hasRemoteSettings = true
+                    delegate?.connectionReady(self)
+                } else {
+                    delegate?.connectionSettingsChanged(self)
+                }
             }
             if isClosed { return }
         }
