@@ -30,8 +30,9 @@ let package = Package(
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
 
-        // Executables.
-        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient"]),
+        // Executables and their shared command-line parsing.
+        .target(name: "CLI"),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient"]),
 
         // Test support.
         .target(name: "PushlineTestKit"),

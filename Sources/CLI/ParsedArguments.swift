@@ -1,27 +1,41 @@
 /// A mistake in how a command was called. Printed as `pushline <command>: <message>` with a hint
 /// to `--help`, and the process exits with status 2.
-struct UsageError: Error {
-    let message: String
+public struct UsageError: Error {
+    public let message: String
+
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// What a command accepts: options that take a value, options that are flags, and how many
 /// positional arguments.
-struct ArgumentSpec {
-    var valueOptions: Set<String> = []
-    var flagOptions: Set<String> = []
-    var positionalNames: [String] = []
+public struct ArgumentSpec: Sendable {
+    public var valueOptions: Set<String>
+    public var flagOptions: Set<String>
+    /// Options that may be given several times (`--topic a --topic b`); also listed in `valueOptions`.
+    public var repeatableOptions: Set<String>
+    public var positionalNames: [String]
+
+    public init(valueOptions: Set<String> = [], flagOptions: Set<String> = [], repeatableOptions: Set<String> = [],
+                positionalNames: [String] = []) {
+        self.valueOptions = valueOptions.union(repeatableOptions)
+        self.flagOptions = flagOptions
+        self.repeatableOptions = repeatableOptions
+        self.positionalNames = positionalNames
+    }
 }
 
 /// Arguments parsed against an ``ArgumentSpec``: `--name value`, `--name=value`, `--flag`, and
 /// positionals in order. `--help` and `-h` are always accepted.
-struct ParsedArguments {
-    private(set) var values: [String: String] = [:]
-    private(set) var flags: Set<String> = []
-    private(set) var positionals: [String] = []
+public struct ParsedArguments {
+    private var values: [String: [String]] = [:]
+    public private(set) var flags: Set<String> = []
+    public private(set) var positionals: [String] = []
 
-    var wantsHelp: Bool { flags.contains("--help") }
+    public var wantsHelp: Bool { flags.contains("--help") }
 
-    init(_ arguments: ArraySlice<String>, spec: ArgumentSpec) throws(UsageError) {
+    public init(_ arguments: ArraySlice<String>, spec: ArgumentSpec) throws(UsageError) {
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "-h" || argument == "--help" {
@@ -33,11 +47,13 @@ struct ParsedArguments {
                     guard parts.count == 1 else { throw UsageError(message: "\(name) takes no value") }
                     flags.insert(name)
                 } else if spec.valueOptions.contains(name) {
-                    guard values[name] == nil else { throw UsageError(message: "\(name) is given more than once") }
+                    guard values[name] == nil || spec.repeatableOptions.contains(name) else {
+                        throw UsageError(message: "\(name) is given more than once")
+                    }
                     if parts.count == 2 {
-                        values[name] = parts[1]
+                        values[name, default: []].append(parts[1])
                     } else if let value = remaining.popFirst(), !value.hasPrefix("--") {
-                        values[name] = value
+                        values[name, default: []].append(value)
                     } else {
                         throw UsageError(message: "\(name) needs a value")
                     }
@@ -59,19 +75,24 @@ struct ParsedArguments {
     }
 
     /// The value of a required option.
-    func required(_ name: String) throws(UsageError) -> String {
-        guard let value = values[name] else { throw UsageError(message: "\(name) is required") }
+    public func required(_ name: String) throws(UsageError) -> String {
+        guard let value = values[name]?.first else { throw UsageError(message: "\(name) is required") }
         return value
     }
 
     /// The value of an optional option.
-    func optional(_ name: String) -> String? {
-        values[name]
+    public func optional(_ name: String) -> String? {
+        values[name]?.first
+    }
+
+    /// Every value of a repeatable option, in order.
+    public func all(_ name: String) -> [String] {
+        values[name] ?? []
     }
 
     /// An optional option that must be a whole number.
-    func optionalInteger(_ name: String) throws(UsageError) -> Int64? {
-        guard let text = values[name] else { return nil }
+    public func optionalInteger(_ name: String) throws(UsageError) -> Int64? {
+        guard let text = values[name]?.first else { return nil }
         guard let number = Int64(text) else { throw UsageError(message: "\(name) must be a whole number, got \"\(text)\"") }
         return number
     }

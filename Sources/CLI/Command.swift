@@ -1,5 +1,5 @@
 /// One `pushline` command: its name, its help text, what arguments it takes, and what it does.
-protocol Command: Sendable {
+public protocol Command: Sendable {
     /// The words after `pushline` that select this command, for example `validate payload`.
     static var name: String { get }
     /// A one-line summary for `pushline --help`.
