@@ -14,12 +14,14 @@ let package = Package(
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
-        .target(name: "CPushlineShims", dependencies: ["COpenSSL"]),
+        .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
 
         // Wrappers.
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
+        .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
 
         // APNs.
         .target(name: "APNsCore"),
@@ -40,6 +42,7 @@ let package = Package(
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
