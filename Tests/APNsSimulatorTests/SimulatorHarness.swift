@@ -69,9 +69,17 @@ struct SimulatorHarness {
         connection = simulator.makeConnection(port: port, clientCertificateTopics: certificateTopics)
     }
 
-    /// A valid token for now, from the development key.
+    private let tokens = TokenMemo()
+
+    /// A valid token for now, from the development key: the same one while the clock stays in one
+    /// second (ES256 signatures are randomized, and a new JWT on every request is exactly what
+    /// APNs punishes with TooManyProviderTokenUpdates).
     func devAuthorization() throws -> String {
-        try Fixture.devToken(issuedAt: clock.nowSeconds)
+        let issuedAt = clock.nowSeconds
+        if let token = tokens.byIssueTime[issuedAt] { return token }
+        let token = try Fixture.devToken(issuedAt: issuedAt)
+        tokens.byIssueTime[issuedAt] = token
+        return token
     }
 
     /// The headers of a valid alert push, with `changes` applied (nil removes a header).
@@ -103,6 +111,11 @@ struct SimulatorHarness {
         }
         return response
     }
+}
+
+/// Tokens already signed by a harness, by issue time.
+final class TokenMemo {
+    var byIssueTime: [Int64: String] = [:]
 }
 
 extension SimulatorResponse {
