@@ -13,8 +13,6 @@ struct DeviceInbox {
         self.capacity = max(capacity, 1)
     }
 
-    var count: Int { notifications.count }
-
     /// Adds a notification; returns the one it replaced through its collapse id, if any.
     @discardableResult
     mutating func record(_ notification: DeliveredNotification) -> DeliveredNotification? {
