@@ -49,7 +49,7 @@ extension APNsSimulator {
         if channel.storagePolicy == .noMessageStored, expiration != .immediately { return reject(.badExpirationDate) }
         let notification = DeliveredNotification(
             receivedAt: now, token: nil, channelID: channelID, topic: bundleID, pushType: PushType.liveActivity.rawValue,
-            priority: priority.rawValue, expiration: Int64(expiration.headerValue ?? ""), collapseID: nil,
+            priority: priority.rawValue, expiration: expiration, collapseID: nil,
             apnsID: idHeader.value, payload: request.body
         )
         return .deliverable(notification, successHeaders: [idHeader, Self.uniqueIDHeader()], idHeader: idHeader)

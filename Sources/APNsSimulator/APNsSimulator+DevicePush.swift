@@ -41,7 +41,7 @@ extension APNsSimulator {
         }
         let notification = DeliveredNotification(
             receivedAt: now, token: token.hex, channelID: nil, topic: topic, pushType: pushType.rawValue,
-            priority: headers.priority.rawValue, expiration: Int64(headers.expiration.headerValue ?? ""),
+            priority: headers.priority.rawValue, expiration: headers.expiration,
             collapseID: headers.collapseID?.value, apnsID: idHeader.value, payload: request.body
         )
         let successHeaders = environment == .sandbox ? [idHeader, Self.uniqueIDHeader()] : [idHeader]

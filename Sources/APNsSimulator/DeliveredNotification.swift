@@ -22,14 +22,18 @@ public struct DeliveredNotification: Sendable, Equatable {
     public let payload: JSONValue
 
     init(receivedAt: Int64, token: String?, channelID: String?, topic: String, pushType: String, priority: Int,
-         expiration: Int64?, collapseID: String?, apnsID: String, payload body: [UInt8]) {
+         expiration: APNsExpiration, collapseID: String?, apnsID: String, payload body: [UInt8]) {
         self.receivedAt = receivedAt
         self.token = token
         self.channelID = channelID
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
-        self.expiration = expiration
+        self.expiration = switch expiration {
+        case .unspecified: nil
+        case .immediately: 0
+        case .at(let seconds): seconds
+        }
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.payload = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self))
