@@ -20,12 +20,12 @@ extension APNsSimulator {
     /// 8. Injected errors, then 200 with `apns-request-id` and `apns-unique-id`.
     func broadcast(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
         let requestID = request.value(of: "apns-request-id") ?? request.value(of: "apns-id")
-        let idHeader = HTTPHeader("apns-request-id", requestID ?? Self.generatedID())
+        let idHeader = HTTPHeader("apns-request-id", requestID ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
         let bundleID = String(request.path.dropFirst(Self.broadcastPathPrefix.count))
-        guard !bundleID.isEmpty, !bundleID.contains("/") else { return reject(.badPath) }
+        guard !bundleID.isEmpty, !bundleID.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
         guard !request.repeatsAnAPNsHeader else { return reject(.duplicateHeaders) }
         if let requestID, NotificationID(requestID) == nil { return reject(.badMessageId) }
         guard let pushType = request.value(of: "apns-push-type") else { return reject(.missingPushType) }
@@ -52,7 +52,7 @@ extension APNsSimulator {
             priority: priority.rawValue, expiration: expiration, collapseID: nil,
             apnsID: idHeader.value, payload: request.body
         )
-        return .deliverable(notification, successHeaders: [idHeader, Self.uniqueIDHeader()], idHeader: idHeader)
+        return .deliverable(notification, successHeaders: [idHeader, connection.uniqueIDHeader()], idHeader: idHeader)
     }
 
     /// Authentication for the broadcast and channel APIs, whose topic is the bundle id in the

@@ -17,7 +17,7 @@ extension APNsSimulator {
     /// `ChannelNotRegistered`. Every answer carries `apns-request-id`, echoed or generated.
     func channelManagement(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
         let requestID = request.value(of: "apns-request-id")
-        let idHeader = HTTPHeader("apns-request-id", requestID ?? Self.generatedID())
+        let idHeader = HTTPHeader("apns-request-id", requestID ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard let (bundleID, resource) = Self.channelRoute(request.path) else { return reject(.badPath) }

@@ -3,12 +3,12 @@ import APNsCore
 extension APNsSimulator {
     /// `POST /3/device/<token>`, checked in the order documented on ``APNsSimulator``.
     func devicePush(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? Self.generatedID())
+        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
         let tokenText = String(request.path.dropFirst(Self.devicePathPrefix.count))
-        guard !tokenText.contains("/") else { return reject(.badPath) }
+        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
         let token: DeviceToken
         do {
             token = try DeviceToken(tokenText)
@@ -44,7 +44,7 @@ extension APNsSimulator {
             priority: headers.priority.rawValue, expiration: headers.expiration,
             collapseID: headers.collapseID?.value, apnsID: idHeader.value, payload: request.body
         )
-        let successHeaders = environment == .sandbox ? [idHeader, Self.uniqueIDHeader()] : [idHeader]
+        let successHeaders = environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
         return .deliverable(notification, successHeaders: successHeaders, idHeader: idHeader)
     }
 

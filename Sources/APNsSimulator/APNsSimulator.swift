@@ -70,9 +70,13 @@ public final class APNsSimulator: Sendable {
     /// State for a new connection. `clientCertificateTopics` non-nil means the client presented a
     /// certificate (certificate authentication), with these topics.
     public func makeConnection(port: ServicePort, clientCertificateTopics: [String]?) -> SimulatedConnection {
-        state.withLock { $0.stats.connectionsOpened += 1 }
+        let seed = state.withLock { state in
+            state.stats.connectionsOpened += 1
+            return state.random.next()
+        }
         let limit = clientCertificateTopics == nil ? initialMaxConcurrentStreams : configuration.maxConcurrentStreams
-        return SimulatedConnection(port: port, certificateTopics: clientCertificateTopics, maxConcurrentStreams: limit)
+        return SimulatedConnection(port: port, certificateTopics: clientCertificateTopics, maxConcurrentStreams: limit,
+                                   random: SeededRandom(seed: seed))
     }
 
     /// Tells the simulator a connection is gone.
@@ -90,7 +94,7 @@ public final class APNsSimulator: Sendable {
         case .device where request.path.hasPrefix(Self.devicePathPrefix): devicePush(request, on: connection, now: now)
         case .device where request.path.hasPrefix(Self.broadcastPathPrefix): broadcast(request, on: connection, now: now)
         case .channelManagement: channelManagement(request, on: connection, now: now)
-        case .device: unknownPath(request)
+        case .device: unknownPath(request, on: connection)
         }
         let (response, rejection) = complete(outcome)
         applyConnectionRules(to: connection, accepted: (200..<300).contains(response.status), rejection: rejection)
@@ -152,8 +156,8 @@ public final class APNsSimulator: Sendable {
     static let broadcastPathPrefix = "/4/broadcasts/apps/"
 
     /// A path no APNs service serves: 405 for a method APNs never accepts there, else 404.
-    private func unknownPath(_ request: SimulatorRequest) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? Self.generatedID())
+    private func unknownPath(_ request: SimulatorRequest, on connection: SimulatedConnection) -> RouteOutcome {
+        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? connection.generatedID())
         return .rejected(Rejection(request.method == "POST" ? .badPath : .methodNotAllowed), idHeader: idHeader)
     }
 
@@ -232,16 +236,5 @@ public final class APNsSimulator: Sendable {
     private func goAway(_ connection: SimulatedConnection, reason: RejectionReason) {
         connection.queue(.goAway(reason: reason.rawValue, errorCode: ConnectionEffect.noError))
         state.withLock { $0.stats.goAwaysByReason[reason.rawValue, default: 0] += 1 }
-    }
-
-    /// A generated `apns-id`/`apns-request-id`: upper case, as APNs has been seen sending them
-    /// (spec §1.5), so clients that compare case-sensitively find out here.
-    static func generatedID() -> String {
-        NotificationID.random().description.uppercased()
-    }
-
-    /// `apns-unique-id`, lower case as observed.
-    static func uniqueIDHeader() -> HTTPHeader {
-        HTTPHeader("apns-unique-id", NotificationID.random().description)
     }
 }

@@ -20,7 +20,7 @@ struct BroadcastChannel: Equatable {
 
     /// Whether `id` is standard base64 of at most ``maximumIDBytes`` bytes.
     static func isWellFormedID(_ id: String) -> Bool {
-        guard !id.isEmpty, id.utf8.count % 4 == 0, !id.contains("-"), !id.contains("_") else { return false }
+        guard !id.isEmpty, id.utf8.count % 4 == 0, !id.utf8.contains(where: { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return false }
         var unpadded = Substring(id)
         while unpadded.last == "=" { unpadded.removeLast() }
         let urlForm = String(unpadded.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })

@@ -1,3 +1,5 @@
+import APNsCore
+
 /// The simulator's state for one client connection: how it authenticates, the provider token it
 /// is bound to, when that token last changed, the stream limit it advertises, and its error count.
 ///
@@ -27,11 +29,25 @@ public final class SimulatedConnection {
     /// Whether a GOAWAY has been queued; the connection is then finishing.
     var goingAway = false
     private var effects: [ConnectionEffect] = []
+    /// Generates this connection's ids without taking the simulator's lock.
+    private var random: SeededRandom
 
-    init(port: ServicePort, certificateTopics: [String]?, maxConcurrentStreams: Int) {
+    init(port: ServicePort, certificateTopics: [String]?, maxConcurrentStreams: Int, random: SeededRandom) {
         self.port = port
         self.certificateTopics = certificateTopics
         self.maxConcurrentStreams = maxConcurrentStreams
+        self.random = random
+    }
+
+    /// A generated `apns-id`/`apns-request-id`: upper case, as APNs has been seen sending them
+    /// (spec §1.5), so clients that compare case-sensitively find out here.
+    func generatedID() -> String {
+        NotificationID.random(using: &random).description.uppercased()
+    }
+
+    /// `apns-unique-id`, lower case as observed.
+    func uniqueIDHeader() -> HTTPHeader {
+        HTTPHeader("apns-unique-id", NotificationID.random(using: &random).description)
     }
 
     /// Whether the client authenticates with provider tokens rather than a certificate.

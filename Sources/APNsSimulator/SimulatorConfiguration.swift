@@ -25,8 +25,9 @@ public struct SimulatorConfiguration: Sendable {
     public var environmentKeyReason: RejectionReason = .badEnvironmentKeyIdInToken
     /// Faults at start; change them later with ``APNsSimulator/setFaults(_:)``.
     public var faults = SimulatorFaults()
-    /// Seeds the generator behind fault rates, jitter and channel ids, so runs can be repeated.
-    public var randomSeed: UInt64 = 0x5EED_A9F5
+    /// Seeds the generator behind fault draws, jitter, generated ids and channel ids; set it to
+    /// repeat a run. Random by default, so two runs do not hand out the same ids.
+    public var randomSeed = UInt64.random(in: .min ... .max)
     /// Where accepted notifications are appended as JSON lines; nil = memory only.
     public var inboxFile: String?
     /// The inbox keeps at most this many notifications in memory, dropping the oldest.
