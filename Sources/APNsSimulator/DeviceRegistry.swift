@@ -25,6 +25,7 @@ public struct DeviceRegistry: Sendable, Equatable {
         /// When the app was uninstalled, UNIX milliseconds: pushes then get 410 `Unregistered`.
         public var unregisteredAt: Int64?
 
+        /// An entry; `unregisteredAt` nil means the app is installed.
         public init(token: DeviceToken, topic: String, environment: SimulatorEnvironment, unregisteredAt: Int64? = nil) {
             self.token = token
             self.topic = topic
@@ -41,6 +42,7 @@ public struct DeviceRegistry: Sendable, Equatable {
     /// An open registry: every well-formed token is accepted until entries say otherwise.
     public static let open = DeviceRegistry(acceptsUnknownTokens: true)
 
+    /// A registry with these entries; open when `acceptsUnknownTokens`.
     public init(acceptsUnknownTokens: Bool, entries: [Entry] = []) {
         self.acceptsUnknownTokens = acceptsUnknownTokens
         add(entries)

@@ -3,6 +3,7 @@ public struct HTTPHeader: Sendable, Equatable {
     public var name: String
     public var value: String
 
+    /// A header; `name` must already be lower case.
     public init(name: String, value: String) {
         self.name = name
         self.value = value

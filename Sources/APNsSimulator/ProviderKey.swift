@@ -13,6 +13,7 @@ public struct ProviderKey: Sendable {
     /// for a key valid in both.
     public let environment: SimulatorEnvironment?
 
+    /// A key already loaded.
     public init(keyID: String, teamID: String, verifyingKey: ES256VerifyingKey, environment: SimulatorEnvironment? = nil) {
         self.keyID = keyID
         self.teamID = teamID

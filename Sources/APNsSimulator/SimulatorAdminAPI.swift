@@ -13,6 +13,7 @@ import EmbeddedHTTP
 public struct SimulatorAdminAPI: Sendable {
     public let simulator: APNsSimulator
 
+    /// The API of `simulator`; call ``start(port:loopbackOnly:)`` to serve it.
     public init(simulator: APNsSimulator) {
         self.simulator = simulator
     }

@@ -36,6 +36,7 @@ public struct SimulatorConfiguration: Sendable {
     /// `CannotCreateChannelConfig`.
     public var channelsPerApp = 10_000
 
+    /// The defaults described on each property.
     public init() {}
 
     /// Trusts the `.p8` or public PEM key in `file` for `teamID` (the `--provider-key` flag).

@@ -7,6 +7,7 @@ public struct SimulatorConfigurationError: Error, Sendable, Equatable, CustomStr
     public let key: String?
     public let message: String
 
+    /// An error about `source`, at `key` when one key is at fault.
     public init(source: String, key: String? = nil, message: String) {
         self.source = source
         self.key = key

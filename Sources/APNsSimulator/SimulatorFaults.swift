@@ -26,6 +26,7 @@ public struct SimulatorFaults: Sendable, Equatable {
     /// `TooManyRequests`; 0 = no limit.
     public var deviceRequestsPerSecond = 0
 
+    /// No faults.
     public init() {}
 
     /// The names used in JSON (`POST /faults`, `GET /faults`) and by the `apns-sim` flags.

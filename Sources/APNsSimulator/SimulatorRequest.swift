@@ -8,6 +8,7 @@ public struct SimulatorRequest: Sendable {
     public var headers: [HTTPHeader]
     public var body: [UInt8]
 
+    /// A request as the transport assembled it from HEADERS and DATA frames.
     public init(method: String, path: String, headers: [HTTPHeader], body: [UInt8]) {
         self.method = method
         self.path = path

@@ -6,6 +6,7 @@ public struct SimulatorResponse: Sendable, Equatable {
     public var headers: [HTTPHeader]
     public var body: [UInt8]
 
+    /// A response with these parts.
     public init(status: Int, headers: [HTTPHeader], body: [UInt8]) {
         self.status = status
         self.headers = headers

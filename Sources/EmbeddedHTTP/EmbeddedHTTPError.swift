@@ -5,6 +5,7 @@ public struct EmbeddedHTTPError: Error, Sendable, Equatable, CustomStringConvert
     /// `errno` after libmicrohttpd gave up, for example `EADDRINUSE` (98).
     public let errorNumber: Int32
 
+    /// The failure to start on `port` with `errno` `errorNumber`.
     public init(port: UInt16, errorNumber: Int32) {
         self.port = port
         self.errorNumber = errorNumber

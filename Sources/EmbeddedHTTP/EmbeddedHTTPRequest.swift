@@ -10,6 +10,7 @@ public struct EmbeddedHTTPRequest: Sendable, Equatable {
     /// The whole request body.
     public var body: [UInt8]
 
+    /// A request with these parts (the server builds them; tests may too).
     public init(method: String, path: String, query: [String: String] = [:], body: [UInt8] = []) {
         self.method = method
         self.path = path

@@ -5,6 +5,7 @@ public struct EmbeddedHTTPResponse: Sendable, Equatable {
     public var contentType: String
     public var body: [UInt8]
 
+    /// A response with these parts.
     public init(status: Int, contentType: String, body: [UInt8]) {
         self.status = status
         self.contentType = contentType
