@@ -51,20 +51,31 @@ public struct SimulatorFaults: Sendable, Equatable {
         tooManyRequestsRate + internalServerErrorRate + serviceUnavailableRate + shutdownRate
     }
 
+    /// The setting names, as JSON keys and as `name=value` flag arguments.
+    public static var settingNames: [String] { integerFields.map(\.name) + rateFields.map(\.name) }
+
     /// These faults with the members of a JSON object applied; members not named keep their value.
     /// Unknown names, wrong types and out-of-range values are errors, and then nothing changes.
     public func applying(json: [UInt8], source: String) throws(SimulatorConfigurationError) -> SimulatorFaults {
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(json)
-        } catch {
-            throw SimulatorConfigurationError(source: source, message: "not JSON: \(error)")
-        }
-        guard case .object(let object) = document else {
+        guard case .object(let object)? = try? JSONParser.parse(json) else {
             throw SimulatorConfigurationError(source: source, message: "expected a JSON object of fault settings")
         }
+        return try applying(object.members, source: source)
+    }
+
+    /// These faults with one setting changed, from a command-line `name=value` (`latency_ms=40`,
+    /// `shutdown_rate=0.01`), checked like ``applying(json:source:)``.
+    public func applying(setting: String, source: String) throws(SimulatorConfigurationError) -> SimulatorFaults {
+        let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let value = try? JSONParser.parse(Array(parts[1].utf8)) else {
+            throw SimulatorConfigurationError(source: source, key: parts.first, message: "expected name=number, got \"\(setting)\"")
+        }
+        return try applying([JSONObject.Member(parts[0], value)], source: source)
+    }
+
+    private func applying(_ members: [JSONObject.Member], source: String) throws(SimulatorConfigurationError) -> SimulatorFaults {
         var updated = self
-        for member in object.members {
+        for member in members {
             if let field = Self.integerFields.first(where: { $0.name == member.key }) {
                 guard case .integer(let value) = member.value, value >= 0, value <= Int64(Int32.max) else {
                     throw SimulatorConfigurationError(source: source, key: member.key, message: "expected a non-negative integer")
@@ -76,8 +87,8 @@ public struct SimulatorFaults: Sendable, Equatable {
                 }
                 updated[keyPath: field.path] = value
             } else {
-                let known = (Self.integerFields.map(\.name) + Self.rateFields.map(\.name)).joined(separator: ", ")
-                throw SimulatorConfigurationError(source: source, key: member.key, message: "unknown fault; known: \(known)")
+                throw SimulatorConfigurationError(source: source, key: member.key,
+                                                  message: "unknown fault; known: \(Self.settingNames.joined(separator: ", "))")
             }
         }
         guard updated.injectedErrorRate <= 1 else {

@@ -153,6 +153,20 @@ struct FaultInjectionTests {
         #expect(error?.key == key)
     }
 
+    @Test("a command-line setting name=value changes one fault, checked like JSON")
+    func faultSettingFromCommandLine() throws {
+        let faults = try SimulatorFaults().applying(setting: "latency_ms=40", source: "--fault")
+            .applying(setting: "shutdown_rate=0.25", source: "--fault")
+        #expect(faults.latencyMilliseconds == 40)
+        #expect(faults.shutdownRate == 0.25)
+        let error = #expect(throws: SimulatorConfigurationError.self) {
+            try SimulatorFaults().applying(setting: "latency_ms=fast", source: "--fault")
+        }
+        #expect(error?.key == "latency_ms")
+        #expect(throws: SimulatorConfigurationError.self) { try SimulatorFaults().applying(setting: "slow=1", source: "--fault") }
+        #expect(SimulatorFaults.settingNames.contains("device_requests_per_second"))
+    }
+
     @Test("error rates that add up to more than 1 are refused")
     func errorRatesOverOne() {
         #expect(throws: SimulatorConfigurationError.self) {
