@@ -44,7 +44,8 @@ public final class APNsSimulator: Sendable {
         let keys = (configuration.trustsDevelopmentKey ? [ProviderKey.development()] : []) + configuration.providerKeys
         self.authentication = ProviderTokenAuthentication(
             verifier: ProviderTokenVerifier(keys: keys), environment: configuration.environment,
-            environmentKeyReason: configuration.environmentKeyReason
+            environmentKeyReason: configuration.environmentKeyReason,
+            wedgesAfterExpiredToken: configuration.wedgesAfterExpiredToken
         )
         self.state = Mutex(SimulatorState(
             devices: configuration.devices, faults: configuration.faults,

@@ -2,6 +2,7 @@ import APNsCore
 
 /// Authenticates a request on a token-based connection (spec §3), in this order:
 ///
+/// 0. `ExpiredProviderToken`: the connection already answered it and wedges (configurable).
 /// 1. `MissingProviderToken`: no `authorization`, or `bearer` with nothing after it.
 /// 2. `InvalidProviderToken`: not `bearer <JWT>`; a malformed JWT; `alg` not ES256; unknown `kid`;
 ///    `iss` not the key's team; a signature that does not verify.
@@ -28,6 +29,7 @@ struct ProviderTokenAuthentication: Sendable {
     let verifier: ProviderTokenVerifier
     let environment: SimulatorEnvironment
     let environmentKeyReason: RejectionReason
+    let wedgesAfterExpiredToken: Bool
 
     /// Nil when the request may proceed; records the outcome on the connection either way.
     func authenticate(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
@@ -42,6 +44,7 @@ struct ProviderTokenAuthentication: Sendable {
     }
 
     private func check(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
+        if wedgesAfterExpiredToken && connection.sawExpiredToken { return Rejection(.expiredProviderToken) }
         let jwt: String
         switch Self.bearerToken(request.value(of: "authorization")) {
         case .missing: return Rejection(.missingProviderToken)
@@ -57,7 +60,10 @@ struct ProviderTokenAuthentication: Sendable {
             if claims.keyID != bound.keyID { return Rejection(.unrelatedKeyIdInToken) }
         }
         let nowSeconds = now / 1000
-        if nowSeconds - claims.issuedAt > Self.maximumTokenAgeSeconds { return Rejection(.expiredProviderToken) }
+        if nowSeconds - claims.issuedAt > Self.maximumTokenAgeSeconds {
+            connection.sawExpiredToken = true
+            return Rejection(.expiredProviderToken)
+        }
         if claims.issuedAt - nowSeconds > Self.maximumTokenAgeSeconds { return Rejection(.invalidProviderToken) }
         guard let current = connection.currentToken else {
             connection.currentToken = (jwt, claims)

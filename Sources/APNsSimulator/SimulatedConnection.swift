@@ -22,6 +22,8 @@ public final class SimulatedConnection {
     var checkedTokens: [String: VerifiedProviderToken?] = [:]
     /// When the connection last switched to a different valid token, UNIX milliseconds.
     var lastTokenChange: Int64?
+    /// Whether the connection answered `ExpiredProviderToken`.
+    var sawExpiredToken = false
     /// Authentication failures since the last success.
     var consecutiveAuthFailures = 0
     /// Requests handled so far.

@@ -20,6 +20,9 @@ public struct SimulatorConfiguration: Sendable {
     /// After this many consecutive authentication failures a connection gets GOAWAY with the last
     /// reason; 0 = never.
     public var authFailuresBeforeGoAway = 10
+    /// After `ExpiredProviderToken` every later request on the connection gets it too, whatever
+    /// its token: the connection is finished, as Pushy observed ("wedged", spec §3.2).
+    public var wedgesAfterExpiredToken = true
     /// The reason for a key of the other environment: Apple's documented spelling by default, or
     /// the observed `BadEnvironmentKeyInToken` (spec §9.1).
     public var environmentKeyReason: RejectionReason = .badEnvironmentKeyIdInToken

@@ -91,6 +91,24 @@ struct ProviderTokenAuthenticationTests {
         expectReason(try harness.push(["authorization": token]), "ExpiredProviderToken")
     }
 
+    @Test("after ExpiredProviderToken the connection is finished: a fresh token there still gets it, a new connection does not")
+    func expiredTokenWedgesConnection() throws {
+        let harness = try SimulatorHarness()
+        expectReason(try harness.push(["authorization": try Fixture.devToken(issuedAt: harness.clock.nowSeconds - 4000)]),
+                     "ExpiredProviderToken")
+        expectReason(try harness.push(), "ExpiredProviderToken")
+        let fresh = harness.simulator.makeConnection(port: .device, clientCertificateTopics: nil)
+        #expect(try harness.push(on: fresh).status == 200)
+    }
+
+    @Test("without wedging, a fresh token on the same connection is accepted after ExpiredProviderToken")
+    func expiredTokenWithoutWedging() throws {
+        let harness = try SimulatorHarness { $0.wedgesAfterExpiredToken = false }
+        expectReason(try harness.push(["authorization": try Fixture.devToken(issuedAt: harness.clock.nowSeconds - 4000)]),
+                     "ExpiredProviderToken")
+        #expect(try harness.push().status == 200)
+    }
+
     @Test("an iat more than an hour in the future (seconds mistaken for milliseconds) is 403 InvalidProviderToken")
     func futureToken() throws {
         let harness = try SimulatorHarness()
