@@ -40,7 +40,7 @@ extension APNsSimulator {
         if let rejection = authenticateForApp(bundleID, request: request, on: connection, now: now) {
             return .rejected(rejection, idHeader: idHeader)
         }
-        guard PushType.alert.topicMismatch(bundleID) == nil else { return reject(.topicDisallowed) }
+        guard PushType.owningSuffix(of: bundleID) == nil else { return reject(.topicDisallowed) }
         guard !request.body.isEmpty else { return reject(.payloadEmpty) }
         guard request.body.count <= Self.broadcastPayloadLimit else { return reject(.payloadTooLarge) }
         guard let channel = state.withLock({ $0.channels.channel(channelID, bundleID: bundleID) }) else {

@@ -42,6 +42,6 @@ struct DevicePushHeaders {
 
     /// The push type sent, or the one whose topic suffix `topic` carries, or `alert`.
     func effectivePushType(topic: String) -> PushType {
-        pushType ?? PushType.all.first { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) } ?? .alert
+        pushType ?? PushType.owningSuffix(of: topic) ?? .alert
     }
 }

@@ -121,8 +121,8 @@ public struct DeviceRegistry: Sendable, Equatable {
         }
         // Apple DTS: a token of the other environment gets BadDeviceToken (spec §2.1).
         guard entry.environment == environment else { return Rejection(.badDeviceToken) }
-        guard topic == entry.topic || PushType.all.contains(where: { !$0.topicSuffix.isEmpty && topic == entry.topic + $0.topicSuffix })
-        else { return Rejection(.deviceTokenNotForTopic) }
+        let bundleID = PushType.owningSuffix(of: topic).map { String(topic.dropLast($0.topicSuffix.count)) } ?? topic
+        guard bundleID == entry.topic else { return Rejection(.deviceTokenNotForTopic) }
         if let unregisteredAt = entry.unregisteredAt { return Rejection(.unregistered, timestamp: unregisteredAt) }
         return nil
     }

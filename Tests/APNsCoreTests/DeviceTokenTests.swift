@@ -17,6 +17,12 @@ struct DeviceTokenTests {
         #expect(violation?.reason == .badDeviceToken)
     }
 
+    @Test("the detail names the first non-hex character")
+    func nonHexDetailNamesCharacter() {
+        let violation = #expect(throws: Violation.self) { try DeviceToken("abzd") }
+        #expect(violation?.detail.contains("'z'") == true)
+    }
+
     @Test("an odd number of hex digits is BadDeviceToken", arguments: ["a", "abc", String(repeating: "a", count: 63)])
     func oddLengthIsBad(token: String) {
         let violation = #expect(throws: Violation.self) { try DeviceToken(token) }

@@ -85,6 +85,30 @@ struct NotificationIDTests {
         #expect(Set(ids).count == 1000)
     }
 
+    /// A generator that repeats for a seed (SplitMix64), as the simulator uses.
+    struct RepeatableGenerator: RandomNumberGenerator {
+        var state: UInt64
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var mixed = state
+            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+            return mixed ^ (mixed >> 31)
+        }
+    }
+
+    @Test("a random id from a given generator is version 4 and repeats with the generator's state")
+    func randomUsingGeneratorRepeats() {
+        var first = RepeatableGenerator(state: 42)
+        var second = RepeatableGenerator(state: 42)
+        let id = NotificationID.random(using: &first)
+        #expect(id == NotificationID.random(using: &second))
+        #expect(id != NotificationID.random(using: &first))
+        #expect(id.bytes[6] >> 4 == 4)
+        #expect(id.bytes[8] >> 6 == 2)
+    }
+
     // MARK: Text form
 
     @Test("an upper-case id parses equal to its lower-case form")
