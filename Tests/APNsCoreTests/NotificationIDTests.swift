@@ -85,16 +85,13 @@ struct NotificationIDTests {
         #expect(Set(ids).count == 1000)
     }
 
-    /// A generator that repeats for a seed (SplitMix64), as the simulator uses.
+    /// A generator that repeats for a seed: enough to show the id depends only on the generator.
     struct RepeatableGenerator: RandomNumberGenerator {
         var state: UInt64
 
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var mixed = state
-            mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-            return mixed ^ (mixed >> 31)
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
         }
     }
 
