@@ -20,8 +20,8 @@ let package = Package(
         .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
 
         // Wrappers.
-        .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
+        .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
 
         // APNs.
         .target(name: "APNsCore"),
