@@ -15,20 +15,23 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
-        .target(name: "CPushlineShims", dependencies: ["COpenSSL"]),
+        .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
 
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
 
         // Wrappers.
+        .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
 
         // APNs.
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
+        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
@@ -48,6 +51,11 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
+        .testTarget(
+            name: "APNsSimulatorTests",
+            dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

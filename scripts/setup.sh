@@ -10,6 +10,7 @@ packages=(
   libnghttp2-dev
   libssl-dev
   libhiredis-dev
+  libmicrohttpd-dev
   # tests and the demo: real peers and tools
   redis-server
   redis-tools

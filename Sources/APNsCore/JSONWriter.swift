@@ -24,7 +24,7 @@ public enum JSONWriter {
     }
 
     /// Appends any JSON value. Non-finite doubles, which JSON cannot express, are written as `null`;
-    /// the payload builder rejects them before they get here.
+    /// the validator then reports the key's wrong type.
     public static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
         switch value {
         case .null: buffer.append(contentsOf: "null".utf8)

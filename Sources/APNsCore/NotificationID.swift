@@ -40,7 +40,18 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// A random (version 4) id.
     public static func random() -> NotificationID {
         var generator = SystemRandomNumberGenerator()
-        var bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return random(using: &generator)
+    }
+
+    /// A random (version 4) id from `generator`: two 64-bit draws, so a system generator costs two
+    /// calls, not sixteen.
+    public static func random(using generator: inout some RandomNumberGenerator) -> NotificationID {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        for _ in 0..<2 {
+            let word = generator.next()
+            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
         return NotificationID(validBytes: bytes)

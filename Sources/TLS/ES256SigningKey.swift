@@ -12,18 +12,7 @@ public final class ES256SigningKey: @unchecked Sendable {
 
     /// Reads a PKCS#8 PEM private key (an Apple `.p8` file's contents).
     public init(pem: String) throws(OpenSSLError) {
-        let bytes = Array(pem.utf8)
-        let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-        guard let key else { throw .drainingQueue(operation: "read ES256 private key") }
-        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC, EVP_PKEY_get_bits(key) == 256 else {
-            EVP_PKEY_free(key)
-            throw OpenSSLError(operation: "read ES256 private key", reason: "not a P-256 EC key")
-        }
-        self.pkey = key
+        self.pkey = try P256PEM.readPrivateKey(pem, operation: "read ES256 private key")
     }
 
     /// Generates a fresh P-256 key (for tests and self-signed simulator credentials).
