@@ -50,7 +50,7 @@ extension APNsSimulator {
         let notification = DeliveredNotification(
             receivedAt: now, token: nil, channelID: channelID, topic: bundleID, pushType: PushType.liveActivity.rawValue,
             priority: priority.rawValue, expiration: expiration, collapseID: nil,
-            apnsID: idHeader.value, payload: request.body
+            apnsID: idHeader.value, body: request.body
         )
         return .deliverable(notification, successHeaders: [idHeader, connection.uniqueIDHeader()], idHeader: idHeader)
     }

@@ -42,7 +42,7 @@ extension APNsSimulator {
         let notification = DeliveredNotification(
             receivedAt: now, token: token.hex, channelID: nil, topic: topic, pushType: pushType.rawValue,
             priority: headers.priority.rawValue, expiration: headers.expiration,
-            collapseID: headers.collapseID?.value, apnsID: idHeader.value, payload: request.body
+            collapseID: headers.collapseID?.value, apnsID: idHeader.value, body: request.body
         )
         let successHeaders = environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
         return .deliverable(notification, successHeaders: successHeaders, idHeader: idHeader)
@@ -66,11 +66,19 @@ extension APNsSimulator {
 
     /// A bundle id with an optional suffix: dot-separated labels of letters, digits and hyphens.
     static func isWellFormedTopic(_ topic: String) -> Bool {
-        topic.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
-            !label.isEmpty && label.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+        var labelIsEmpty = true
+        for byte in topic.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                if labelIsEmpty { return false }
+                labelIsEmpty = true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                labelIsEmpty = false
+            default:
+                return false
             }
         }
+        return !labelIsEmpty
     }
 }

@@ -18,11 +18,11 @@ public struct DeliveredNotification: Sendable, Equatable {
     public let collapseID: String?
     /// The `apns-id` (or broadcast `apns-request-id`) the answer carried.
     public let apnsID: String
-    /// The payload, parsed; a body that is not JSON is kept as a JSON string of its text.
-    public let payload: JSONValue
+    /// The request body, as received.
+    public let body: [UInt8]
 
     init(receivedAt: Int64, token: String?, channelID: String?, topic: String, pushType: String, priority: Int,
-         expiration: APNsExpiration, collapseID: String?, apnsID: String, payload body: [UInt8]) {
+         expiration: APNsExpiration, collapseID: String?, apnsID: String, body: [UInt8]) {
         self.receivedAt = receivedAt
         self.token = token
         self.channelID = channelID
@@ -36,7 +36,13 @@ public struct DeliveredNotification: Sendable, Equatable {
         }
         self.collapseID = collapseID
         self.apnsID = apnsID
-        self.payload = (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self))
+        self.body = body
+    }
+
+    /// The payload, parsed when asked for (not on the hot path); a body that is not JSON is a JSON
+    /// string of its text.
+    public var payload: JSONValue {
+        (try? JSONParser.parse(body)) ?? .string(String(decoding: body, as: UTF8.self))
     }
 
     /// The JSON object of `GET /inbox` and of each inbox-file line (snake_case names, absent

@@ -95,20 +95,22 @@ struct ProviderTokenAuthentication: Sendable {
         case token(String)
     }
 
+    /// Reads `bearer <token>`: the word in any case, then white space, then the token, with
+    /// optional white space around (HTTP OWS: spaces and tabs).
     private static func bearerToken(_ header: String?) -> BearerToken {
         guard let header else { return .missing }
-        let value = trimmed(header)
-        if value.isEmpty || value.lowercased() == "bearer" { return .missing }
-        guard value.utf8.count > 7, value.prefix(7).lowercased() == "bearer " else { return .notBearer }
-        let token = trimmed(value.dropFirst(7))
-        return token.isEmpty ? .missing : .token(token)
-    }
-
-    /// Without leading and trailing spaces and tabs (HTTP optional white space).
-    private static func trimmed(_ text: some StringProtocol) -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) })
-        else { return "" }
-        return String(text[first...last])
+        let bytes = Array(header.utf8)
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let end = bytes.lastIndex(where: { !isSpace($0) })
+        else { return .missing }
+        let word = Array("bearer".utf8)
+        guard end - start + 1 >= word.count,
+              zip(bytes[start..<start + word.count], word).allSatisfy({ $0 | 0x20 == $1 })
+        else { return .notBearer }
+        var tokenStart = start + word.count
+        guard tokenStart > end || isSpace(bytes[tokenStart]) else { return .notBearer }
+        while tokenStart <= end, isSpace(bytes[tokenStart]) { tokenStart += 1 }
+        guard tokenStart <= end else { return .missing }
+        return .token(String(decoding: bytes[tokenStart...end], as: UTF8.self))
     }
 }

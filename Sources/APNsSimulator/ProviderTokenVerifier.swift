@@ -1,15 +1,5 @@
 import APNsCore
 
-/// The claims of a provider token whose signature verified under a trusted key.
-struct VerifiedProviderToken: Equatable {
-    let keyID: String
-    let teamID: String
-    /// `iat`, UNIX seconds.
-    let issuedAt: Int64
-    /// The environment the key is limited to, if any.
-    let keyEnvironment: SimulatorEnvironment?
-}
-
 /// Checks the parts of a provider token that do not depend on time or on the connection: the JWT
 /// shape, `alg`, the key id, the team, and the ES256 signature. Lenient where clients differ
 /// (spec §7.5): `iat` as a number or a numeric string, raw or DER signatures, extra fields,

@@ -28,11 +28,11 @@ public struct SimulatorRequest: Sendable {
         "apns-collapse-id", "apns-channel-id", "apns-request-id",
     ]
 
-    /// Whether a header APNs reads appears more than once.
+    /// Whether a header APNs reads appears more than once. Requests carry a handful of headers, so
+    /// comparing each with those before it is cheaper than building a set.
     var repeatsAnAPNsHeader: Bool {
-        var seen = Set<String>()
-        for header in headers where Self.apnsHeaderNames.contains(header.name) {
-            if !seen.insert(header.name).inserted { return true }
+        for (index, header) in headers.enumerated() where Self.apnsHeaderNames.contains(header.name) {
+            if headers[..<index].contains(where: { $0.name == header.name }) { return true }
         }
         return false
     }

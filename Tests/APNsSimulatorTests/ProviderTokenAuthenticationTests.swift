@@ -235,11 +235,19 @@ struct ProviderTokenAuthenticationTests {
         #expect(try harness.push(["authorization": "bearer " + jwt]).status == 200)
     }
 
-    @Test("tolerated: 'Bearer' in any case")
-    func bearerCase() throws {
+    @Test("tolerated: 'Bearer' in any case, and spaces or tabs around the token")
+    func bearerCaseAndWhiteSpace() throws {
         let harness = try SimulatorHarness()
-        let token = try harness.devAuthorization().replacingOccurrences(of: "bearer ", with: "Bearer ")
-        #expect(try harness.push(["authorization": token]).status == 200)
+        let jwt = String(try harness.devAuthorization().dropFirst("bearer ".count))
+        #expect(try harness.push(["authorization": "BeArEr " + jwt]).status == 200)
+        #expect(try harness.push(["authorization": " bearer\t " + jwt + " "]).status == 200)
+    }
+
+    @Test("the word bearer must be followed by white space")
+    func bearerNeedsSeparator() throws {
+        let harness = try SimulatorHarness()
+        let jwt = String(try harness.devAuthorization().dropFirst("bearer ".count))
+        expectReason(try harness.push(["authorization": "bearer" + jwt]), "InvalidProviderToken")
     }
 
     @Test("keys load from a .p8 private key and from a public PEM file")
