@@ -7,6 +7,7 @@ let package = Package(
     name: "Pushline",
     products: [
         .executable(name: "pushline", targets: ["pushline"]),
+        .executable(name: "apns-sim", targets: ["apns-sim"]),
     ],
     targets: [
         // C libraries (system-library targets: a module map, one shim.h, no code).
@@ -32,10 +33,12 @@ let package = Package(
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
+        .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient"]),
+        .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
         .target(name: "PushlineTestKit"),

@@ -209,9 +209,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
             return
         }
         flush()
-        if sawEnd || (isReady && !session.isActive && pendingOutputOffset >= pendingOutput.count) {
-            close()
-        }
+        if sawEnd { close() }
     }
 
     public func writable() {
@@ -309,6 +307,8 @@ public final class HTTP2Connection: FileDescriptorHandler {
             }
         }
         if !isConnecting { watchWrites(false) }
+        // After a GOAWAY both ways, or ours with its streams answered, nghttp2 wants nothing more.
+        if isReady && !session.isActive { close() }
     }
 
     private func watchWrites(_ enabled: Bool) {
