@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
-        .target(name: "PushlineTestKit"),
+        .target(name: "PushlineTestKit", dependencies: ["APNsSimulator", "APNsSimulatorServer", "TLS"]),
 
         // Tests.
         .testTarget(
@@ -54,6 +54,9 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "APNsSimulatorServerTests", dependencies: [
+            "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
+        ]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(
             name: "APNsSimulatorTests",
