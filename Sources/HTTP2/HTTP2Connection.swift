@@ -61,8 +61,11 @@ public final class HTTP2Connection: FileDescriptorHandler {
     private var pendingOutput: [UInt8] = []
     private var pendingOutputOffset = 0
     private var watchingWrites = false
+    /// A flush is already deferred to the end of the loop's batch.
+    private var flushDeferred = false
     private var responseHandlers: [Int32: (Result<HTTP2Response, HTTP2StreamFailure>) -> Void] = [:]
-    private var readBuffer: [UInt8] = []
+    /// Ciphertext from the socket; allocated once, read into again and again.
+    private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var plaintext: [UInt8] = []
     private var ciphertext: [UInt8] = []
 
@@ -141,7 +144,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
                                                  headers: headers, body: body)
         responseHandlers[streamID] = completion
-        flush()
+        deferFlush()
         return streamID
     }
 
@@ -149,7 +152,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
     public func cancel(streamID: Int32) {
         guard let handler = responseHandlers.removeValue(forKey: streamID) else { return }
         session.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.cancel)
-        flush()
+        deferFlush()
         handler(.failure(.cancelled))
     }
 
@@ -157,7 +160,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
     public func ping() {
         guard !isClosed else { return }
         session.submitPing()
-        flush()
+        deferFlush()
     }
 
     /// Closes now: an orderly close, or a TCP reset when `reset` is true.
@@ -187,17 +190,19 @@ public final class HTTP2Connection: FileDescriptorHandler {
     public func readable() {
         guard !isClosed else { return }
         var sawEnd = false
-        readBuffer.removeAll(keepingCapacity: true)
-        while true {
-            switch Socket.read(descriptor, appendingTo: &readBuffer) {
-            case .transferred: continue
-            case .wouldBlock: break
-            case .closed: sawEnd = true
+        reading: while true {
+            let result = readBuffer.withUnsafeMutableBytes { Socket.read(descriptor, into: $0) }
+            switch result {
+            case .transferred(let count):
+                readBuffer.withUnsafeBytes { tls.receiveCiphertext(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            case .wouldBlock:
+                break reading
+            case .closed:
+                sawEnd = true
+                break reading
             }
-            break
         }
         do {
-            readBuffer.withUnsafeBytes { tls.receiveCiphertext($0) }
             plaintext.removeAll(keepingCapacity: true)
             let status = try tls.readPlaintext(into: &plaintext)
             if !isReady && tls.isHandshakeComplete { try becomeReady() }
@@ -245,7 +250,18 @@ public final class HTTP2Connection: FileDescriptorHandler {
             close(error: error)
             return
         }
-        flush()
+        deferFlush()
+    }
+
+    /// Flushes once at the end of the loop's current batch, so the frames of every response and
+    /// request submitted meanwhile leave in one TLS write and one `send`.
+    private func deferFlush() {
+        guard !flushDeferred, !isClosed else { return }
+        flushDeferred = true
+        loop.deferUntilBatchEnd { [self] in
+            flushDeferred = false
+            flush()
+        }
     }
 
     private func handleSessionEvents() {

@@ -18,7 +18,8 @@ final class HTTP2Session {
         case remoteSettingsChanged
     }
 
-    private struct PartialMessage {
+    /// A message being received. A class, so each callback mutates it in place after one lookup.
+    private final class PartialMessage {
         var method = ""
         var path = ""
         var authority: String?
@@ -26,6 +27,10 @@ final class HTTP2Session {
         var headers: [HTTP2Header] = []
         var body: [UInt8] = []
         var complete = false
+
+        init() {
+            headers.reserveCapacity(8)
+        }
     }
 
     private struct OutgoingBody {
@@ -36,6 +41,11 @@ final class HTTP2Session {
     let role: Role
     private var session: OpaquePointer!
     private var partial: [Int32: PartialMessage] = [:]
+    /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
+    private var recent: (streamID: Int32, message: PartialMessage)?
+    /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
+    private var headerStorage: [UInt8] = []
+    private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
     private var outgoing: [Int32: OutgoingBody] = [:]
     private(set) var events: [Event] = []
 
@@ -192,25 +202,26 @@ final class HTTP2Session {
     /// copies them).
     private func withHeaderFields<Result>(_ fields: [HTTP2Header],
                                           _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result) throws(HTTP2Error) -> Result {
-        var storage: [UInt8] = []
-        var ranges: [(name: Range<Int>, value: Range<Int>)] = []
+        headerStorage.removeAll(keepingCapacity: true)
+        headerRanges.removeAll(keepingCapacity: true)
         for field in fields {
-            let nameStart = storage.count
-            storage.append(contentsOf: field.name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: field.value.utf8)
-            ranges.append((nameStart..<valueStart, valueStart..<storage.count))
+            let nameStart = headerStorage.count
+            headerStorage.append(contentsOf: field.name.utf8)
+            let valueStart = headerStorage.count
+            headerStorage.append(contentsOf: field.value.utf8)
+            headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
         }
-        storage.append(0) // a valid base address even when every field is empty
-        return try storage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
+        headerStorage.append(0) // a valid base address even when every field is empty
+        let ranges = headerRanges
+        return try headerStorage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
             let base = buffer.baseAddress!
-            let nva = ranges.map { range in
-                nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
-                           namelen: range.name.count, valuelen: range.value.count,
-                           flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-            }
-            return try nva.withUnsafeBufferPointer { (pointer) throws(HTTP2Error) -> Result in
-                try body(pointer.baseAddress!, pointer.count)
+            return try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: ranges.count) { (nva) throws(HTTP2Error) -> Result in
+                for (index, range) in ranges.enumerated() {
+                    nva[index] = nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
+                                            namelen: range.name.count, valuelen: range.value.count,
+                                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return try body(UnsafePointer(nva.baseAddress!), ranges.count)
             }
         }
     }
@@ -227,12 +238,22 @@ final class HTTP2Session {
 
     // MARK: Callback bodies (recording only)
 
+    private func message(_ streamID: Int32) -> PartialMessage? {
+        if let recent, recent.streamID == streamID { return recent.message }
+        guard let found = partial[streamID] else { return nil }
+        recent = (streamID, found)
+        return found
+    }
+
     fileprivate func beginHeaders(streamID: Int32) {
-        if role == .server { partial[streamID] = PartialMessage() }
+        guard role == .server else { return }
+        let message = PartialMessage()
+        partial[streamID] = message
+        recent = (streamID, message)
     }
 
     fileprivate func header(streamID: Int32, name: String, value: String) {
-        guard var message = partial[streamID] else { return }
+        guard let message = message(streamID) else { return }
         switch name {
         case ":method": message.method = value
         case ":path": message.path = value
@@ -241,16 +262,15 @@ final class HTTP2Session {
         case ":scheme": break
         default: message.headers.append(HTTP2Header(name, value))
         }
-        partial[streamID] = message
     }
 
     fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        partial[streamID]?.body.append(contentsOf: bytes)
+        message(streamID)?.body.append(contentsOf: bytes)
     }
 
     fileprivate func endOfStream(streamID: Int32) {
-        guard let message = partial[streamID], !message.complete else { return }
-        partial[streamID]?.complete = true
+        guard let message = message(streamID), !message.complete else { return }
+        message.complete = true
         switch role {
         case .server:
             events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
@@ -270,6 +290,7 @@ final class HTTP2Session {
 
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
         outgoing[streamID] = nil
+        if recent?.streamID == streamID { recent = nil }
         guard let message = partial.removeValue(forKey: streamID) else { return }
         if !message.complete {
             events.append(.streamFailed(streamID: streamID, errorCode: errorCode))

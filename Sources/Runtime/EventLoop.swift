@@ -40,6 +40,7 @@ public final class EventLoop: @unchecked Sendable {
     private var cancelledTimers = Set<UInt64>()
     private var nextTimerID: UInt64 = 1
     private var thread: pthread_t?
+    private var deferred: [() -> Void] = []
 
     /// Starts a loop on a new thread.
     public init(name: String) throws(SystemError) {
@@ -139,6 +140,13 @@ public final class EventLoop: @unchecked Sendable {
         return id
     }
 
+    /// Runs `action` on the loop after the current batch of I/O events and timers (loop thread
+    /// only): how a connection coalesces the writes that many callbacks asked for into one.
+    public func deferUntilBatchEnd(_ action: @escaping () -> Void) {
+        precondition(inEventLoop, "deferUntilBatchEnd must be called on the event loop")
+        deferred.append(action)
+    }
+
     /// Cancels a timer that has not fired yet. Loop thread only.
     public func cancelTimer(_ id: UInt64) {
         cancelledTimers.insert(id)
@@ -157,6 +165,7 @@ public final class EventLoop: @unchecked Sendable {
             }
             runDueTimers()
             runPendingTasks()
+            runDeferred()
         }
         runPendingTasks()
         handlers.removeAll()
@@ -180,7 +189,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func waitTimeoutMilliseconds() -> Int32 {
-        if pending.withLock({ !$0.isEmpty }) { return 0 }
+        if !deferred.isEmpty || pending.withLock({ !$0.isEmpty }) { return 0 }
         guard let deadline = timers.earliestDeadline else { return -1 }
         let now = MonotonicClock.nanoseconds()
         guard deadline > now else { return 0 }
@@ -192,6 +201,14 @@ public final class EventLoop: @unchecked Sendable {
         while let entry = timers.popDue(now: now) {
             if cancelledTimers.remove(entry.id) != nil { continue }
             entry.action()
+        }
+    }
+
+    private func runDeferred() {
+        while !deferred.isEmpty {
+            let actions = deferred
+            deferred.removeAll(keepingCapacity: true)
+            for action in actions { action() }
         }
     }
 

@@ -74,14 +74,9 @@ public enum Socket {
         return error
     }
 
-    /// Reads what is available into `buffer` (appending up to `limit` bytes).
-    public static func read(_ descriptor: Int32, appendingTo buffer: inout [UInt8], limit: Int = 64 * 1024) -> IOResult {
-        let start = buffer.count
-        buffer.append(contentsOf: repeatElement(0, count: limit))
-        let count = buffer.withUnsafeMutableBytes { raw in
-            Glibc.read(descriptor, raw.baseAddress! + start, limit)
-        }
-        buffer.removeSubrange((start + max(count, 0))...)
+    /// Reads what is available into `buffer` (a caller-owned buffer, reused from read to read).
+    public static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+        let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .transferred(count) }
         if count == 0 { return .closed }
         return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? .wouldBlock : .closed

@@ -15,6 +15,8 @@ public final class TLSSession {
     }
 
     private let ssl: OpaquePointer
+    /// Room for the largest TLS record's plaintext.
+    private var recordBuffer = [UInt8](repeating: 0, count: 16 * 1024)
     private let networkIn: OpaquePointer
     private let networkOut: OpaquePointer
     public let context: TLSContext
@@ -74,11 +76,11 @@ public final class TLSSession {
 
     /// Decrypts all complete records, appending plaintext to `plaintext`. Drives the handshake too.
     public func readPlaintext(into plaintext: inout [UInt8]) throws(OpenSSLError) -> ReadStatus {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            let count = chunk.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
+            // One TLS record (≤ 16 KiB) at a time, through a scratch buffer allocated once.
+            let count = recordBuffer.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress, Int32($0.count)) }
             if count > 0 {
-                plaintext.append(contentsOf: chunk[0..<Int(count)])
+                recordBuffer.withUnsafeBytes { plaintext.append(contentsOf: $0[..<Int(count)]) }
                 continue
             }
             let error = SSL_get_error(ssl, count)
