@@ -31,7 +31,7 @@ let package = Package(
 
         // APNs.
         .target(name: "APNsCore"),
-        .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
+        .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
 
@@ -57,6 +57,7 @@ let package = Package(
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),
+        .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(
             name: "APNsSimulatorTests",

@@ -54,6 +54,19 @@ public final class ProviderTokenSource: Sendable {
         }
     }
 
+    /// After APNs answered `ExpiredProviderToken` to `rejected`: a newly signed token, unless another
+    /// caller already replaced it (then that newer one). The 20-minute rule is per connection, and
+    /// the connection that saw the rejection is replaced, so signing now is allowed.
+    public func replaceExpired(_ rejected: ProviderToken) throws(OpenSSLError) -> ProviderToken {
+        let issuedAt = now()
+        return try cached.withLock { (cached: inout ProviderToken?) throws(OpenSSLError) -> ProviderToken in
+            if let token = cached, token != rejected { return token }
+            let token = try ProviderToken(credentials: credentials, issuedAt: issuedAt)
+            cached = token
+            return token
+        }
+    }
+
     /// The wall clock, UNIX seconds.
     public static let systemNow: @Sendable () -> Int64 = { Int64(time(nil)) }
 }
