@@ -14,9 +14,12 @@ let package = Package(
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
         .target(name: "CPushlineShims", dependencies: ["COpenSSL"]),
+        .target(name: "CPushlineICU", dependencies: ["CICU"]),
 
         // Wrappers.
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
@@ -25,8 +28,11 @@ let package = Package(
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
 
+        // Domain.
+        .target(name: "Enrichment", dependencies: ["APNsCore", "CYAML", "CPushlineICU"]),
+
         // Executables.
-        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient"]),
+        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient", "Enrichment"]),
 
         // Test support.
         .target(name: "PushlineTestKit"),
@@ -39,6 +45,7 @@ let package = Package(
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
     ],
     swiftLanguageModes: [.v6]

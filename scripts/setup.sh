@@ -10,6 +10,8 @@ packages=(
   libnghttp2-dev
   libssl-dev
   libhiredis-dev
+  libicu-dev
+  libyaml-dev
   # tests and the demo: real peers and tools
   redis-server
   redis-tools

@@ -1,0 +1,236 @@
+import APNsCore
+
+/// Decodes schema v1 intents from bytes with APNsCore's Foundation-free ``JSONParser``: one pass
+/// over the members, unknown fields ignored, the first mistake thrown with its JSON path.
+public enum IntentDecoder {
+    /// The schema version this decoder reads; `schema_version` may be omitted or must equal it.
+    public static let schemaVersion: Int64 = 1
+
+    /// Decodes one intent document.
+    public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw IntentDecodingError(.malformedJSON, at: "$", error.description)
+        }
+        guard case .object(let object) = document else {
+            throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(document.typeName)")
+        }
+        return try decode(object)
+    }
+
+    /// Decodes an intent that is already parsed.
+    public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
+        let fields = try FieldSet(object, path: "$")
+        if let version = try fields.integer("schema_version"), version != schemaVersion {
+            throw fields.invalid("schema_version", "this decoder reads schema \(schemaVersion), got \(version)")
+        }
+        let id = try fields.requiredString("id")
+        let app = try fields.requiredString("app")
+        let environment = try fields.environment()
+        let recipients = try fields.recipients()
+        let content = try fields.content()
+        var overrides = Intent.Overrides()
+        overrides.pushType = try fields.vocabulary("push_type", PushType.self)
+        if let value = try fields.integer("priority") {
+            guard let priority = APNsPriority(rawValue: Int(value)) else {
+                throw fields.invalid("priority", "must be 10, 5 or 1, got \(value)")
+            }
+            overrides.priority = priority
+        }
+        if let expiration = try fields.nonNegativeInteger("expiration") {
+            overrides.expiration = expiration == 0 ? .immediately : .at(unixSeconds: expiration)
+        }
+        if let collapseID = try fields.string("collapse_id") {
+            do {
+                overrides.collapseID = try CollapseID(collapseID).value
+            } catch {
+                throw fields.invalid("collapse_id", error.detail)
+            }
+        }
+        overrides.threadID = try fields.string("thread_id")
+        overrides.interruptionLevel = try fields.vocabulary("interruption_level", InterruptionLevel.self)
+        overrides.relevanceScore = try fields.number("relevance_score")
+        overrides.badge = try fields.nonNegativeInteger("badge").map { Int($0) }
+        overrides.sound = try fields.string("sound")
+        overrides.category = try fields.string("category")
+        if case .payload = content, let templateOnly = fields.firstPresent(Self.templateOnlyFields) {
+            throw IntentDecodingError(.conflictingFields, at: "$.\(templateOnly)",
+                                      "a raw payload is sent as given; \(templateOnly) applies to templates only")
+        }
+        var intent = Intent(id: id, app: app, environment: environment, recipients: recipients, content: content)
+        intent.overrides = overrides
+        intent.args = try fields.object("args") ?? JSONObject()
+        intent.locale = try fields.locale()
+        intent.custom = try fields.object("custom") ?? JSONObject()
+        if intent.custom["aps"] != nil {
+            throw IntentDecodingError(.invalidValue, at: "$.custom.aps", "\"aps\" is reserved for APNs")
+        }
+        intent.dedupeWindow = try fields.nonNegativeInteger("dedupe_window")
+        intent.createdAt = try fields.nonNegativeInteger("created_at")
+        intent.liveActivity = try fields.liveActivity()
+        if intent.liveActivity != nil, intent.createdAt == nil {
+            throw IntentDecodingError(.missingField, at: "$.created_at",
+                                      "required with live_activity: it becomes aps.timestamp")
+        }
+        return intent
+    }
+
+    /// Overrides that change `aps` and so make no sense with a raw payload.
+    private static let templateOnlyFields = [
+        "args", "thread_id", "interruption_level", "relevance_score", "badge", "sound", "category", "custom",
+        "live_activity",
+    ]
+}
+
+/// The members of one JSON object by name, read with typed accessors that throw errors naming the
+/// member's path. Repeated names are rejected, since parsers disagree on which one wins.
+private struct FieldSet {
+    private var values: [String: JSONValue] = [:]
+    let path: String
+
+    init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
+        self.path = path
+        values.reserveCapacity(object.members.count)
+        for member in object.members {
+            guard values.updateValue(member.value, forKey: member.key) == nil else {
+                throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
+            }
+        }
+    }
+
+    func path(_ name: String) -> String { "\(path).\(name)" }
+
+    func invalid(_ name: String, _ reason: String) -> IntentDecodingError {
+        IntentDecodingError(.invalidValue, at: path(name), reason)
+    }
+
+    func firstPresent(_ names: [String]) -> String? {
+        names.first { values[$0] != nil }
+    }
+
+    private func wrongType(_ name: String, _ value: JSONValue, expected: String) -> IntentDecodingError {
+        IntentDecodingError(.wrongType, at: path(name), "must be \(expected), got \(value.typeName)")
+    }
+
+    func string(_ name: String) throws(IntentDecodingError) -> String? {
+        guard let value = values[name] else { return nil }
+        guard case .string(let text) = value else { throw wrongType(name, value, expected: "a string") }
+        return text
+    }
+
+    func requiredString(_ name: String) throws(IntentDecodingError) -> String {
+        guard let text = try string(name) else {
+            throw IntentDecodingError(.missingField, at: path(name), "required")
+        }
+        guard !text.isEmpty else { throw invalid(name, "must not be empty") }
+        return text
+    }
+
+    func integer(_ name: String) throws(IntentDecodingError) -> Int64? {
+        guard let value = values[name] else { return nil }
+        guard case .integer(let number) = value else { throw wrongType(name, value, expected: "an integer") }
+        return number
+    }
+
+    func nonNegativeInteger(_ name: String) throws(IntentDecodingError) -> Int64? {
+        guard let number = try integer(name) else { return nil }
+        guard number >= 0 else { throw invalid(name, "must not be negative, got \(number)") }
+        return number
+    }
+
+    func number(_ name: String) throws(IntentDecodingError) -> Double? {
+        guard let value = values[name] else { return nil }
+        guard let number = value.numberValue else { throw wrongType(name, value, expected: "a number") }
+        return number
+    }
+
+    func object(_ name: String) throws(IntentDecodingError) -> JSONObject? {
+        guard let value = values[name] else { return nil }
+        guard case .object(let object) = value else { throw wrongType(name, value, expected: "an object") }
+        return object
+    }
+
+    func vocabulary<Value: APNsVocabulary>(_ name: String, _ type: Value.Type) throws(IntentDecodingError) -> Value?
+    where Value.RawValue == String {
+        guard let text = try string(name) else { return nil }
+        guard let value = Value(rawValue: text) else {
+            throw invalid(name, "\"\(text)\" is not one of \(Value.all.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    func environment() throws(IntentDecodingError) -> Intent.Environment {
+        guard let text = try string("environment") else { return .production }
+        guard let environment = Intent.Environment(rawValue: text) else {
+            throw invalid("environment", "must be production or sandbox, got \"\(text)\"")
+        }
+        return environment
+    }
+
+    func recipients() throws(IntentDecodingError) -> Intent.Recipients {
+        switch (values["tokens"], try string("user")) {
+        case (nil, nil):
+            throw IntentDecodingError(.missingField, at: path, "needs tokens or user")
+        case (_?, _?):
+            throw IntentDecodingError(.conflictingFields, at: path, "has both tokens and user; give one")
+        case (nil, let user?):
+            guard !user.isEmpty else { throw invalid("user", "must not be empty") }
+            return .user(user)
+        case (let value?, nil):
+            guard case .array(let elements) = value else { throw wrongType("tokens", value, expected: "an array") }
+            guard !elements.isEmpty else { throw invalid("tokens", "must hold at least one token") }
+            var tokens: [DeviceToken] = []
+            tokens.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                let elementPath = "tokens[\(index)]"
+                guard case .string(let hex) = element else { throw wrongType(elementPath, element, expected: "a string") }
+                do {
+                    tokens.append(try DeviceToken(hex))
+                } catch {
+                    throw invalid(elementPath, error.detail)
+                }
+            }
+            return .tokens(tokens)
+        }
+    }
+
+    func content() throws(IntentDecodingError) -> Intent.Content {
+        switch (try string("template"), try object("payload")) {
+        case (nil, nil):
+            throw IntentDecodingError(.missingField, at: path, "needs template or payload")
+        case (_?, _?):
+            throw IntentDecodingError(.conflictingFields, at: path, "has both template and payload; give one")
+        case (let name?, nil):
+            guard !name.isEmpty else { throw invalid("template", "must not be empty") }
+            return .template(name)
+        case (nil, let payload?):
+            return .payload(payload)
+        }
+    }
+
+    func locale() throws(IntentDecodingError) -> String? {
+        guard let tag = try string("locale") else { return nil }
+        guard LanguageTag.isWellFormed(tag) else { throw invalid("locale", "\"\(tag)\" is not a BCP 47 language tag") }
+        return tag
+    }
+
+    func liveActivity() throws(IntentDecodingError) -> Intent.LiveActivity? {
+        guard let object = try object("live_activity") else { return nil }
+        let fields = try FieldSet(object, path: path("live_activity"))
+        guard let event = try fields.vocabulary("event", LiveActivityEvent.self) else {
+            throw IntentDecodingError(.missingField, at: fields.path("event"), "required: start, update or end")
+        }
+        let attributes = try fields.object("attributes")
+        if event == .start, attributes == nil {
+            throw IntentDecodingError(.missingField, at: fields.path("attributes"), "required for a start event")
+        }
+        return Intent.LiveActivity(
+            event: event,
+            staleDate: try fields.nonNegativeInteger("stale_date"),
+            dismissalDate: try fields.nonNegativeInteger("dismissal_date"),
+            attributes: attributes
+        )
+    }
+}
