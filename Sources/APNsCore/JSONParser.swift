@@ -123,7 +123,18 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         position += 1
-        var utf8: [UInt8] = []
+        let start = position
+        // Fast path for the common string without escapes: validate the bytes in place, no copy.
+        while let byte = current, byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            position += 1
+            guard byte == UInt8(ascii: "\"") else { continue }
+            let string = bytes.withUnsafeBufferPointer { buffer in
+                String(validating: UnsafeBufferPointer(rebasing: buffer[start..<(position - 1)]), as: UTF8.self)
+            }
+            guard let string else { throw error("string is not valid UTF-8") }
+            return string
+        }
+        var utf8 = Array(bytes[start..<position])
         while true {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {

@@ -50,4 +50,14 @@ public struct Enricher: Sendable {
         }
         return deliveries
     }
+
+    /// A template intent's payload before it is written, shortened and validated: for callers
+    /// that write payloads with another encoder, such as `pushline bench enrichment`'s Foundation
+    /// baseline. An intent with a raw payload has no template and throws `UnknownTemplate`.
+    public func templatePayload(for intent: Intent, profileLocale: String? = nil) throws(EnrichmentError) -> APNsPayload {
+        guard case .template(let name) = intent.content else {
+            throw EnrichmentError(.unknownTemplate, "the intent carries a raw payload, not a template")
+        }
+        return try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: profileLocale).payload
+    }
 }

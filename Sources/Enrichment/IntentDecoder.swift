@@ -23,52 +23,52 @@ public enum IntentDecoder {
     /// Decodes an intent that is already parsed.
     public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
         let fields = try FieldSet(object, path: "$")
-        if let version = try fields.integer("schema_version"), version != schemaVersion {
-            throw fields.invalid("schema_version", "this decoder reads schema \(schemaVersion), got \(version)")
+        if let version = try fields.integer(.schemaVersion), version != schemaVersion {
+            throw fields.invalid(.schemaVersion, "this decoder reads schema \(schemaVersion), got \(version)")
         }
-        let id = try fields.requiredString("id")
-        let app = try fields.requiredString("app")
+        let id = try fields.requiredString(.id)
+        let app = try fields.requiredString(.app)
         let environment = try fields.environment()
         let recipients = try fields.recipients()
         let content = try fields.content()
         var overrides = Intent.Overrides()
-        overrides.pushType = try fields.vocabulary("push_type", PushType.self)
-        if let value = try fields.integer("priority") {
+        overrides.pushType = try fields.vocabulary(.pushType, PushType.self)
+        if let value = try fields.integer(.priority) {
             guard let priority = APNsPriority(rawValue: Int(value)) else {
-                throw fields.invalid("priority", "must be 10, 5 or 1, got \(value)")
+                throw fields.invalid(.priority, "must be 10, 5 or 1, got \(value)")
             }
             overrides.priority = priority
         }
-        if let expiration = try fields.nonNegativeInteger("expiration") {
+        if let expiration = try fields.nonNegativeInteger(.expiration) {
             overrides.expiration = expiration == 0 ? .immediately : .at(unixSeconds: expiration)
         }
-        if let collapseID = try fields.string("collapse_id") {
+        if let collapseID = try fields.string(.collapseID) {
             do {
                 overrides.collapseID = try CollapseID(collapseID).value
             } catch {
-                throw fields.invalid("collapse_id", error.detail)
+                throw fields.invalid(.collapseID, error.detail)
             }
         }
-        overrides.threadID = try fields.string("thread_id")
-        overrides.interruptionLevel = try fields.vocabulary("interruption_level", InterruptionLevel.self)
-        overrides.relevanceScore = try fields.number("relevance_score")
-        overrides.badge = try fields.nonNegativeInteger("badge").map { Int($0) }
-        overrides.sound = try fields.string("sound")
-        overrides.category = try fields.string("category")
+        overrides.threadID = try fields.string(.threadID)
+        overrides.interruptionLevel = try fields.vocabulary(.interruptionLevel, InterruptionLevel.self)
+        overrides.relevanceScore = try fields.number(.relevanceScore)
+        overrides.badge = try fields.nonNegativeInteger(.badge).map { Int($0) }
+        overrides.sound = try fields.string(.sound)
+        overrides.category = try fields.string(.category)
         if case .payload = content, let templateOnly = fields.firstPresent(Self.templateOnlyFields) {
-            throw IntentDecodingError(.conflictingFields, at: "$.\(templateOnly)",
-                                      "a raw payload is sent as given; \(templateOnly) applies to templates only")
+            throw IntentDecodingError(.conflictingFields, at: fields.path(templateOnly),
+                                      "a raw payload is sent as given; \(templateOnly.rawValue) applies to templates only")
         }
         var intent = Intent(id: id, app: app, environment: environment, recipients: recipients, content: content)
         intent.overrides = overrides
-        intent.args = try fields.object("args") ?? JSONObject()
+        intent.args = try fields.object(.args) ?? JSONObject()
         intent.locale = try fields.locale()
-        intent.custom = try fields.object("custom") ?? JSONObject()
+        intent.custom = try fields.object(.custom) ?? JSONObject()
         if intent.custom["aps"] != nil {
             throw IntentDecodingError(.invalidValue, at: "$.custom.aps", "\"aps\" is reserved for APNs")
         }
-        intent.dedupeWindow = try fields.nonNegativeInteger("dedupe_window")
-        intent.createdAt = try fields.nonNegativeInteger("created_at")
+        intent.dedupeWindow = try fields.nonNegativeInteger(.dedupeWindow)
+        intent.createdAt = try fields.nonNegativeInteger(.createdAt)
         intent.liveActivity = try fields.liveActivity()
         if intent.liveActivity != nil, intent.createdAt == nil {
             throw IntentDecodingError(.missingField, at: "$.created_at",
@@ -78,49 +78,98 @@ public enum IntentDecoder {
     }
 
     /// Overrides that change `aps` and so make no sense with a raw payload.
-    private static let templateOnlyFields = [
-        "args", "thread_id", "interruption_level", "relevance_score", "badge", "sound", "category", "custom",
-        "live_activity",
+    private static let templateOnlyFields: [IntentField] = [
+        .args, .threadID, .interruptionLevel, .relevanceScore, .badge, .sound, .category, .custom, .liveActivity,
     ]
 }
 
-/// The members of one JSON object by name, read with typed accessors that throw errors naming the
-/// member's path. Repeated names are rejected, since parsers disagree on which one wins.
+/// The fields of schema v1, top level and inside `live_activity`.
+private enum IntentField: String, CaseIterable {
+    case schemaVersion = "schema_version", id, app, environment, tokens, user, template, payload, args, locale
+    case pushType = "push_type", priority, expiration, collapseID = "collapse_id", threadID = "thread_id"
+    case interruptionLevel = "interruption_level", relevanceScore = "relevance_score", badge, sound, category, custom
+    case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
+    case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
+
+    /// The field's slot in a ``FieldSet``.
+    var slot: Int {
+        switch self {
+        case .schemaVersion: 0
+        case .id: 1
+        case .app: 2
+        case .environment: 3
+        case .tokens: 4
+        case .user: 5
+        case .template: 6
+        case .payload: 7
+        case .args: 8
+        case .locale: 9
+        case .pushType: 10
+        case .priority: 11
+        case .expiration: 12
+        case .collapseID: 13
+        case .threadID: 14
+        case .interruptionLevel: 15
+        case .relevanceScore: 16
+        case .badge: 17
+        case .sound: 18
+        case .category: 19
+        case .custom: 20
+        case .dedupeWindow: 21
+        case .createdAt: 22
+        case .liveActivity: 23
+        case .event: 24
+        case .staleDate: 25
+        case .dismissalDate: 26
+        case .attributes: 27
+        }
+    }
+}
+
+/// The known fields of one JSON object, read with typed accessors that throw errors naming the
+/// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
+/// disagree on which one wins. One slot per field rather than a dictionary: no hashing per intent.
 private struct FieldSet {
-    private var values: [String: JSONValue] = [:]
+    private var slots: [JSONValue?]
     let path: String
 
     init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
         self.path = path
-        values.reserveCapacity(object.members.count)
+        slots = Array(repeating: nil, count: IntentField.allCases.count)
         for member in object.members {
-            guard values.updateValue(member.value, forKey: member.key) == nil else {
+            guard let field = IntentField(rawValue: member.key) else { continue }
+            guard slots[field.slot] == nil else {
                 throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
             }
+            slots[field.slot] = member.value
         }
     }
 
-    func path(_ name: String) -> String { "\(path).\(name)" }
-
-    func invalid(_ name: String, _ reason: String) -> IntentDecodingError {
-        IntentDecodingError(.invalidValue, at: path(name), reason)
+    subscript(field: IntentField) -> JSONValue? {
+        slots[field.slot]
     }
 
-    func firstPresent(_ names: [String]) -> String? {
-        names.first { values[$0] != nil }
+    func path(_ field: IntentField) -> String { "\(path).\(field.rawValue)" }
+
+    func invalid(_ field: IntentField, _ reason: String) -> IntentDecodingError {
+        IntentDecodingError(.invalidValue, at: path(field), reason)
     }
 
-    private func wrongType(_ name: String, _ value: JSONValue, expected: String) -> IntentDecodingError {
-        IntentDecodingError(.wrongType, at: path(name), "must be \(expected), got \(value.typeName)")
+    func firstPresent(_ fields: [IntentField]) -> IntentField? {
+        fields.first { self[$0] != nil }
     }
 
-    func string(_ name: String) throws(IntentDecodingError) -> String? {
-        guard let value = values[name] else { return nil }
+    private func wrongType(_ field: IntentField, _ value: JSONValue, expected: String) -> IntentDecodingError {
+        IntentDecodingError(.wrongType, at: path(field), "must be \(expected), got \(value.typeName)")
+    }
+
+    func string(_ name: IntentField) throws(IntentDecodingError) -> String? {
+        guard let value = self[name] else { return nil }
         guard case .string(let text) = value else { throw wrongType(name, value, expected: "a string") }
         return text
     }
 
-    func requiredString(_ name: String) throws(IntentDecodingError) -> String {
+    func requiredString(_ name: IntentField) throws(IntentDecodingError) -> String {
         guard let text = try string(name) else {
             throw IntentDecodingError(.missingField, at: path(name), "required")
         }
@@ -128,31 +177,31 @@ private struct FieldSet {
         return text
     }
 
-    func integer(_ name: String) throws(IntentDecodingError) -> Int64? {
-        guard let value = values[name] else { return nil }
+    func integer(_ name: IntentField) throws(IntentDecodingError) -> Int64? {
+        guard let value = self[name] else { return nil }
         guard case .integer(let number) = value else { throw wrongType(name, value, expected: "an integer") }
         return number
     }
 
-    func nonNegativeInteger(_ name: String) throws(IntentDecodingError) -> Int64? {
+    func nonNegativeInteger(_ name: IntentField) throws(IntentDecodingError) -> Int64? {
         guard let number = try integer(name) else { return nil }
         guard number >= 0 else { throw invalid(name, "must not be negative, got \(number)") }
         return number
     }
 
-    func number(_ name: String) throws(IntentDecodingError) -> Double? {
-        guard let value = values[name] else { return nil }
+    func number(_ name: IntentField) throws(IntentDecodingError) -> Double? {
+        guard let value = self[name] else { return nil }
         guard let number = value.numberValue else { throw wrongType(name, value, expected: "a number") }
         return number
     }
 
-    func object(_ name: String) throws(IntentDecodingError) -> JSONObject? {
-        guard let value = values[name] else { return nil }
+    func object(_ name: IntentField) throws(IntentDecodingError) -> JSONObject? {
+        guard let value = self[name] else { return nil }
         guard case .object(let object) = value else { throw wrongType(name, value, expected: "an object") }
         return object
     }
 
-    func vocabulary<Value: APNsVocabulary>(_ name: String, _ type: Value.Type) throws(IntentDecodingError) -> Value?
+    func vocabulary<Value: APNsVocabulary>(_ name: IntentField, _ type: Value.Type) throws(IntentDecodingError) -> Value?
     where Value.RawValue == String {
         guard let text = try string(name) else { return nil }
         guard let value = Value(rawValue: text) else {
@@ -162,34 +211,36 @@ private struct FieldSet {
     }
 
     func environment() throws(IntentDecodingError) -> Intent.Environment {
-        guard let text = try string("environment") else { return .production }
+        guard let text = try string(.environment) else { return .production }
         guard let environment = Intent.Environment(rawValue: text) else {
-            throw invalid("environment", "must be production or sandbox, got \"\(text)\"")
+            throw invalid(.environment, "must be production or sandbox, got \"\(text)\"")
         }
         return environment
     }
 
     func recipients() throws(IntentDecodingError) -> Intent.Recipients {
-        switch (values["tokens"], try string("user")) {
+        switch (self[.tokens], try string(.user)) {
         case (nil, nil):
             throw IntentDecodingError(.missingField, at: path, "needs tokens or user")
         case (_?, _?):
             throw IntentDecodingError(.conflictingFields, at: path, "has both tokens and user; give one")
         case (nil, let user?):
-            guard !user.isEmpty else { throw invalid("user", "must not be empty") }
+            guard !user.isEmpty else { throw invalid(.user, "must not be empty") }
             return .user(user)
         case (let value?, nil):
-            guard case .array(let elements) = value else { throw wrongType("tokens", value, expected: "an array") }
-            guard !elements.isEmpty else { throw invalid("tokens", "must hold at least one token") }
+            guard case .array(let elements) = value else { throw wrongType(.tokens, value, expected: "an array") }
+            guard !elements.isEmpty else { throw invalid(.tokens, "must hold at least one token") }
             var tokens: [DeviceToken] = []
             tokens.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                let elementPath = "tokens[\(index)]"
-                guard case .string(let hex) = element else { throw wrongType(elementPath, element, expected: "a string") }
+                let elementPath = "\(path(.tokens))[\(index)]"
+                guard case .string(let hex) = element else {
+                    throw IntentDecodingError(.wrongType, at: elementPath, "must be a string, got \(element.typeName)")
+                }
                 do {
                     tokens.append(try DeviceToken(hex))
                 } catch {
-                    throw invalid(elementPath, error.detail)
+                    throw IntentDecodingError(.invalidValue, at: elementPath, error.detail)
                 }
             }
             return .tokens(tokens)
@@ -197,13 +248,13 @@ private struct FieldSet {
     }
 
     func content() throws(IntentDecodingError) -> Intent.Content {
-        switch (try string("template"), try object("payload")) {
+        switch (try string(.template), try object(.payload)) {
         case (nil, nil):
             throw IntentDecodingError(.missingField, at: path, "needs template or payload")
         case (_?, _?):
             throw IntentDecodingError(.conflictingFields, at: path, "has both template and payload; give one")
         case (let name?, nil):
-            guard !name.isEmpty else { throw invalid("template", "must not be empty") }
+            guard !name.isEmpty else { throw invalid(.template, "must not be empty") }
             return .template(name)
         case (nil, let payload?):
             return .payload(payload)
@@ -211,25 +262,25 @@ private struct FieldSet {
     }
 
     func locale() throws(IntentDecodingError) -> String? {
-        guard let tag = try string("locale") else { return nil }
-        guard LanguageTag.isWellFormed(tag) else { throw invalid("locale", "\"\(tag)\" is not a BCP 47 language tag") }
+        guard let tag = try string(.locale) else { return nil }
+        guard LanguageTag.isWellFormed(tag) else { throw invalid(.locale, "\"\(tag)\" is not a BCP 47 language tag") }
         return tag
     }
 
     func liveActivity() throws(IntentDecodingError) -> Intent.LiveActivity? {
-        guard let object = try object("live_activity") else { return nil }
-        let fields = try FieldSet(object, path: path("live_activity"))
-        guard let event = try fields.vocabulary("event", LiveActivityEvent.self) else {
-            throw IntentDecodingError(.missingField, at: fields.path("event"), "required: start, update or end")
+        guard let object = try object(.liveActivity) else { return nil }
+        let fields = try FieldSet(object, path: path(.liveActivity))
+        guard let event = try fields.vocabulary(.event, LiveActivityEvent.self) else {
+            throw IntentDecodingError(.missingField, at: fields.path(.event), "required: start, update or end")
         }
-        let attributes = try fields.object("attributes")
+        let attributes = try fields.object(.attributes)
         if event == .start, attributes == nil {
-            throw IntentDecodingError(.missingField, at: fields.path("attributes"), "required for a start event")
+            throw IntentDecodingError(.missingField, at: fields.path(.attributes), "required for a start event")
         }
         return Intent.LiveActivity(
             event: event,
-            staleDate: try fields.nonNegativeInteger("stale_date"),
-            dismissalDate: try fields.nonNegativeInteger("dismissal_date"),
+            staleDate: try fields.nonNegativeInteger(.staleDate),
+            dismissalDate: try fields.nonNegativeInteger(.dismissalDate),
             attributes: attributes
         )
     }

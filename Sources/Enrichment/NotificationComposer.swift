@@ -16,6 +16,15 @@ struct NotificationComposer {
 
     let catalog: EnrichmentCatalog
 
+    /// A template's payload before it is written: what the headers need to know besides.
+    struct Draft {
+        var payload: APNsPayload
+        let pushType: PushType
+        let templatePriority: APNsPriority?
+        let collapseID: String?
+        let locale: LocaleResolution?
+    }
+
     func compose(_ intent: Intent, profileLocale: String?) throws(EnrichmentError) -> Composed {
         switch intent.content {
         case .payload(let object):
@@ -24,18 +33,22 @@ struct NotificationComposer {
             return try validated(intent, pushType: intent.overrides.pushType ?? .alert, templatePriority: nil,
                                  collapseID: intent.overrides.collapseID, payload: bytes, locale: nil, shortened: false)
         case .template(let name):
-            guard let app = catalog.app(intent.app) else {
-                throw EnrichmentError(.unknownApp, "no template file for app \(intent.app)")
-            }
-            guard let template = app.templates[name] else {
-                throw EnrichmentError(.unknownTemplate, "app \(intent.app) has no template \"\(name)\"")
-            }
-            return try compose(intent, template: template, app: app, profileLocale: profileLocale)
+            var draft = try draft(intent, templateName: name, profileLocale: profileLocale)
+            let encoded = try AlertShortener.encode(&draft.payload, limit: draft.pushType.payloadLimit)
+            return try validated(intent, pushType: draft.pushType, templatePriority: draft.templatePriority,
+                                 collapseID: draft.collapseID, payload: encoded.bytes, locale: draft.locale,
+                                 shortened: encoded.shortened)
         }
     }
 
-    private func compose(_ intent: Intent, template: Template, app: EnrichmentCatalog.App,
-                         profileLocale: String?) throws(EnrichmentError) -> Composed {
+    /// The template filled with the intent's arguments and overrides, in the requested locale.
+    func draft(_ intent: Intent, templateName: String, profileLocale: String?) throws(EnrichmentError) -> Draft {
+        guard let app = catalog.app(intent.app) else {
+            throw EnrichmentError(.unknownApp, "no template file for app \(intent.app)")
+        }
+        guard let template = app.templates[templateName] else {
+            throw EnrichmentError(.unknownTemplate, "app \(intent.app) has no template \"\(templateName)\"")
+        }
         let args = intent.args
         let overrides = intent.overrides
         let pushType = intent.liveActivity != nil ? .liveActivity : overrides.pushType ?? template.pushType
@@ -67,10 +80,8 @@ struct NotificationComposer {
             )
         }
         payload.custom = try customKeys(template, args: args, intentCustom: intent.custom)
-        let collapseID = try overridden(overrides.collapseID, template.collapseID, args)
-        let encoded = try AlertShortener.encode(&payload, limit: pushType.payloadLimit)
-        return try validated(intent, pushType: pushType, templatePriority: template.priority, collapseID: collapseID,
-                             payload: encoded.bytes, locale: locale, shortened: encoded.shortened)
+        return Draft(payload: payload, pushType: pushType, templatePriority: template.priority,
+                     collapseID: try overridden(overrides.collapseID, template.collapseID, args), locale: locale)
     }
 
     /// The intent's value, else the template's text filled in.

@@ -9,7 +9,8 @@ struct StringCatalog: Sendable {
     /// The `sourceLanguage` of the String Catalog, when there is one.
     private(set) var sourceLanguage: String?
 
-    var locales: Set<String> { Set(strings.keys) }
+    /// Every locale with at least one string, normalized.
+    private(set) var locales: Set<String> = []
 
     /// The string for `key` in `locale` (normalized), if that locale has it.
     func lookup(_ key: String, locale: String) -> LocalizedString? {
@@ -22,7 +23,9 @@ struct StringCatalog: Sendable {
     }
 
     private mutating func add(_ string: LocalizedString, key: String, locale: String) {
-        strings[LanguageTag.normalized(locale), default: [:]][key] = string
+        let normalized = LanguageTag.normalized(locale)
+        strings[normalized, default: [:]][key] = string
+        locales.insert(normalized)
     }
 
     // MARK: Plain JSON: {"key": "text", "plural.key": {"one": "…", "other": "…"}}

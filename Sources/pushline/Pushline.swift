@@ -5,7 +5,7 @@ import Foundation
 @main
 enum Pushline {
     /// Every command, in the order `pushline --help` lists them.
-    static let commands: [any Command.Type] = [ValidatePayloadCommand.self, JWTCommand.self, RenderCommand.self]
+    static let commands: [any Command.Type] = [ValidatePayloadCommand.self, JWTCommand.self, RenderCommand.self, BenchEnrichmentCommand.self]
 
     static let overview = """
         Usage: pushline <command> [options]

@@ -137,3 +137,18 @@ struct RenderCommandTests {
         #expect(result.standardError.contains("com.example.pushline.yaml:3: templates.a.priority: \"7\" is not one of 10, 5, 1"))
     }
 }
+
+@Suite("pushline bench enrichment")
+struct BenchEnrichmentCommandTests {
+    @Test("both paths agree on every payload, and both rates and the ratio are printed")
+    func printsRatesAndRatio() throws {
+        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), [
+            "bench", "enrichment", "--seconds", "1", "--templates", RepositoryPaths.file("Config/templates"),
+            "--locales", RepositoryPaths.file("Config/locales"),
+        ])
+        #expect(result.status == 0, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("pushline   (IntentDecoder + Enricher + APNsCore writer): "))
+        #expect(result.standardOutput.contains("foundation (JSONDecoder + JSONEncoder): "))
+        #expect(result.standardOutput.contains("ratio: "))
+    }
+}
