@@ -50,3 +50,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` only: the target calls libFuzzer's driver, so it links only with -sanitize=fuzzer.
+if Context.environment["PUSHLINE_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore"],
+                                             path: "Fuzz/EnrichmentFuzz"))
+}

@@ -21,6 +21,9 @@ struct TemplateText: Sendable, Equatable {
 
     private let segments: [Segment]
 
+    /// Deeper nesting is refused, so rendering's recursion stays shallow whatever the file holds.
+    static let maximumSectionDepth = 16
+
     /// The argument when the text is exactly one placeholder, so a custom key can keep its JSON type.
     var singlePlaceholder: ArgumentPath? {
         if segments.count == 1, case .placeholder(let path) = segments[0] { path } else { nil }
@@ -55,6 +58,7 @@ struct TemplateText: Sendable, Equatable {
     private struct TemplateTextParser {
         private let characters: [Character]
         private var position = 0
+        private var depth = 0
 
         init(_ source: String) {
             characters = Array(source)
@@ -77,7 +81,12 @@ struct TemplateText: Sendable, Equatable {
                 }
                 switch sigil {
                 case "#", "^":
+                    depth += 1
+                    guard depth <= TemplateText.maximumSectionDepth else {
+                        throw SyntaxError(offset: tagStart, message: "sections nest deeper than \(TemplateText.maximumSectionDepth)")
+                    }
                     let body = try parseSegments(closing: name)
+                    depth -= 1
                     segments.append(.section(name, inverted: sigil == "^", body))
                 case "/":
                     guard name == closing else {

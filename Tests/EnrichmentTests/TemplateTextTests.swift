@@ -50,6 +50,13 @@ struct TemplateTextTests {
         #expect(throws: TemplateText.SyntaxError.self) { try TemplateText(compiling: source) }
     }
 
+    @Test("sections nest at most 16 deep")
+    func nestingLimit() throws {
+        let nested = { (depth: Int) in String(repeating: "{{#a}}", count: depth) + String(repeating: "{{/a}}", count: depth) }
+        #expect(try render(nested(16), ["a": true]) == "")
+        #expect(throws: TemplateText.SyntaxError.self) { try TemplateText(compiling: nested(17)) }
+    }
+
     @Test("text that only looks like a tag is literal")
     func singleBraces() throws {
         #expect(try render("{a} }} {", [:]) == "{a} }} {")
