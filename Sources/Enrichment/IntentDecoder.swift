@@ -91,6 +91,10 @@ private enum IntentField: String, CaseIterable {
     case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
     case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
 
+    /// One hash per member instead of the synthesized `init(rawValue:)`, which compares the name
+    /// with every case in turn.
+    static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
     /// The field's slot in a ``FieldSet``.
     var slot: Int {
         switch self {
@@ -130,23 +134,33 @@ private enum IntentField: String, CaseIterable {
 /// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
 /// disagree on which one wins. One slot per field rather than a dictionary: no hashing per intent.
 private struct FieldSet {
-    private var slots: [JSONValue?]
+    private let members: [JSONObject.Member]
+    /// Per field, the index of its member, or -1.
+    private var slots: [Int16]
     let path: String
 
     init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
         self.path = path
-        slots = Array(repeating: nil, count: IntentField.allCases.count)
-        for member in object.members {
-            guard let field = IntentField(rawValue: member.key) else { continue }
-            guard slots[field.slot] == nil else {
+        members = object.members
+        slots = Array(repeating: -1, count: IntentField.allCases.count)
+        // Fields past index 32767 cannot be addressed; an intent that large is refused.
+        guard members.count <= Int(Int16.max) else {
+            throw IntentDecodingError(.invalidValue, at: path, "has more than \(Int16.max) members")
+        }
+        for (index, member) in members.enumerated() {
+            guard let field = IntentField.byName[member.key] else { continue }
+            guard slots[field.slot] < 0 else {
                 throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
             }
-            slots[field.slot] = member.value
+            slots[field.slot] = Int16(index)
         }
     }
 
     subscript(field: IntentField) -> JSONValue? {
-        slots[field.slot]
+        let index = slots[field.slot]
+        // Not `index < 0 ? nil : …`: JSONValue is nil-literal expressible, so that nil is JSON null.
+        guard index >= 0 else { return .none }
+        return members[Int(index)].value
     }
 
     func path(_ field: IntentField) -> String { "\(path).\(field.rawValue)" }

@@ -4,11 +4,23 @@ public enum LanguageTag {
     /// Subtags of 1 to 8 ASCII letters or digits joined by `-` (or `_`, as Apple writes locales),
     /// starting with a 2–3 or 5–8 letter language subtag.
     public static func isWellFormed(_ tag: String) -> Bool {
-        let subtags = tag.split(separator: "-", omittingEmptySubsequences: false)
-            .flatMap { $0.split(separator: "_", omittingEmptySubsequences: false) }
-        guard let language = subtags.first, [2, 3, 5, 6, 7, 8].contains(language.utf8.count),
-              language.utf8.allSatisfy(isASCIILetter) else { return false }
-        return subtags.allSatisfy { (1...8).contains($0.utf8.count) && $0.utf8.allSatisfy(isASCIIAlphanumeric) }
+        var subtagLength = 0
+        var isFirstSubtag = true
+        for byte in tag.utf8 {
+            if byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") {
+                guard isValidSubtag(length: subtagLength, first: isFirstSubtag) else { return false }
+                subtagLength = 0
+                isFirstSubtag = false
+            } else {
+                guard isFirstSubtag ? isASCIILetter(byte) : isASCIIAlphanumeric(byte) else { return false }
+                subtagLength += 1
+            }
+        }
+        return isValidSubtag(length: subtagLength, first: isFirstSubtag)
+    }
+
+    private static func isValidSubtag(length: Int, first: Bool) -> Bool {
+        first ? [2, 3, 5, 6, 7, 8].contains(length) : (1...8).contains(length)
     }
 
     /// The tag, then each shorter prefix, in the canonical form used for lookups (lower case,
