@@ -129,7 +129,7 @@ public struct JSONParser {
             position += 1
             guard byte == UInt8(ascii: "\"") else { continue }
             let string = bytes.withUnsafeBufferPointer { buffer in
-                String(validating: UnsafeBufferPointer(rebasing: buffer[start..<(position - 1)]), as: UTF8.self)
+                Self.validatedString(UnsafeBufferPointer(rebasing: buffer[start..<(position - 1)]))
             }
             guard let string else { throw error("string is not valid UTF-8") }
             return string
@@ -140,7 +140,7 @@ public struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let string = String(validating: utf8, as: UTF8.self) else {
+                guard let string = utf8.withUnsafeBufferPointer(Self.validatedString) else {
                     throw error("string is not valid UTF-8")
                 }
                 return string
@@ -154,6 +154,17 @@ public struct JSONParser {
                 position += 1
             }
         }
+    }
+
+    /// The string, or nil when `utf8` is not valid UTF-8. `String(decoding:)` takes the standard
+    /// library's fast path and repairs invalid input with U+FFFD; the input was valid exactly when
+    /// nothing was repaired. (`String(validating:)` is generic and far slower here.)
+    private static func validatedString(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        let string = String(decoding: utf8, as: UTF8.self)
+        if utf8.allSatisfy({ $0 < 0x80 }) { return string }
+        let unchanged = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) }
+            ?? string.utf8.elementsEqual(utf8)
+        return unchanged ? string : nil
     }
 
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONParseError) {

@@ -7,8 +7,12 @@ public enum JSONWriter {
     public static func appendString(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
-        if string.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
-            buffer.append(contentsOf: string.utf8)
+        let copiedWhole = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return false }
+            buffer.append(contentsOf: utf8)
+            return true
+        }
+        if copiedWhole == true {
             buffer.append(UInt8(ascii: "\""))
             return
         }

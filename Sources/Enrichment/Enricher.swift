@@ -32,7 +32,7 @@ public struct Enricher: Sendable {
                 composed = cached
             } else {
                 composed = try NotificationComposer(catalog: catalog).compose(intent, profileLocale: device.profileLocale)
-                composedByLocale[localeKey] = composed
+                if devices.count > 1 { composedByLocale[localeKey] = composed }
             }
             deliveries.append(Delivery(
                 token: device.token,

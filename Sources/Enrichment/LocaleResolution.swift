@@ -24,7 +24,10 @@ public struct LocaleResolution: Sendable, Equatable, CustomStringConvertible {
     init(requested: String?, source: Source, available: Set<String>, defaultLocale: String) {
         self.requested = requested
         self.source = requested == nil ? .appDefault : source
-        resolved = requested.flatMap { LanguageTag.fallbackChain($0).first(where: available.contains) } ?? defaultLocale
+        resolved = requested.flatMap { tag in
+            let exact = LanguageTag.normalized(tag)
+            return available.contains(exact) ? exact : LanguageTag.fallbackChain(tag).first(where: available.contains)
+        } ?? defaultLocale
     }
 
     /// `ja (intent)`, or `zh-Hant-TW (profile) → zh-hant` when it fell back.
