@@ -13,22 +13,26 @@ public struct JSONParser {
     /// Deeper documents are rejected rather than risking the stack.
     public static let maximumDepth = 256
 
-    private let bytes: [UInt8]
+    /// The document, borrowed for the duration of ``parse(_:)``: reading through a buffer pointer
+    /// spares a bounds check and a reference count per byte.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
 
-    private init(bytes: [UInt8]) {
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Parses one complete JSON document; anything but white space after it is an error.
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.position == bytes.count else { throw parser.error("unexpected content after the document") }
-        return value
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue in
+            var parser = JSONParser(bytes: buffer)
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else { throw parser.error("unexpected content after the document") }
+            return value
+        }
     }
 
     private func error(_ message: String) -> JSONParseError {
@@ -75,6 +79,7 @@ public struct JSONParser {
         defer { depth -= 1 }
         position += 1
         var object = JSONObject()
+        object.members.reserveCapacity(8)
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -128,10 +133,9 @@ public struct JSONParser {
         while let byte = current, byte != UInt8(ascii: "\\"), byte >= 0x20 {
             position += 1
             guard byte == UInt8(ascii: "\"") else { continue }
-            let string = bytes.withUnsafeBufferPointer { buffer in
-                Self.validatedString(UnsafeBufferPointer(rebasing: buffer[start..<(position - 1)]))
+            guard let string = Self.validatedString(UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)])) else {
+                throw error("string is not valid UTF-8")
             }
-            guard let string else { throw error("string is not valid UTF-8") }
             return string
         }
         var utf8 = Array(bytes[start..<position])

@@ -28,7 +28,7 @@ public struct Enricher: Sendable {
         for device in devices {
             let localeKey = intent.locale == nil ? device.profileLocale : nil
             let composed: NotificationComposer.Composed
-            if let cached = composedByLocale[localeKey] {
+            if devices.count > 1, let cached = composedByLocale[localeKey] {
                 composed = cached
             } else {
                 composed = try NotificationComposer(catalog: catalog).compose(intent, profileLocale: device.profileLocale)
