@@ -2,7 +2,8 @@ import APNsCore
 
 /// One compiled template of an app: what kind of push it makes, its headers and `aps` keys, the
 /// alert's text (literal, or localization keys with arguments), and the custom keys it adds.
-struct Template: Sendable {
+/// Immutable and shared by reference, so composing a notification never copies its fields.
+final class Template: Sendable {
     /// Who turns localization keys into text.
     enum Localization: String, Sendable, CaseIterable {
         /// Pushline renders the text in the recipient's language.
@@ -31,22 +32,38 @@ struct Template: Sendable {
     }
 
     let name: String
-    var pushType: PushType = .alert
-    var priority: APNsPriority?
-    var interruptionLevel: InterruptionLevel?
-    var category: String?
-    var threadID: TemplateText?
-    var collapseID: TemplateText?
-    var mutableContent = false
-    var sound: Sound?
-    var relevanceScore: Double?
-    var localization: Localization = .server
-    var alert: AlertTemplate?
-    var custom: [CustomKey] = []
+    let pushType: PushType
+    let priority: APNsPriority?
+    let interruptionLevel: InterruptionLevel?
+    let category: String?
+    let threadID: TemplateText?
+    let collapseID: TemplateText?
+    let mutableContent: Bool
+    let sound: Sound?
+    let relevanceScore: Double?
+    let localization: Localization
+    let alert: AlertTemplate?
+    let custom: [CustomKey]
     /// `liveactivity` templates: the app's `ActivityAttributes` type, sent with `start` events.
-    var attributesType: String?
+    let attributesType: String?
 
-    init(name: String) {
+    init(name: String, pushType: PushType, priority: APNsPriority?, interruptionLevel: InterruptionLevel?,
+         category: String?, threadID: TemplateText?, collapseID: TemplateText?, mutableContent: Bool, sound: Sound?,
+         relevanceScore: Double?, localization: Localization, alert: AlertTemplate?, custom: [CustomKey],
+         attributesType: String?) {
         self.name = name
+        self.pushType = pushType
+        self.priority = priority
+        self.interruptionLevel = interruptionLevel
+        self.category = category
+        self.threadID = threadID
+        self.collapseID = collapseID
+        self.mutableContent = mutableContent
+        self.sound = sound
+        self.relevanceScore = relevanceScore
+        self.localization = localization
+        self.alert = alert
+        self.custom = custom
+        self.attributesType = attributesType
     }
 }

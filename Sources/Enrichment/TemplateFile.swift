@@ -33,44 +33,48 @@ struct TemplateFile: Sendable {
 
     private static func template(_ name: String, _ fields: YAMLMapping) throws(CatalogLoadError) -> Template {
         var fields = fields
-        var template = Template(name: name)
-        template.pushType = try fields.choice("push_type", known: PushType.all.map(\.rawValue),
-                                              PushType.init(rawValue:)) ?? .alert
-        template.priority = try fields.choice("priority", known: APNsPriority.all.map(\.description)) {
+        let pushType = try fields.choice("push_type", known: PushType.all.map(\.rawValue), PushType.init(rawValue:)) ?? .alert
+        let priority = try fields.choice("priority", known: APNsPriority.all.map(\.description)) {
             Int($0).flatMap(APNsPriority.init(rawValue:))
         }
-        template.interruptionLevel = try fields.choice("interruption_level", known: InterruptionLevel.all.map(\.rawValue),
-                                                       InterruptionLevel.init(rawValue:))
-        template.category = try fields.string("category")
-        template.threadID = try fields.text("thread_id")
-        template.collapseID = try fields.text("collapse_id")
-        template.mutableContent = try fields.bool("mutable_content") ?? false
-        template.relevanceScore = try fields.number("relevance_score")
-        template.sound = try sound(&fields)
-        template.localization = try fields.choice("localization", known: Template.Localization.allCases.map(\.rawValue),
-                                                  Template.Localization.init(rawValue:)) ?? .server
+        let interruptionLevel = try fields.choice("interruption_level", known: InterruptionLevel.all.map(\.rawValue),
+                                                  InterruptionLevel.init(rawValue:))
+        let category = try fields.string("category")
+        let threadID = try fields.text("thread_id")
+        let collapseID = try fields.text("collapse_id")
+        let mutableContent = try fields.bool("mutable_content") ?? false
+        let relevanceScore = try fields.number("relevance_score")
+        let sound = try sound(&fields)
+        let localization = try fields.choice("localization", known: Template.Localization.allCases.map(\.rawValue),
+                                             Template.Localization.init(rawValue:)) ?? .server
+        var alertTemplate: Template.AlertTemplate?
         if var alert = try fields.mapping("alert") {
-            template.alert = Template.AlertTemplate(
+            alertTemplate = Template.AlertTemplate(
                 title: try alertText("title", &alert),
                 subtitle: try alertText("subtitle", &alert),
                 body: try alertText("body", &alert)
             )
             try alert.rejectUnknownKeys()
         }
+        var customKeys: [Template.CustomKey] = []
         if var custom = try fields.mapping("custom") {
             for key in custom.keys {
                 guard key != "aps" else { throw custom.error(key, custom.node(key), "\"aps\" is reserved for APNs") }
                 guard let value = try custom.text(key) else { continue }
-                template.custom.append(Template.CustomKey(name: key, value: value))
+                customKeys.append(Template.CustomKey(name: key, value: value))
             }
             try custom.rejectUnknownKeys()
         }
+        var attributesType: String?
         if var liveActivity = try fields.mapping("live_activity") {
-            template.attributesType = try liveActivity.string("attributes_type")
+            attributesType = try liveActivity.string("attributes_type")
             try liveActivity.rejectUnknownKeys()
         }
         try fields.rejectUnknownKeys()
-        return template
+        return Template(name: name, pushType: pushType, priority: priority, interruptionLevel: interruptionLevel,
+                        category: category, threadID: threadID, collapseID: collapseID, mutableContent: mutableContent,
+                        sound: sound, relevanceScore: relevanceScore, localization: localization, alert: alertTemplate,
+                        custom: customKeys, attributesType: attributesType)
     }
 
     /// `sound: name`, or `sound: {name, critical, volume}` for a critical alert.
