@@ -19,18 +19,18 @@ enum BenchEnrichmentCommand: Command {
         Before measuring, every intent's payload from both paths is checked to be the same JSON.
 
         Options:
-          --seconds N       measuring time per path, split over 3 rounds (default: 3)
+          --seconds N       measuring time per path, split over 10 rounds (default: 5)
           --templates DIR   template files (default: Config/templates)
           --locales DIR     string catalogs (default: Config/locales)
           -h, --help        show this help
         """
     static let arguments = ArgumentSpec(valueOptions: ["--seconds", "--templates", "--locales"])
 
-    private static let rounds = 3
+    private static let rounds = 10
     private static let sampleCount = 1000
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let seconds = try arguments.optionalInteger("--seconds") ?? 3
+        let seconds = try arguments.optionalInteger("--seconds") ?? 5
         guard seconds > 0 else { throw UsageError(message: "--seconds must be positive") }
         let enricher = Enricher(catalog: try EnrichmentCatalog.load(
             templatesDirectory: arguments.optional("--templates") ?? "Config/templates",
