@@ -93,22 +93,16 @@ enum FoundationBaseline {
         }
 
         func encode(to encoder: any Encoder) throws {
+            func single(_ encode: (inout any SingleValueEncodingContainer) throws -> Void) throws {
+                var container = encoder.singleValueContainer()
+                try encode(&container)
+            }
             switch value {
-            case .null:
-                var container = encoder.singleValueContainer()
-                try container.encodeNil()
-            case .bool(let flag):
-                var container = encoder.singleValueContainer()
-                try container.encode(flag)
-            case .integer(let integer):
-                var container = encoder.singleValueContainer()
-                try container.encode(integer)
-            case .double(let number):
-                var container = encoder.singleValueContainer()
-                try container.encode(number)
-            case .string(let text):
-                var container = encoder.singleValueContainer()
-                try container.encode(text)
+            case .null: try single { try $0.encodeNil() }
+            case .bool(let flag): try single { try $0.encode(flag) }
+            case .integer(let integer): try single { try $0.encode(integer) }
+            case .double(let number): try single { try $0.encode(number) }
+            case .string(let text): try single { try $0.encode(text) }
             case .array(let elements):
                 var container = encoder.unkeyedContainer()
                 for element in elements { try container.encode(CodableValue(element)) }
