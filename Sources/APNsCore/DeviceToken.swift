@@ -20,7 +20,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// The rule behind the token, shared with the validator.
     static func violation(_ hex: String) -> Violation? {
         if hex.isEmpty { return Violation(.missingDeviceToken, "device token is empty") }
-        // Checking bytes first keeps the common (valid) case off the slow Unicode property lookup.
+        // Bytes first: Unicode property look-ups are slow, and the simulator checks every request.
         if !hex.utf8.allSatisfy(isHexDigit), let bad = hex.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
             return Violation(.badDeviceToken, "device token has a non-hexadecimal character '\(bad.escaped(asASCII: true))'")
         }
