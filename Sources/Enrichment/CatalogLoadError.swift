@@ -17,6 +17,7 @@ public struct CatalogLoadError: Error, Equatable, Sendable, CustomStringConverti
     public let key: String?
     public let reason: String
 
+    /// An error in `file` (at `line`, on `key`, when known).
     public init(_ code: Code, file: String, line: Int? = nil, key: String? = nil, _ reason: String) {
         self.code = code
         self.file = file

@@ -6,6 +6,7 @@ import APNsCore
 public struct Enricher: Sendable {
     public let catalog: EnrichmentCatalog
 
+    /// An enricher over one catalog snapshot; take a new one from ``CatalogStore`` after a reload.
     public init(catalog: EnrichmentCatalog) {
         self.catalog = catalog
     }

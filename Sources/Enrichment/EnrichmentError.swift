@@ -29,6 +29,7 @@ public struct EnrichmentError: Error, Equatable, Sendable, CustomStringConvertib
     /// For ``Code/invalidNotification``: each broken rule.
     public let violations: [Violation]
 
+    /// An error with its code and detail; `violations` for ``Code/invalidNotification``.
     public init(_ code: Code, _ detail: String, violations: [Violation] = []) {
         self.code = code
         self.detail = detail

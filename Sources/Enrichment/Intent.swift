@@ -27,6 +27,7 @@ public struct Intent: Sendable, Equatable {
 
     /// Values that replace the template's.
     public struct Overrides: Sendable, Equatable {
+        /// `push_type`.
         public var pushType: PushType?
         public var priority: APNsPriority?
         public var expiration: APNsExpiration = .unspecified
@@ -38,6 +39,7 @@ public struct Intent: Sendable, Equatable {
         public var sound: String?
         public var category: String?
 
+        /// No overrides: the template decides.
         public init() {}
     }
 
@@ -51,6 +53,7 @@ public struct Intent: Sendable, Equatable {
         /// The static attributes; `start` only.
         public var attributes: JSONObject?
 
+        /// A Live Activity event with its optional dates and (for `start`) attributes.
         public init(event: LiveActivityEvent, staleDate: Int64? = nil, dismissalDate: Int64? = nil,
                     attributes: JSONObject? = nil) {
             self.event = event
@@ -64,13 +67,17 @@ public struct Intent: Sendable, Equatable {
     public var id: String
     /// The app's bundle id; also the `apns-topic` before any push-type suffix.
     public var app: String
+    /// `environment`: production unless the intent says sandbox.
     public var environment: Environment
+    /// `tokens` or `user`.
     public var recipients: Recipients
+    /// `template` or `payload`.
     public var content: Content
     /// Values for the template's placeholders.
     public var args: JSONObject
     /// BCP 47 language tag chosen by the backend; wins over the user's profile.
     public var locale: String?
+    /// The override fields (`push_type`, `priority`, `expiration`, …).
     public var overrides: Overrides
     /// Extra top-level payload keys; they win over the template's custom keys of the same name.
     public var custom: JSONObject
@@ -78,8 +85,10 @@ public struct Intent: Sendable, Equatable {
     public var dedupeWindow: Int64?
     /// When the backend created the intent, UNIX milliseconds.
     public var createdAt: Int64?
+    /// `live_activity`: makes a Live Activity push.
     public var liveActivity: LiveActivity?
 
+    /// An intent with the required fields; the rest can be set after.
     public init(id: String, app: String, environment: Environment = .production, recipients: Recipients,
                 content: Content, args: JSONObject = JSONObject(), locale: String? = nil,
                 overrides: Overrides = Overrides(), custom: JSONObject = JSONObject(), dedupeWindow: Int64? = nil,

@@ -17,6 +17,7 @@ public struct IntentDecodingError: Error, Equatable, Sendable, CustomStringConve
     public let path: String
     public let reason: String
 
+    /// An error at `path` (a JSONPath such as `$.tokens[2]`).
     public init(_ code: Code, at path: String, _ reason: String) {
         self.code = code
         self.path = path

@@ -8,6 +8,7 @@ public struct RecipientDevice: Sendable, Equatable {
     /// The BCP 47 language of the user's profile; used when the intent names no locale.
     public var profileLocale: String?
 
+    /// A device, with the language of its user's profile when the pipeline knows it.
     public init(token: DeviceToken, environment: Intent.Environment, profileLocale: String? = nil) {
         self.token = token
         self.environment = environment
