@@ -23,11 +23,6 @@ public struct EnrichmentCatalog: Sendable {
 
     func app(_ id: String) -> App? { apps[id] }
 
-    /// An empty catalog: only raw-payload intents can be enriched with it.
-    public init() {
-        apps = [:]
-    }
-
     /// Loads `<templatesDirectory>/<app>.yaml` for every app, with its strings from
     /// `<localesDirectory>/<app>/`: String Catalogs (`*.xcstrings`) and plain JSON per locale
     /// (`<locale>.json`). The app's default locale is the template file's `default_locale`, else

@@ -7,7 +7,7 @@ enum YAMLReader {
     static let maximumDepth = 64
 
     /// Why a YAML file could not be read, and on which line.
-    struct Failure: Error, Equatable {
+    struct Failure: Error {
         let line: Int
         let message: String
     }
