@@ -132,7 +132,7 @@ private enum IntentField: String, CaseIterable {
 
 /// The known fields of one JSON object, read with typed accessors that throw errors naming the
 /// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
-/// disagree on which one wins. One slot per field rather than a dictionary: no hashing per intent.
+/// disagree on which one wins. A slot per field holds its member index: no dictionary per intent.
 private struct FieldSet {
     private let members: [JSONObject.Member]
     /// Per field, the index of its member, or -1.
