@@ -17,9 +17,12 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
         .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
+        .target(name: "CPushlineICU", dependencies: ["CICU"]),
 
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
@@ -35,9 +38,12 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
 
+        // Domain.
+        .target(name: "Enrichment", dependencies: ["APNsCore", "CYAML", "CPushlineICU"]),
+
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -53,6 +59,7 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
@@ -66,3 +73,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` only: the target calls libFuzzer's driver, so it links only with -sanitize=fuzzer.
+if Context.environment["PUSHLINE_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore"],
+                                             path: "Fuzz/EnrichmentFuzz"))
+}

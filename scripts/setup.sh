@@ -11,6 +11,8 @@ packages=(
   libssl-dev
   libhiredis-dev
   libmicrohttpd-dev
+  libicu-dev
+  libyaml-dev
   # tests and the demo: real peers and tools
   redis-server
   redis-tools

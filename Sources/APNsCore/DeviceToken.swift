@@ -14,7 +14,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// Accepts hex of any even length; throws a ``Violation`` naming what is wrong otherwise.
     public init(_ hex: String) throws(Violation) {
         if let violation = Self.violation(hex) { throw violation }
-        self.hex = hex.lowercased()
+        self.hex = hex.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? hex.lowercased() : hex
     }
 
     /// The rule behind the token, shared with the validator.
