@@ -28,6 +28,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// Device tokens answered `TooManyRequests`, and when (monotonic ns) they may be tried again.
     private var deviceBackoff: [String: UInt64] = [:]
     private var failedConnects = 0
+    /// Why the last connection failed or closed, for results that never got an answer.
+    private var lastConnectionError: String?
     private var nextConnectAllowedAt: UInt64 = 0
     private var connectTimerArmed = false
     private var isShutDown = false
@@ -252,7 +254,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 return
             }
         }
-        finish(delivery, .expired, now: MonotonicClock.nanoseconds(), detail: "deadline passed before APNs answered")
+        let detail = lastConnectionError.map { "deadline passed before APNs answered; last connection error: \($0)" }
+        finish(delivery, .expired, now: MonotonicClock.nanoseconds(), detail: detail ?? "deadline passed before APNs answered")
     }
 
     private func finish(_ delivery: PendingDelivery, _ outcome: DeliveryResult.Outcome, now: UInt64,
@@ -284,6 +287,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls, delegate: self)
             connections[ObjectIdentifier(http2)] = PooledConnection(http2: http2, now: now)
         } catch {
+            lastConnectionError = "\(error)"
             connectFailed()
         }
         if connections.count < configuration.minimumConnections { armConnectTimer(at: nextConnectAllowedAt, growing: growing) }
@@ -335,6 +339,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {
         guard let pooled = connections.removeValue(forKey: ObjectIdentifier(connection)) else { return }
+        if let error { lastConnectionError = "\(error)" }
         if pooled.state == .connecting { connectFailed() }
         // In-flight requests were failed by the connection itself (`connectionClosed`) and retried.
         ensureConnections(growing: !waiting.isEmpty)
