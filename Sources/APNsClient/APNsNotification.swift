@@ -27,14 +27,10 @@ public struct APNsNotification: Sendable {
         self.payload = payload
     }
 
-    /// `/3/device/<token>`.
-    var path: String { "/3/device/" + deviceToken.hex }
-
     /// The APNs headers; `authorization` is added per connection.
-    func headers(authorization: String?) -> [HTTP2Header] {
+    func headers() -> [HTTP2Header] {
         var fields: [HTTP2Header] = []
         fields.reserveCapacity(8)
-        if let authorization { fields.append(HTTP2Header("authorization", authorization)) }
         fields.append(HTTP2Header("apns-push-type", pushType.rawValue))
         fields.append(HTTP2Header("apns-topic", topic))
         fields.append(HTTP2Header("apns-id", id.description))

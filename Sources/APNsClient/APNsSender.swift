@@ -43,19 +43,25 @@ public final class APNsSender: Sendable {
 
     /// Sends a batch through the pool `poolName`; returns one result per notification, in order.
     public func send(_ notifications: [APNsNotification], pool poolName: String) async throws -> [DeliveryResult] {
+        let outcomes = try await perform(notifications.map { ($0.request, $0.expiration) }, pool: poolName)
+        return zip(notifications, outcomes).map { DeliveryResult(notification: $0, outcome: $1) }
+    }
+
+    /// Sends requests through a pool with its retries and deadlines; one outcome per request, in order.
+    func perform(_ requests: [(APNsRequest, APNsExpiration)], pool poolName: String) async throws -> [RequestOutcome] {
         guard let handle = pools.withLock({ $0[poolName] }) else { throw SenderError.unknownPool(poolName) }
-        guard !notifications.isEmpty else { return [] }
-        await pending.acquire(notifications.count)
-        defer { pending.release(notifications.count) }
+        guard !requests.isEmpty else { return [] }
+        await pending.acquire(requests.count)
+        defer { pending.release(requests.count) }
         let deadlineCap = UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
-        return await withCheckedContinuation { (continuation: CheckedContinuation<[DeliveryResult], Never>) in
-            let collector = ResultCollector(count: notifications.count, continuation: continuation)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<[RequestOutcome], Never>) in
+            let collector = OutcomeCollector(count: requests.count, continuation: continuation)
             loop.execute {
                 let now = MonotonicClock.nanoseconds()
-                let deliveries = notifications.enumerated().map { index, notification in
-                    PendingDelivery(notification: notification, submittedAt: now,
-                                    deadline: Self.deadline(for: notification, now: now, cap: deadlineCap)) { result in
-                        collector.set(index, result)
+                let deliveries = requests.enumerated().map { index, item in
+                    PendingDelivery(request: item.0, submittedAt: now,
+                                    deadline: Self.deadline(expiration: item.1, now: now, cap: deadlineCap)) { outcome in
+                        collector.set(index, outcome)
                     }
                 }
                 handle.pool.submit(deliveries)
@@ -70,28 +76,28 @@ public final class APNsSender: Sendable {
         loop.shutdown()
     }
 
-    /// The notification's expiration, but never later than `cap` after now.
-    static func deadline(for notification: APNsNotification, now: UInt64, cap: UInt64) -> UInt64 {
-        guard case .at(let unixSeconds) = notification.expiration else { return now + cap }
+    /// The expiration, but never later than `cap` after now.
+    static func deadline(expiration: APNsExpiration, now: UInt64, cap: UInt64) -> UInt64 {
+        guard case .at(let unixSeconds) = expiration else { return now + cap }
         let remaining = (unixSeconds - ProviderTokenSource.systemNow()) * 1_000_000_000
         return now + UInt64(clamping: min(max(remaining, 0), Int64(clamping: cap)))
     }
 }
 
-/// Gathers a batch's results (on the pool's loop) and resumes the waiting task once all are in.
-private final class ResultCollector: @unchecked Sendable {
+/// Gathers a batch's outcomes (on the pool's loop) and resumes the waiting task once all are in.
+private final class OutcomeCollector: @unchecked Sendable {
     // Safe to share: `set` is only called on the pool's loop.
-    private var results: [DeliveryResult?]
+    private var results: [RequestOutcome?]
     private var remaining: Int
-    private let continuation: CheckedContinuation<[DeliveryResult], Never>
+    private let continuation: CheckedContinuation<[RequestOutcome], Never>
 
-    init(count: Int, continuation: CheckedContinuation<[DeliveryResult], Never>) {
+    init(count: Int, continuation: CheckedContinuation<[RequestOutcome], Never>) {
         results = Array(repeating: nil, count: count)
         remaining = count
         self.continuation = continuation
     }
 
-    func set(_ index: Int, _ result: DeliveryResult) {
+    func set(_ index: Int, _ result: RequestOutcome) {
         guard results[index] == nil else { return }
         results[index] = result
         remaining -= 1

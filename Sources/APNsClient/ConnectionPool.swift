@@ -95,7 +95,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         while index < waiting.count {
             let delivery = waiting[index]
             if delivery.isFinished { index += 1; continue }
-            if let until = deviceBackoff[delivery.notification.deviceToken.hex], until > now {
+            if let key = delivery.request.throttleKey, let until = deviceBackoff[key], until > now {
                 held.append(delivery)
                 index += 1
                 continue
@@ -113,7 +113,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// Requests held back for a throttled device wait for its back-off, without slowing others.
     private func hold(_ deliveries: [PendingDelivery], now: UInt64) {
         for delivery in deliveries {
-            let until = deviceBackoff[delivery.notification.deviceToken.hex] ?? now
+            let until = delivery.request.throttleKey.flatMap { deviceBackoff[$0] } ?? now
             loop.schedule(afterMilliseconds: Self.milliseconds(until: until)) { [weak self] in
                 guard let self, !delivery.isFinished else { return }
                 waiting.append(delivery)
@@ -132,13 +132,15 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private func send(_ delivery: PendingDelivery, on connection: PooledConnection, now: UInt64) {
         delivery.attempts += 1
-        let notification = delivery.notification
+        let request = delivery.request
         do {
-            let authorization = try authorization(for: connection, now: now)
+            var headers = request.headers
+            if let authorization = try authorization(for: connection, now: now) {
+                headers.insert(HTTP2Header("authorization", authorization), at: 0)
+            }
             var streamID: Int32 = 0
             streamID = try connection.http2.send(
-                path: notification.path, authority: environment.host,
-                headers: notification.headers(authorization: authorization), body: notification.payload
+                method: request.method, path: request.path, authority: environment.host, headers: headers, body: request.body
             ) { [weak self, weak connection] result in
                 guard let self else { return }
                 connection?.inFlight[streamID] = nil
@@ -175,18 +177,13 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         guard !delivery.isFinished else { return }
         switch result {
         case .success(let response):
-            delivery.lastStatus = response.status
-            let apnsID = response.header("apns-id").flatMap(NotificationID.init)
-            let uniqueID = response.header("apns-unique-id")
-            if response.status == 200 {
-                delivery.lastReason = nil
-                finish(delivery, .accepted, now: now, apnsID: apnsID, apnsUniqueID: uniqueID)
+            delivery.lastResponse = response
+            delivery.lastBody = APNsResponseBody(response.body)
+            if (200..<300).contains(response.status) {
+                finish(delivery, .accepted, now: now)
             } else {
-                let body = APNsResponseBody(response.body)
-                let reason = body.reason ?? .unknown("HTTP \(response.status)")
-                delivery.lastReason = reason
-                handleRejection(delivery, reason: reason, status: response.status, timestamp: body.timestamp,
-                                apnsID: apnsID, connection: connection, now: now)
+                let reason = delivery.lastBody.reason ?? .unknown("HTTP \(response.status)")
+                handleRejection(delivery, reason: reason, status: response.status, connection: connection, now: now)
             }
         case .failure(.cancelled):
             finish(delivery, .expired, now: now, detail: "deadline passed with the request in flight")
@@ -196,16 +193,16 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         dispatch()
     }
 
-    private func handleRejection(_ delivery: PendingDelivery, reason: RejectionReason, status: Int, timestamp: Int64?,
-                                 apnsID: NotificationID?, connection: PooledConnection?, now: UInt64) {
+    private func handleRejection(_ delivery: PendingDelivery, reason: RejectionReason, status: Int,
+                                 connection: PooledConnection?, now: UInt64) {
         switch reason.retryClass(status: status) {
         case .retryable:
-            if reason == .tooManyRequests {
+            if reason == .tooManyRequests, let key = delivery.request.throttleKey {
                 // Back off this device only; other devices keep their pace.
                 let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
-                deviceBackoff[delivery.notification.deviceToken.hex] = now + UInt64(delay) * 1_000_000
+                deviceBackoff[key] = now + UInt64(delay) * 1_000_000
             }
-            retryOrFail(delivery, cause: reason.rawValue, detail: nil, apnsID: apnsID)
+            retryOrFail(delivery, cause: reason.rawValue, detail: nil)
         case .providerAuth where reason == .expiredProviderToken && !delivery.retriedExpiredToken:
             // The connection is finished after this answer: new token, new connection, one retry.
             delivery.retriedExpiredToken = true
@@ -221,20 +218,20 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             metrics.recordRetry(pool: name, cause: reason.rawValue)
             waiting.append(delivery)
         default:
-            finish(delivery, .rejected, now: now, apnsID: apnsID, timestamp: timestamp)
+            finish(delivery, .rejected, now: now)
         }
     }
 
     /// Sends again after back-off when attempts and the deadline allow; otherwise the delivery fails.
-    private func retryOrFail(_ delivery: PendingDelivery, cause: String, detail: String?, apnsID: NotificationID? = nil) {
+    private func retryOrFail(_ delivery: PendingDelivery, cause: String, detail: String?) {
         let now = MonotonicClock.nanoseconds()
         guard delivery.attempts < configuration.maximumAttempts else {
-            finish(delivery, .failed, now: now, apnsID: apnsID, detail: detail ?? "retries exhausted after \(cause)")
+            finish(delivery, .failed, now: now, detail: detail ?? "retries exhausted after \(cause)")
             return
         }
         let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
         guard now + UInt64(delay) * 1_000_000 < delivery.deadline else {
-            finish(delivery, .expired, now: now, apnsID: apnsID, detail: "deadline passed before a retry after \(cause)")
+            finish(delivery, .expired, now: now, detail: "deadline passed before a retry after \(cause)")
             return
         }
         metrics.recordRetry(pool: name, cause: cause)
@@ -258,11 +255,9 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         finish(delivery, .expired, now: MonotonicClock.nanoseconds(), detail: detail ?? "deadline passed before APNs answered")
     }
 
-    private func finish(_ delivery: PendingDelivery, _ outcome: DeliveryResult.Outcome, now: UInt64,
-                        apnsID: NotificationID? = nil, apnsUniqueID: String? = nil, timestamp: Int64? = nil, detail: String? = nil) {
-        guard let result = delivery.finish(outcome, now: now, apnsID: apnsID, apnsUniqueID: apnsUniqueID,
-                                           timestamp: timestamp, detail: detail) else { return }
-        metrics.recordResult(pool: name, outcome: outcome, status: result.status, reason: result.reason?.rawValue,
+    private func finish(_ delivery: PendingDelivery, _ outcome: DeliveryResult.Outcome, now: UInt64, detail: String? = nil) {
+        guard let result = delivery.finish(outcome, now: now, detail: detail) else { return }
+        metrics.recordResult(pool: name, outcome: outcome, status: result.response?.status, reason: result.body.reason?.rawValue,
                              latencyMilliseconds: result.latencyMilliseconds)
     }
 

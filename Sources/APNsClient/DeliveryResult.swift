@@ -33,3 +33,17 @@ public struct DeliveryResult: Sendable, Equatable {
     /// Why it failed when there is no APNs reason (connection errors, deadline).
     public var failureDetail: String?
 }
+
+extension DeliveryResult {
+    /// The result of `notification` from how its request ended.
+    init(notification: APNsNotification, outcome: RequestOutcome) {
+        self.init(
+            outcome: outcome.outcome, id: notification.id, deviceToken: notification.deviceToken,
+            status: outcome.response?.status,
+            apnsID: outcome.response?.header("apns-id").flatMap(NotificationID.init),
+            apnsUniqueID: outcome.response?.header("apns-unique-id"),
+            reason: outcome.outcome == .accepted ? nil : outcome.body.reason,
+            timestamp: outcome.body.timestamp, attempts: outcome.attempts,
+            latencyMilliseconds: outcome.latencyMilliseconds, failureDetail: outcome.detail)
+    }
+}

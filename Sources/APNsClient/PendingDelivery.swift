@@ -1,35 +1,32 @@
-import APNsCore
+import HTTP2
 
-/// One notification inside a pool, from submission to its final result. Confined to the pool's loop.
+/// One request inside a pool, from submission to its outcome. Confined to the pool's loop.
 final class PendingDelivery {
-    let notification: APNsNotification
+    let request: APNsRequest
     let submittedAt: UInt64
     /// Monotonic nanoseconds after which no attempt starts and the one in flight is cancelled.
     let deadline: UInt64
-    let complete: (DeliveryResult) -> Void
+    let complete: (RequestOutcome) -> Void
     var attempts = 0
-    var lastStatus: Int?
-    var lastReason: RejectionReason?
+    var lastResponse: HTTP2Response?
+    var lastBody = APNsResponseBody([])
     /// `ExpiredProviderToken` is retried once, with a fresh token on a fresh connection.
     var retriedExpiredToken = false
     var isFinished = false
 
-    init(notification: APNsNotification, submittedAt: UInt64, deadline: UInt64, complete: @escaping (DeliveryResult) -> Void) {
-        self.notification = notification
+    init(request: APNsRequest, submittedAt: UInt64, deadline: UInt64, complete: @escaping (RequestOutcome) -> Void) {
+        self.request = request
         self.submittedAt = submittedAt
         self.deadline = deadline
         self.complete = complete
     }
 
     /// Ends it once; later calls are ignored (a deadline and a late answer may race).
-    func finish(_ outcome: DeliveryResult.Outcome, now: UInt64, apnsID: NotificationID? = nil, apnsUniqueID: String? = nil,
-                timestamp: Int64? = nil, detail: String? = nil) -> DeliveryResult? {
+    func finish(_ outcome: DeliveryResult.Outcome, now: UInt64, detail: String? = nil) -> RequestOutcome? {
         guard !isFinished else { return nil }
         isFinished = true
-        let result = DeliveryResult(
-            outcome: outcome, id: notification.id, deviceToken: notification.deviceToken, status: lastStatus,
-            apnsID: apnsID, apnsUniqueID: apnsUniqueID, reason: lastReason, timestamp: timestamp, attempts: attempts,
-            latencyMilliseconds: Double(now - submittedAt) / 1_000_000, failureDetail: detail)
+        let result = RequestOutcome(outcome: outcome, response: lastResponse, body: lastBody, attempts: attempts,
+                                    latencyMilliseconds: Double(now - submittedAt) / 1_000_000, detail: detail)
         complete(result)
         return result
     }
