@@ -135,7 +135,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         let request = delivery.request
         do {
             var headers = request.headers
-            if let authorization = try authorization(for: connection, now: now) {
+            if let authorization = try authorization(for: connection) {
                 headers.insert(HTTP2Header("authorization", authorization), at: 0)
             }
             var streamID: Int32 = 0
@@ -157,11 +157,12 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// The `authorization` header for a request on `connection`: the connection's token, replaced
     /// by the source's newer token only when the connection has used its own for 20 minutes (APNs
     /// answers `TooManyProviderTokenUpdates` to faster changes on one connection).
-    private func authorization(for connection: PooledConnection, now: UInt64) throws -> String? {
+    private func authorization(for connection: PooledConnection) throws -> String? {
         guard case .token(let source) = credentials else { return nil }
         let current = try source.currentToken()
-        let minimumAge = UInt64(ProviderTokenRefreshPolicy.minimumInterval) * 1_000_000_000
-        if connection.token == nil || (current != connection.token && now - connection.tokenAdoptedAt >= minimumAge) {
+        let now = source.now()
+        if connection.token == nil
+            || (current != connection.token && now - connection.tokenAdoptedAt >= ProviderTokenRefreshPolicy.minimumInterval) {
             connection.token = current
             connection.tokenAdoptedAt = now
             metrics.recordTokenRefresh(pool: name)
@@ -259,6 +260,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         guard let result = delivery.finish(outcome, now: now, detail: detail) else { return }
         metrics.recordResult(pool: name, outcome: outcome, status: result.response?.status, reason: result.body.reason?.rawValue,
                              latencyMilliseconds: result.latencyMilliseconds)
+        delivery.complete(result)
     }
 
     // MARK: Connections

@@ -21,13 +21,13 @@ final class PendingDelivery {
         self.complete = complete
     }
 
-    /// Ends it once; later calls are ignored (a deadline and a late answer may race).
+    /// Ends it once and returns its outcome, for the pool to record and then pass to `complete`;
+    /// later calls return nil (a deadline and a late answer may race).
     func finish(_ outcome: DeliveryResult.Outcome, now: UInt64, detail: String? = nil) -> RequestOutcome? {
         guard !isFinished else { return nil }
         isFinished = true
         let result = RequestOutcome(outcome: outcome, response: lastResponse, body: lastBody, attempts: attempts,
                                     latencyMilliseconds: Double(now - submittedAt) / 1_000_000, detail: detail)
-        complete(result)
         return result
     }
 }

@@ -7,9 +7,10 @@ final class PooledConnection {
 
     let http2: HTTP2Connection
     var state: State = .connecting
-    /// The provider token this connection sends, and when (monotonic ns) it started sending it.
+    /// The provider token this connection sends, and when (the token source's clock, UNIX seconds)
+    /// it started sending it.
     var token: ProviderToken?
-    var tokenAdoptedAt: UInt64 = 0
+    var tokenAdoptedAt: Int64 = 0
     var inFlight: [Int32: PendingDelivery] = [:]
     var lastActivity: UInt64
     var pingSentAt: UInt64?

@@ -29,7 +29,8 @@ public struct ProviderTokenRefreshPolicy: Sendable, Equatable {
 public final class ProviderTokenSource: Sendable {
     public let credentials: ProviderTokenCredentials
     public let policy: ProviderTokenRefreshPolicy
-    private let now: @Sendable () -> Int64
+    /// The clock tokens are issued by, UNIX seconds; connections measure token age with it too.
+    public let now: @Sendable () -> Int64
     private let cached = Mutex<ProviderToken?>(nil)
 
     /// - Parameter now: the current UNIX time in seconds; injectable so tests can move time.

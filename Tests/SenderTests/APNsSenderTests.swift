@@ -63,7 +63,7 @@ struct APNsSenderTests {
         configuration.faults.internalServerErrorRate = 0.3
         configuration.faults.serviceUnavailableRate = 0.2
         configuration.randomSeed = 42
-        let fixture = try SenderFixture(simulator: configuration) { $0.maximumAttempts = 20 }
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 20 })
         defer { fixture.stop() }
         let results = try await fixture.sender.send(SenderFixture.notifications(100), pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .accepted })
@@ -75,7 +75,7 @@ struct APNsSenderTests {
     func stormThatEnds() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.serviceUnavailableRate = 1
-        let fixture = try SenderFixture(simulator: configuration) { $0.maximumAttempts = 50 }
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 50 })
         defer { fixture.stop() }
         let simulator = fixture.harness.simulator
         Task.detached {
@@ -93,7 +93,7 @@ struct APNsSenderTests {
     func perDeviceThrottling() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.deviceRequestsPerSecond = 2
-        let fixture = try SenderFixture(simulator: configuration) { $0.maximumAttempts = 30; $0.retryBackoffMilliseconds = 200; $0.maximumRetryBackoffMilliseconds = 1000 }
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 30; $0.retryBackoffMilliseconds = 200; $0.maximumRetryBackoffMilliseconds = 1000 })
         defer { fixture.stop() }
         let busy = try SenderFixture.notifications(6, token: String(repeating: "cd", count: 32), intent: "busy")
         let others = try SenderFixture.notifications(30, intent: "others")
@@ -112,11 +112,14 @@ struct APNsSenderTests {
     func goAwayMidFlight() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.goAwayEveryStreams = 25
-        let fixture = try SenderFixture(simulator: configuration) { $0.maximumAttempts = 10 }
+        configuration.maxConcurrentStreams = 10 // so a connection cannot take all 300 before its GOAWAY
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 10 })
         defer { fixture.stop() }
         let results = try await fixture.sender.send(SenderFixture.notifications(300), pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .accepted })
-        #expect(fixture.harness.simulator.stats().connectionsOpened > 1)
+        let stats = fixture.harness.simulator.stats()
+        #expect(stats.connectionsOpened > 1)
+        #expect((stats.goAwaysByReason["Shutdown"] ?? 0) > 1)
         #expect(Set(fixture.harness.simulator.inbox().map(\.token)).count == 300)
     }
 
@@ -124,7 +127,7 @@ struct APNsSenderTests {
     func stuckStreamHitsDeadline() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.neverRespondRate = 1
-        let fixture = try SenderFixture(simulator: configuration) { $0.maximumDeadlineMilliseconds = 400 }
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumDeadlineMilliseconds = 400 })
         defer { fixture.stop() }
         let result = try #require(try await fixture.sender.send(SenderFixture.notifications(1), pool: "dev").first)
         #expect(result.outcome == .expired)
@@ -164,7 +167,7 @@ struct APNsSenderTests {
     func backpressure() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.latencyMilliseconds = 50
-        let fixture = try SenderFixture(simulator: configuration) { $0.maximumPending = 10 }
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumPending = 10 })
         defer { fixture.stop() }
         let results = try await withThrowingTaskGroup(of: [DeliveryResult].self) { group in
             for batch in 0..<5 {

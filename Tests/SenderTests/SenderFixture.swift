@@ -11,10 +11,12 @@ struct SenderFixture {
     static let topic = "com.example.app"
 
     init(simulator configuration: SimulatorConfiguration = SimulatorConfiguration(),
+         simulatorClock: @escaping @Sendable () -> Int64 = APNsSimulator.systemNow,
+         metrics: SenderMetrics = NoSenderMetrics(),
          sender adjust: (inout SenderConfiguration) -> Void = { _ in },
          tokenClock: @escaping @Sendable () -> Int64 = ProviderTokenSource.systemNow,
          credentials makeCredentials: ((SimulatorHarness) throws -> APNsCredentials)? = nil) throws {
-        harness = try SimulatorHarness(configuration: configuration)
+        harness = try SimulatorHarness(configuration: configuration, now: simulatorClock)
         var senderConfiguration = SenderConfiguration()
         senderConfiguration.caFile = harness.certificateFile
         senderConfiguration.retryBackoffMilliseconds = 10
@@ -22,7 +24,7 @@ struct SenderFixture {
         senderConfiguration.reconnectBackoffMilliseconds = 50
         senderConfiguration.connectionSpacingMilliseconds = 10
         adjust(&senderConfiguration)
-        sender = try APNsSender(configuration: senderConfiguration)
+        sender = try APNsSender(configuration: senderConfiguration, metrics: metrics)
         let credentials = try makeCredentials?(harness) ?? .token(ProviderTokenSource(credentials: Self.devCredentials(), now: tokenClock))
         try sender.addPool(named: "dev", credentials: credentials,
                            environment: APNsEnvironment(host: "localhost", port: harness.devicePort))
