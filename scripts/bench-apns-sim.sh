@@ -41,7 +41,7 @@ run() {
     -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: alert" \
     "https://127.0.0.1:$port/3/device/$token" > "$work/$label.out"
   local seconds succeeded
-  seconds=$(grep -o 'finished in [0-9.]*s' "$work/$label.out" | grep -o '[0-9.]*')
+  seconds=$(grep -o 'finished in [0-9.]*m\?s' "$work/$label.out" | python3 -c 'import sys; t=sys.stdin.read().split()[-1]; print(float(t[:-2])/1000 if t.endswith("ms") else float(t[:-1]))')
   succeeded=$(grep -o '[0-9]* succeeded' "$work/$label.out" | grep -o '[0-9]*')
   python3 -c "print(f'{$succeeded / $seconds:.0f}')"
   echo "$label: $succeeded answered 2xx in ${seconds}s" >&2

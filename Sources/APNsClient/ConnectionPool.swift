@@ -24,7 +24,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private var connections: [ObjectIdentifier: PooledConnection] = [:]
     /// Deliveries ready to be sent, oldest first.
-    private var waiting: [PendingDelivery] = []
+    private var waiting = DeliveryQueue()
     /// Device tokens answered `TooManyRequests`, and when (monotonic ns) they may be tried again.
     private var deviceBackoff: [String: UInt64] = [:]
     private var failedConnects = 0
@@ -80,8 +80,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     func shutdown() {
         isShutDown = true
         let now = MonotonicClock.nanoseconds()
-        for delivery in waiting { finish(delivery, .failed, now: now, detail: "sender shut down") }
-        waiting.removeAll()
+        for delivery in waiting.removeAll() { finish(delivery, .failed, now: now, detail: "sender shut down") }
         for connection in Array(connections.values) { connection.http2.close() }
     }
 
@@ -91,20 +90,20 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         guard !isShutDown else { return }
         let now = MonotonicClock.nanoseconds()
         var held: [PendingDelivery] = []
-        var index = 0
-        while index < waiting.count {
-            let delivery = waiting[index]
-            if delivery.isFinished { index += 1; continue }
+        while let delivery = waiting.first {
+            if delivery.isFinished {
+                waiting.removeFirst()
+                continue
+            }
             if let key = delivery.request.throttleKey, let until = deviceBackoff[key], until > now {
                 held.append(delivery)
-                index += 1
+                waiting.removeFirst()
                 continue
             }
             guard let connection = bestConnection() else { break }
+            waiting.removeFirst()
             send(delivery, on: connection, now: now)
-            index += 1
         }
-        waiting.removeFirst(index)
         if !held.isEmpty { hold(held, now: now) }
         if !waiting.isEmpty { ensureConnections(growing: true) }
         reportState()

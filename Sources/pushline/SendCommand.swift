@@ -182,21 +182,4 @@ enum SendCommand: Command {
             throw UsageError(message: "--sandbox, --production and --host exclude each other")
         }
     }
-
-    /// Runs async work from this synchronous command (the CLI edge) and waits for it.
-    private static func wait<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) -> Result<Value, any Error> {
-        let outcome = Mutex<Result<Value, any Error>?>(nil)
-        let done = Semaphore()
-        Task.detached {
-            do {
-                let value = try await work()
-                outcome.withLock { $0 = .success(value) }
-            } catch {
-                outcome.withLock { $0 = .failure(error) }
-            }
-            done.signal()
-        }
-        done.wait()
-        return outcome.withLock { $0! }
-    }
 }
