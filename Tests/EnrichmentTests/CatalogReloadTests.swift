@@ -49,7 +49,9 @@ struct CatalogReloadTests {
         defer { reloader.cancel() }
         try Data(version2.utf8).write(to: templateFile, options: .atomic)
         try await log.waitForFirst()
-        #expect(log.results == [true])
+        // An atomic write is several file events, and other suites' SIGHUPs reach this process too:
+        // what matters is that every reload succeeded.
+        #expect(!log.results.isEmpty && log.results.allSatisfy { $0 })
         #expect(try body(store) == "v2")
     }
 
@@ -63,7 +65,7 @@ struct CatalogReloadTests {
         defer { reloader.cancel() }
         kill(getpid(), SIGHUP)
         try await log.waitForFirst()
-        #expect(log.results == [true])
+        #expect(!log.results.isEmpty && log.results.allSatisfy { $0 })
         #expect(try body(store) == "v2")
     }
 }
