@@ -13,8 +13,8 @@ public final class RedisServer: Sendable {
     public let password: String?
     private let directory: URL
     private let executable: String
-    /// The running server's process id.
-    private let process: Mutex<pid_t?>
+    /// The running server.
+    private let process: Mutex<ServerProcess?>
 
     /// Starts a server and waits until it accepts connections; blocks, so call it from a thread of
     /// its own (``start(password:unixSocket:)`` does that). Throws, naming the Debian package, when
@@ -54,15 +54,7 @@ public final class RedisServer: Sendable {
 
     /// Stops the server (SIGTERM, then SIGKILL after 5 seconds) and waits for it to exit; blocks.
     public func stop() {
-        guard let pid = process.withLock({ process in defer { process = nil }; return process }) else { return }
-        kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(5)
-        while !Self.hasExited(pid), Date() < deadline { usleep(5_000) }
-        if !Self.hasExited(pid) {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
+        process.withLock { process in defer { process = nil }; return process }?.stop()
     }
 
     /// Stops the server and starts a new one on the same port, socket and password, empty; blocks.
@@ -81,76 +73,27 @@ public final class RedisServer: Sendable {
         return try await DedicatedThread.run { try ExternalCommand.run(cli, command).standardOutput }
     }
 
-    /// Starts `redis-server` and waits up to 10 seconds until it logs that it accepts connections.
-    /// (Watching the log needs no client and no child process: the readiness check cannot block on
-    /// anything but the clock.)
-    private static func start(_ executable: String, port: Int, directory: URL, password: String?, unixSocket: String?) throws -> pid_t {
-        let log = directory.appendingPathComponent("redis.log")
-        try? FileManager.default.removeItem(at: log)
+    /// Starts `redis-server` (logging to its standard output, which ``ServerProcess`` keeps) and
+    /// waits up to 10 seconds until it logs that it accepts connections: watching the log needs no
+    /// client and no child process, so the wait cannot block on anything but the clock.
+    private static func start(_ executable: String, port: Int, directory: URL, password: String?, unixSocket: String?) throws -> ServerProcess {
         var arguments = [
             "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path,
-            "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", log.path,
+            "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
         ]
         if let password { arguments += ["--requirepass", password] }
         if let unixSocket { arguments += ["--unixsocket", unixSocket, "--unixsocketperm", "700"] }
-        let pid = try spawn(executable, arguments)
+        let server = try ServerProcess(executable, arguments)
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-            guard !hasExited(pid) else {
-                let lastLines = text.split(separator: "\n").suffix(3).joined(separator: "\n")
+            guard server.isRunning else {
+                let lastLines = server.log.split(separator: "\n").suffix(3).joined(separator: "\n")
                 throw TestKitError("redis-server exited at start on port \(port): \(lastLines)")
             }
-            if text.contains("Ready to accept connections") { return pid }
+            if server.log.contains("Ready to accept connections") { return server }
             usleep(10_000)
         }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
-        throw TestKitError("redis-server on port \(port) was not ready within 10 seconds; its log is \(log.path)")
-    }
-
-    /// Starts a child with the default signal mask and dispositions, output to /dev/null and no other
-    /// descriptors. Not Foundation's `Process`: a child spawned from a thread that blocks signals
-    /// inherits the mask, and a redis-server with SIGTERM blocked never stops.
-    private static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else is inherited: a server holding the write end of another child's output pipe
-        // (from `ExternalCommand.run` on another thread) would keep that reader from ever seeing EOF.
-        // glibc has had `posix_spawn_file_actions_addclosefrom_np` since 2.34, but Swift's Glibc
-        // module does not show it: look it up.
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            throw TestKitError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
-        }
-        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard status == 0 else { throw TestKitError("cannot start \(executable): \(String(cString: strerror(status)))") }
-        return pid
-    }
-
-    /// Whether the child has exited (reaping it if so).
-    private static func hasExited(_ pid: pid_t) -> Bool {
-        var status: Int32 = 0
-        return waitpid(pid, &status, WNOHANG) != 0
+        server.stop(graceMilliseconds: 0)
+        throw TestKitError("redis-server on port \(port) was not ready within 10 seconds; its log is \(server.logFile)")
     }
 }
