@@ -20,6 +20,7 @@ let package = Package(
 
         // Wrappers.
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka"]),
 
         // APNs.
         .target(name: "APNsCore"),
@@ -39,6 +40,7 @@ let package = Package(
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
     ],
     swiftLanguageModes: [.v6]
