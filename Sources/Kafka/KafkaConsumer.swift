@@ -24,7 +24,8 @@ public final class KafkaConsumer: Sendable {
     public init(configuration: KafkaConsumerConfiguration,
                 eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void = { _ in }) throws(KafkaError) {
         let properties = try configuration.properties()
-        let context = ConsumerContext(eventHandler: eventHandler)
+        let context = ConsumerContext(cooperative: properties["partition.assignment.strategy"] == "cooperative-sticky",
+                                      eventHandler: eventHandler)
         self.context = context
         client = try RDKafkaClient(type: RD_KAFKA_CONSUMER, properties: properties, callbackContext: context,
                                    destroyFlags: RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE) { conf in

@@ -18,15 +18,20 @@ final class ConsumerContext: Sendable {
     struct State {
         var partitions: [KafkaTopicPartition: Partition] = [:]
         var lag: [KafkaTopicPartition: KafkaPartitionLag] = [:]
+        /// Whether the group rebalances cooperatively (incremental assign and unassign), as librdkafka
+        /// last said; it says nothing while the consumer is closing.
+        var cooperative: Bool
     }
 
-    let state = Mutex(State())
+    let state: Mutex<State>
     /// Bumped by every assignment change, so a batch can tell that a rebalance ran while it was being
     /// collected. Read without the lock on the hot path.
     let generation = Atomic<UInt64>(0)
     let eventHandler: @Sendable (KafkaConsumerEvent) -> Void
 
-    init(eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void) {
+    /// - Parameter cooperative: whether the configured assignor is cooperative, until librdkafka says.
+    init(cooperative: Bool, eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void) {
+        state = Mutex(State(cooperative: cooperative))
         self.eventHandler = eventHandler
     }
 
@@ -78,7 +83,12 @@ final class ConsumerContext: Sendable {
     fileprivate func rebalance(_ client: OpaquePointer, _ reason: rd_kafka_resp_err_t,
                                _ list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
         let partitions = RDKafkaTopicPartitionList.entries(of: list).map(\.0)
-        let cooperative = String(cString: rd_kafka_rebalance_protocol(client)) == "COOPERATIVE"
+        // NULL while the consumer is closing: keep what it said before.
+        let protocolName = rd_kafka_rebalance_protocol(client).map { String(cString: $0) }
+        let cooperative = state.withLock { state in
+            if let protocolName, protocolName != "NONE" { state.cooperative = protocolName == "COOPERATIVE" }
+            return state.cooperative
+        }
         switch reason {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             let generation = generation.add(1, ordering: .sequentiallyConsistent).newValue
