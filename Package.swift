@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
 
         // Executables.
-        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient"]),
+        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient", "Kafka"]),
 
         // Test support.
         .target(name: "PushlineTestKit"),

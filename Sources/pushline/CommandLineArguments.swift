@@ -10,12 +10,15 @@ struct ArgumentSpec {
     var valueOptions: Set<String> = []
     var flagOptions: Set<String> = []
     var positionalNames: [String] = []
+    /// Options that take a value and may be given more than once.
+    var repeatableValueOptions: Set<String> = []
 }
 
 /// Arguments parsed against an ``ArgumentSpec``: `--name value`, `--name=value`, `--flag`, and
 /// positionals in order. `--help` and `-h` are always accepted.
 struct ParsedArguments {
     private(set) var values: [String: String] = [:]
+    private(set) var repeatedValues: [String: [String]] = [:]
     private(set) var flags: Set<String> = []
     private(set) var positionals: [String] = []
 
@@ -32,15 +35,18 @@ struct ParsedArguments {
                 if spec.flagOptions.contains(name) {
                     guard parts.count == 1 else { throw UsageError(message: "\(name) takes no value") }
                     flags.insert(name)
-                } else if spec.valueOptions.contains(name) {
-                    guard values[name] == nil else { throw UsageError(message: "\(name) is given more than once") }
+                } else if spec.valueOptions.contains(name) || spec.repeatableValueOptions.contains(name) {
+                    let repeatable = spec.repeatableValueOptions.contains(name)
+                    guard repeatable || values[name] == nil else { throw UsageError(message: "\(name) is given more than once") }
+                    let value: String
                     if parts.count == 2 {
-                        values[name] = parts[1]
-                    } else if let value = remaining.popFirst(), !value.hasPrefix("--") {
-                        values[name] = value
+                        value = parts[1]
+                    } else if let next = remaining.popFirst(), !next.hasPrefix("--") {
+                        value = next
                     } else {
                         throw UsageError(message: "\(name) needs a value")
                     }
+                    if repeatable { repeatedValues[name, default: []].append(value) } else { values[name] = value }
                 } else {
                     throw UsageError(message: "unknown option \(name)")
                 }
@@ -67,6 +73,11 @@ struct ParsedArguments {
     /// The value of an optional option.
     func optional(_ name: String) -> String? {
         values[name]
+    }
+
+    /// Every value of a repeatable option, in the order given.
+    func all(_ name: String) -> [String] {
+        repeatedValues[name] ?? []
     }
 
     /// An optional option that must be a whole number.
