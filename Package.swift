@@ -22,12 +22,15 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
 
+        // Benchmarks: a wrapper measured against a plain C loop doing the same work.
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
+
         // APNs.
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
 
         // Executables.
-        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient", "Kafka"]),
+        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient", "Kafka", "KafkaBenchmark"]),
 
         // Test support.
         .target(name: "PushlineTestKit"),

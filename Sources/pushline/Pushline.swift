@@ -5,7 +5,7 @@ import Foundation
 @main
 enum Pushline {
     /// Every command, in the order `pushline --help` lists them.
-    static let commands: [any Command.Type] = [ValidatePayloadCommand.self, JWTCommand.self, DevKafkaCommand.self]
+    static let commands: [any Command.Type] = [ValidatePayloadCommand.self, JWTCommand.self, DevKafkaCommand.self, BenchKafkaCommand.self]
 
     static let overview = """
         Usage: pushline <command> [options]

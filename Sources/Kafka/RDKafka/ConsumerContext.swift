@@ -21,6 +21,17 @@ final class ConsumerContext: Sendable {
         /// Whether the group rebalances cooperatively (incremental assign and unassign), as librdkafka
         /// last said; it says nothing while the consumer is closing.
         var cooperative: Bool
+
+        typealias Entry = Dictionary<KafkaTopicPartition, Partition>.Index
+
+        /// The entry of `partition`, reusing `last` while consecutive messages share a partition (the
+        /// usual case in a batch) to save hashing the topic for each message.
+        func entry(of partition: KafkaTopicPartition, last: inout (partition: KafkaTopicPartition, entry: Entry)?) -> Entry? {
+            if let last, last.partition == partition { return last.entry }
+            guard let entry = partitions.index(forKey: partition) else { return nil }
+            last = (partition, entry)
+            return entry
+        }
     }
 
     let state: Mutex<State>
@@ -49,9 +60,10 @@ final class ConsumerContext: Sendable {
         guard start < batch.count else { return }
         state.withLock { state in
             var kept = start
+            var last: (partition: KafkaTopicPartition, entry: State.Entry)?
             for index in start..<batch.count {
                 let message = batch[index]
-                guard let entry = state.partitions.index(forKey: message.topicPartition),
+                guard let entry = state.entry(of: message.topicPartition, last: &last),
                       state.partitions.values[entry].assignedIn <= generation,
                       state.partitions.values[entry].watermark.track(message.offset)
                 else { continue }
@@ -67,16 +79,20 @@ final class ConsumerContext: Sendable {
     /// happen in watermark order and a stored offset never moves backwards.
     func complete(_ messages: [KafkaConsumerMessage], client: OpaquePointer) {
         state.withLock { state in
-            var moved: [KafkaTopicPartition: Int64] = [:]
+            var last: (partition: KafkaTopicPartition, entry: State.Entry)?
+            var moved: [State.Entry] = []
             for message in messages {
-                guard let entry = state.partitions.index(forKey: message.topicPartition),
+                guard let entry = state.entry(of: message.topicPartition, last: &last),
                       state.partitions.values[entry].watermark.complete(message.offset)
                 else { continue }
-                moved[message.topicPartition] = state.partitions.values[entry].watermark.watermark
+                if moved.last != entry && !moved.contains(entry) { moved.append(entry) }
             }
             guard !moved.isEmpty else { return }
+            let offsets = Dictionary(uniqueKeysWithValues: moved.map { entry in
+                (state.partitions.keys[entry], state.partitions.values[entry].watermark.watermark!)
+            })
             // A partition revoked meanwhile fails with _STATE; its new owner starts from the commit.
-            _ = RDKafkaTopicPartitionList(offsets: moved).withPointer { rd_kafka_offsets_store(client, $0) }
+            _ = RDKafkaTopicPartitionList(offsets: offsets).withPointer { rd_kafka_offsets_store(client, $0) }
         }
     }
 

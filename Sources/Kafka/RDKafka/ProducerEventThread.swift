@@ -24,11 +24,13 @@ final class ProducerEventThread: Sendable {
 
     func reportLocally(_ reports: [KafkaDeliveryReport]) {
         localReports.withLock { $0.append(contentsOf: reports) }
+        rd_kafka_queue_yield(queue.pointer)  // hand them over now, not at the end of the current wait
     }
 
     /// Asks the thread to finish once the queue is drained, without waiting.
     func requestStop() {
         stopping.store(true, ordering: .releasing)
+        rd_kafka_queue_yield(queue.pointer)
     }
 
     /// Asks the thread to finish once the queue is drained, and waits until it has.
