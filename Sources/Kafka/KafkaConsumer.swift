@@ -10,8 +10,9 @@ import Synchronization
 /// and its group reassigns its partitions after the session timeout, from the last committed offset.
 ///
 /// ``poll(maxMessages:timeout:)``, ``commit()``, ``committedOffsets(for:timeout:)`` and ``close()``
-/// block: call them from a dedicated thread, never from Swift's cooperative pool. ``complete(_:)``,
-/// ``pause(_:)`` and ``resume(_:)`` do not block and may be called from any thread.
+/// block, and so does dropping the last reference (librdkafka joins its threads): do these on a
+/// dedicated thread, never on Swift's cooperative pool, and poll from one thread only.
+/// ``complete(_:)``, ``pause(_:)`` and ``resume(_:)`` do not block and may be called from any thread.
 public final class KafkaConsumer: Sendable {
     private let context: ConsumerContext
     private let client: RDKafkaClient
@@ -24,8 +25,9 @@ public final class KafkaConsumer: Sendable {
     public init(configuration: KafkaConsumerConfiguration,
                 eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void = { _ in }) throws(KafkaError) {
         let properties = try configuration.properties()
-        let context = ConsumerContext(cooperative: properties["partition.assignment.strategy"] == "cooperative-sticky",
-                                      eventHandler: eventHandler)
+        // librdkafka requires every configured assignor to share one protocol.
+        let cooperative = properties["partition.assignment.strategy"]?.contains("cooperative") == true
+        let context = ConsumerContext(cooperative: cooperative, eventHandler: eventHandler)
         self.context = context
         client = try RDKafkaClient(type: RD_KAFKA_CONSUMER, properties: properties, callbackContext: context,
                                    destroyFlags: RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE) { conf in
@@ -87,10 +89,13 @@ public final class KafkaConsumer: Sendable {
 
     /// Commits the stored offsets now and waits for the group coordinator's answer. Blocking.
     public func commit() throws(KafkaError) {
+        if let failure = commitStoredOffsets("commit") { throw failure }
+    }
+
+    /// Commits the stored offsets synchronously; nothing stored is not a failure.
+    private func commitStoredOffsets(_ what: String) -> KafkaError? {
         let result = rd_kafka_commit(client.handle, nil, 0)
-        guard result == RD_KAFKA_RESP_ERR_NO_ERROR || result == RD_KAFKA_RESP_ERR__NO_OFFSET else {
-            throw KafkaError(result, "commit")
-        }
+        return result == RD_KAFKA_RESP_ERR_NO_ERROR || result == RD_KAFKA_RESP_ERR__NO_OFFSET ? nil : KafkaError(result, what)
     }
 
     /// The group's committed offsets for these partitions, as the coordinator has them; partitions
@@ -138,12 +143,32 @@ public final class KafkaConsumer: Sendable {
         context.state.withLock { $0.lag }
     }
 
-    /// Leaves the group in order: the final revoke commits each partition's watermark (work still
-    /// in flight is handed to the next owner), and librdkafka commits what else is stored. Blocking;
-    /// later calls do nothing.
-    public func close() throws(KafkaError) {
+    /// Leaves the group in order: commits the stored offsets (each partition's watermark), leaves the
+    /// subscription while polling until the final revoke has committed the watermarks again and
+    /// released every partition (work still in flight goes to the next owner), then closes. Blocking,
+    /// up to about `timeout` for the group to let go; later calls do nothing.
+    /// - Throws: the first failure, after the consumer has closed in any case.
+    public func close(timeout: Duration = .seconds(30)) throws(KafkaError) {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let commitFailure = commitStoredOffsets("commit on close")
+        // librdkafka 2.0 can hang in rd_kafka_consumer_close when a cooperative rebalance is under way
+        // (librdkafka #4527): unsubscribe and poll until nothing is assigned, then close.
+        if rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            let deadline = ContinuousClock.now + timeout
+            while !assignment.isEmpty || !librdkafkaAssignmentIsEmpty(), ContinuousClock.now < deadline {
+                // Not handed out, so not tracked: the partition's next owner receives it.
+                if let message = rd_kafka_consumer_poll(client.handle, 100) { rd_kafka_message_destroy(message) }
+            }
+        }
         let result = rd_kafka_consumer_close(client.handle)
+        if let commitFailure { throw commitFailure }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "close") }
+    }
+
+    private func librdkafkaAssignmentIsEmpty() -> Bool {
+        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return true }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        return list.pointee.cnt == 0
     }
 }

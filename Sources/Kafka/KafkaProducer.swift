@@ -7,7 +7,9 @@ import Synchronization
 ///
 /// ``send(_:)`` blocks only while librdkafka's queue is full (up to
 /// ``KafkaProducerConfiguration/enqueueTimeout``); ``close(timeout:)`` blocks until everything sent is
-/// delivered or failed. Call them from a dedicated thread, never from Swift's cooperative pool.
+/// delivered or failed. Call them from a dedicated thread, never from Swift's cooperative pool, and
+/// do not send while closing. The event handler must not keep the producer alive (a cycle would keep
+/// its event thread running).
 public final class KafkaProducer: Sendable {
     private let client: RDKafkaClient
     private let events: ProducerEventThread

@@ -25,6 +25,10 @@ struct KafkaConsumerGroupTests {
             #expect(first.assignment.isDisjoint(with: second.assignment))
             #expect(values == Set((0..<60).map { "m\($0)" }))
             try first.close()
+            try Deadline.wait(for: "the remaining consumer to take over every partition") {
+                second.complete(second.poll(maxMessages: 100, timeout: .milliseconds(50)))
+                return second.assignment == all
+            }
             try second.close()
         }
     }
@@ -100,20 +104,24 @@ struct KafkaConsumerGroupTests {
         }
     }
 
-    @Test("a consumer restarted after a crash resumes from the last committed offset, not past it")
-    func resumeAfterCrash() async throws {
+    @Test("a consumer restarted after a crash resumes from the last committed offset, not past it",
+          arguments: [nil, "journal-worker-1"])
+    func resumeAfterCrash(staticMember: String?) async throws {
         try await DedicatedThread.run {
             let cluster = try KafkaTestCluster(topics: ["journal": 1])
             try cluster.produce(50, to: "journal", partitions: 1)
             try {
-                let crashing = try cluster.consumer(group: "journalists", topics: ["journal"]) { $0.autoCommitInterval = .seconds(3600) }
+                let crashing = try cluster.consumer(group: "journalists", topics: ["journal"]) { configuration in
+                    configuration.autoCommitInterval = .seconds(3600)
+                    configuration.groupInstanceID = staticMember
+                }
                 let received = try consume(crashing, until: "50 messages", completing: false) { $0.count >= 50 }
                 crashing.complete(received.filter { $0.offset < 20 || $0.offset == 25 })
                 try crashing.commit()  // 20 is committed
                 crashing.complete(received.filter { (20..<30).contains($0.offset) })  // 30 is stored, never committed
                 // Dropped here without close(): nothing more is committed, as in a crash.
             }()
-            let restarted = try cluster.consumer(group: "journalists", topics: ["journal"])
+            let restarted = try cluster.consumer(group: "journalists", topics: ["journal"]) { $0.groupInstanceID = staticMember }
             let resumed = try consume(restarted, until: "the partition to come back after the crashed member's session expired") {
                 !$0.isEmpty
             }

@@ -1,6 +1,5 @@
 import Kafka
 import PushlineTestKit
-import Synchronization
 
 /// A three-broker mock cluster for one test, with the client settings the tests share: short
 /// heartbeats and sessions so group changes settle quickly. Every wait has a deadline.
@@ -69,20 +68,4 @@ func consume(_ consumer: KafkaConsumer, until what: String, timeout: Duration = 
 /// The text of a message's value.
 func text(_ message: KafkaConsumerMessage) -> String {
     String(decoding: message.value ?? [], as: UTF8.self)
-}
-
-/// Things reported from another thread (events, delivery reports), kept in arrival order.
-final class EventLog<Event: Sendable>: Sendable {
-    private let events = Mutex<[Event]>([])
-
-    func append(_ event: Event) {
-        events.withLock { $0.append(event) }
-    }
-
-    func append(contentsOf more: [Event]) {
-        events.withLock { $0.append(contentsOf: more) }
-    }
-
-    var all: [Event] { events.withLock { $0 } }
-    var count: Int { events.withLock { $0.count } }
 }

@@ -18,9 +18,6 @@ final class ConsumerContext: Sendable {
     struct State {
         var partitions: [KafkaTopicPartition: Partition] = [:]
         var lag: [KafkaTopicPartition: KafkaPartitionLag] = [:]
-        /// Whether the group rebalances cooperatively (incremental assign and unassign), as librdkafka
-        /// last said; it says nothing while the consumer is closing.
-        var cooperative: Bool
 
         typealias Entry = Dictionary<KafkaTopicPartition, Partition>.Index
 
@@ -34,15 +31,18 @@ final class ConsumerContext: Sendable {
         }
     }
 
-    let state: Mutex<State>
+    let state = Mutex(State())
+    /// Whether the configured assignor rebalances cooperatively (incremental assign and unassign).
+    /// Known from the configuration: asking librdkafka (`rd_kafka_rebalance_protocol`) from the
+    /// callback can return NULL, or hang, while the consumer closes (librdkafka #4041).
+    private let cooperative: Bool
     /// Bumped by every assignment change, so a batch can tell that a rebalance ran while it was being
     /// collected. Read without the lock on the hot path.
     let generation = Atomic<UInt64>(0)
     let eventHandler: @Sendable (KafkaConsumerEvent) -> Void
 
-    /// - Parameter cooperative: whether the configured assignor is cooperative, until librdkafka says.
     init(cooperative: Bool, eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void) {
-        state = Mutex(State(cooperative: cooperative))
+        self.cooperative = cooperative
         self.eventHandler = eventHandler
     }
 
@@ -99,19 +99,13 @@ final class ConsumerContext: Sendable {
     fileprivate func rebalance(_ client: OpaquePointer, _ reason: rd_kafka_resp_err_t,
                                _ list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?) {
         let partitions = RDKafkaTopicPartitionList.entries(of: list).map(\.0)
-        // NULL while the consumer is closing: keep what it said before.
-        let protocolName = rd_kafka_rebalance_protocol(client).map { String(cString: $0) }
-        let cooperative = state.withLock { state in
-            if let protocolName, protocolName != "NONE" { state.cooperative = protocolName == "COOPERATIVE" }
-            return state.cooperative
-        }
         switch reason {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             let generation = generation.add(1, ordering: .sequentiallyConsistent).newValue
             state.withLock { state in
                 for partition in partitions { state.partitions[partition] = Partition(assignedIn: generation) }
             }
-            changeAssignment(client, list, adding: true, cooperative: cooperative)
+            changeAssignment(client, list, adding: true)
             eventHandler(.assigned(partitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(client) != 0
@@ -131,7 +125,7 @@ final class ConsumerContext: Sendable {
                     eventHandler(.error(KafkaError(result, "commit on revoke of \(watermarks.keys.sorted { $0.description < $1.description })")))
                 }
             }
-            changeAssignment(client, list, adding: false, cooperative: cooperative)
+            changeAssignment(client, list, adding: false)
         default:
             eventHandler(.error(KafkaError(reason, "rebalance failed")))
             changeAssignment(client, nil, adding: false, cooperative: false)
@@ -141,10 +135,10 @@ final class ConsumerContext: Sendable {
     /// Adds or removes `list` with the group's protocol: incrementally for cooperative assignment,
     /// as a whole for the eager protocols (a `nil` list there releases everything).
     private func changeAssignment(_ client: OpaquePointer, _ list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?,
-                                  adding: Bool, cooperative: Bool) {
+                                  adding: Bool, cooperative: Bool? = nil) {
         let what = adding ? "assign" : "unassign"
         let error: KafkaError?
-        if cooperative {
+        if cooperative ?? self.cooperative {
             let result = adding ? rd_kafka_incremental_assign(client, list) : rd_kafka_incremental_unassign(client, list)
             error = result.map { KafkaError(taking: $0, what) }
         } else {
