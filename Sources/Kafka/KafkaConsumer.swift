@@ -17,9 +17,11 @@ public final class KafkaConsumer: Sendable {
     private let context: ConsumerContext
     private let client: RDKafkaClient
     private let closed = Atomic<Bool>(false)
+    private let subscribed: Bool
 
     /// Creates the consumer and subscribes to the configuration's topics; partitions arrive through
-    /// polling, announced to `eventHandler` as ``KafkaConsumerEvent/assigned(_:)``.
+    /// polling, announced to `eventHandler` as ``KafkaConsumerEvent/assigned(_:)``. With no topics
+    /// the consumer joins no group; it can still read the group's ``committedOffsets(for:timeout:)``.
     /// - Parameter eventHandler: called on the polling thread during ``poll(maxMessages:timeout:)``
     ///   and ``close()``; it must not call those two itself.
     public init(configuration: KafkaConsumerConfiguration,
@@ -36,6 +38,9 @@ public final class KafkaConsumer: Sendable {
         // Rebalance, statistics and error callbacks are served by rd_kafka_consumer_poll.
         rd_kafka_poll_set_consumer(client.handle)
         // librdkafka's RD_KAFKA_PARTITION_UA (-1): the partition is not part of a subscription.
+        // No topics: a client that joins no group, for reading committed offsets.
+        subscribed = !configuration.topics.isEmpty
+        guard subscribed else { return }
         let topics = RDKafkaTopicPartitionList(configuration.topics.map { KafkaTopicPartition(topic: $0, partition: -1) })
         let result = topics.withPointer { rd_kafka_subscribe(client.handle, $0) }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
@@ -151,18 +156,28 @@ public final class KafkaConsumer: Sendable {
     public func close(timeout: Duration = .seconds(30)) throws(KafkaError) {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let commitFailure = commitStoredOffsets("commit on close")
+        let deadline = ContinuousClock.now + timeout
+        // librdkafka before 2.3 aborts when a cooperative-sticky member that joined is destroyed before
+        // its first assignment (librdkafka #4312): let the first assignment arrive.
+        if subscribed && context.cooperative {
+            pollDiscarding(until: deadline) { context.state.withLock { $0.assignedOnce } }
+        }
         // librdkafka 2.0 can hang in rd_kafka_consumer_close when a cooperative rebalance is under way
         // (librdkafka #4527): unsubscribe and poll until nothing is assigned, then close.
-        if rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
-            let deadline = ContinuousClock.now + timeout
-            while !assignment.isEmpty || !librdkafkaAssignmentIsEmpty(), ContinuousClock.now < deadline {
-                // Not handed out, so not tracked: the partition's next owner receives it.
-                if let message = rd_kafka_consumer_poll(client.handle, 100) { rd_kafka_message_destroy(message) }
-            }
+        if subscribed && rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            pollDiscarding(until: deadline) { assignment.isEmpty && librdkafkaAssignmentIsEmpty() }
         }
         let result = rd_kafka_consumer_close(client.handle)
         if let commitFailure { throw commitFailure }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "close") }
+    }
+
+    /// Polls (serving rebalances) until `done` or the deadline. A message that arrives is not handed
+    /// out, so not tracked: its partition's next owner receives it.
+    private func pollDiscarding(until deadline: ContinuousClock.Instant, _ done: () -> Bool) {
+        while !done(), ContinuousClock.now < deadline {
+            if let message = rd_kafka_consumer_poll(client.handle, 100) { rd_kafka_message_destroy(message) }
+        }
     }
 
     private func librdkafkaAssignmentIsEmpty() -> Bool {

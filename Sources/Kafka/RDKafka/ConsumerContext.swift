@@ -18,6 +18,8 @@ final class ConsumerContext: Sendable {
     struct State {
         var partitions: [KafkaTopicPartition: Partition] = [:]
         var lag: [KafkaTopicPartition: KafkaPartitionLag] = [:]
+        /// Whether any assignment has arrived since the consumer subscribed.
+        var assignedOnce = false
 
         typealias Entry = Dictionary<KafkaTopicPartition, Partition>.Index
 
@@ -35,7 +37,7 @@ final class ConsumerContext: Sendable {
     /// Whether the configured assignor rebalances cooperatively (incremental assign and unassign).
     /// Known from the configuration: asking librdkafka (`rd_kafka_rebalance_protocol`) from the
     /// callback can return NULL, or hang, while the consumer closes (librdkafka #4041).
-    private let cooperative: Bool
+    let cooperative: Bool
     /// Bumped by every assignment change, so a batch can tell that a rebalance ran while it was being
     /// collected. Read without the lock on the hot path.
     let generation = Atomic<UInt64>(0)
@@ -104,6 +106,7 @@ final class ConsumerContext: Sendable {
             let generation = generation.add(1, ordering: .sequentiallyConsistent).newValue
             state.withLock { state in
                 for partition in partitions { state.partitions[partition] = Partition(assignedIn: generation) }
+                state.assignedOnce = true
             }
             changeAssignment(client, list, adding: true)
             eventHandler(.assigned(partitions))
