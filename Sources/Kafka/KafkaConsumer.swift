@@ -5,13 +5,15 @@ import Synchronization
 /// partition's offset only at its ``OffsetWatermark``: the lowest offset whose work is not yet fully
 /// recorded, however out of order work completes.
 ///
-/// Offsets are committed by librdkafka's auto-commit, explicitly for each partition on revoke, and on
-/// ``close()``. A consumer dropped without ``close()`` behaves like a crash: it commits nothing more
-/// and its group reassigns its partitions after the session timeout, from the last committed offset.
+/// Offsets are committed by librdkafka's auto-commit, explicitly for each partition on revoke, and
+/// on ``close(timeout:)``. A consumer dropped without closing behaves like a crash: it commits
+/// nothing more and its group reassigns its partitions after the session timeout, from the last
+/// committed offset.
 ///
-/// ``poll(maxMessages:timeout:)``, ``commit()``, ``committedOffsets(for:timeout:)`` and ``close()``
-/// block, and so does dropping the last reference (librdkafka joins its threads): do these on a
-/// dedicated thread, never on Swift's cooperative pool, and poll from one thread only.
+/// ``poll(maxMessages:timeout:)``, ``commit()``, ``committedOffsets(for:timeout:)`` and
+/// ``close(timeout:)`` block, and so does dropping the last reference (librdkafka joins its
+/// threads): do these on a dedicated thread, never on Swift's cooperative pool, and poll from one
+/// thread only.
 /// ``complete(_:)``, ``pause(_:)`` and ``resume(_:)`` do not block and may be called from any thread.
 public final class KafkaConsumer: Sendable {
     private let context: ConsumerContext
@@ -23,7 +25,7 @@ public final class KafkaConsumer: Sendable {
     /// polling, announced to `eventHandler` as ``KafkaConsumerEvent/assigned(_:)``. With no topics
     /// the consumer joins no group; it can still read the group's ``committedOffsets(for:timeout:)``.
     /// - Parameter eventHandler: called on the polling thread during ``poll(maxMessages:timeout:)``
-    ///   and ``close()``; it must not call those two itself.
+    ///   and ``close(timeout:)``; it must not call those two itself.
     public init(configuration: KafkaConsumerConfiguration,
                 eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void = { _ in }) throws(KafkaError) {
         let properties = try configuration.properties()
@@ -37,10 +39,10 @@ public final class KafkaConsumer: Sendable {
         }
         // Rebalance, statistics and error callbacks are served by rd_kafka_consumer_poll.
         rd_kafka_poll_set_consumer(client.handle)
-        // librdkafka's RD_KAFKA_PARTITION_UA (-1): the partition is not part of a subscription.
         // No topics: a client that joins no group, for reading committed offsets.
         subscribed = !configuration.topics.isEmpty
         guard subscribed else { return }
+        // librdkafka's RD_KAFKA_PARTITION_UA (-1): the partition is not part of a subscription.
         let topics = RDKafkaTopicPartitionList(configuration.topics.map { KafkaTopicPartition(topic: $0, partition: -1) })
         let result = topics.withPointer { rd_kafka_subscribe(client.handle, $0) }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
@@ -50,7 +52,7 @@ public final class KafkaConsumer: Sendable {
 
     /// Waits up to `timeout` for a first message, then takes whatever else is ready, up to
     /// `maxMessages`. Every returned message is tracked in its partition's watermark until
-    /// ``complete(_:)``. Returns an empty batch on timeout and after ``close()``. Blocking.
+    /// ``complete(_:)``. Returns an empty batch on timeout and after ``close(timeout:)``. Blocking.
     public func poll(maxMessages: Int, timeout: Duration) -> [KafkaConsumerMessage] {
         guard !closed.load(ordering: .acquiring) else { return [] }
         var batch: [KafkaConsumerMessage] = []

@@ -83,10 +83,10 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     }
 
     /// Takes over a `rd_kafka_error_t` (and destroys it), keeping librdkafka's own retriable and fatal flags.
-    init(taking error: OpaquePointer, _ context: String) {
+    init(taking error: OpaquePointer, _ context: String, topicPartition: KafkaTopicPartition? = nil) {
         defer { rd_kafka_error_destroy(error) }
         self.init(code: Code(rd_kafka_error_code(error)),
-                  reason: "\(context): \(String(cString: rd_kafka_error_string(error)))",
+                  reason: "\(context): \(String(cString: rd_kafka_error_string(error)))", topicPartition: topicPartition,
                   isRetryable: rd_kafka_error_is_retriable(error) != 0, isFatal: rd_kafka_error_is_fatal(error) != 0)
     }
 

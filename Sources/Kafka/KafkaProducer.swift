@@ -43,8 +43,8 @@ public final class KafkaProducer: Sendable {
         let ids = (0..<UInt64(messages.count)).map { KafkaProducerMessageID(rawValue: first + $0) }
         var refused: [KafkaDeliveryReport] = []
         for (message, id) in zip(messages, ids) {
-            if let error = enqueue(message, id: id) {
-                let place = KafkaTopicPartition(topic: message.topic, partition: message.partition ?? -1)
+            let place = KafkaTopicPartition(topic: message.topic, partition: message.partition ?? -1)
+            if let error = enqueue(message, id: id, place: place) {
                 refused.append(KafkaDeliveryReport(id: id, topicPartition: place, result: .failure(error)))
             }
         }
@@ -65,7 +65,7 @@ public final class KafkaProducer: Sendable {
     }
 
     /// One message into librdkafka's queue, waiting for room while it is full; the error if refused.
-    private func enqueue(_ message: KafkaProducerMessage, id: KafkaProducerMessageID) -> KafkaError? {
+    private func enqueue(_ message: KafkaProducerMessage, id: KafkaProducerMessageID, place: KafkaTopicPartition) -> KafkaError? {
         var deadline: ContinuousClock.Instant?
         while true {
             guard let error = produce(message, id: id) else { return nil }
@@ -78,7 +78,7 @@ public final class KafkaProducer: Sendable {
                     continue
                 }
             }
-            return KafkaError(taking: error, "cannot enqueue a message for \(message.topic)")
+            return KafkaError(taking: error, "enqueue", topicPartition: place)
         }
     }
 
