@@ -1,5 +1,4 @@
 internal import CRdKafka
-import Foundation
 import Synchronization
 
 /// Writes messages to Kafka in batches and reports each one's fate, matched back by
@@ -43,10 +42,7 @@ public final class KafkaProducer: Sendable {
         let ids = (0..<UInt64(messages.count)).map { KafkaProducerMessageID(rawValue: first + $0) }
         var refused: [KafkaDeliveryReport] = []
         for (message, id) in zip(messages, ids) {
-            let place = KafkaTopicPartition(topic: message.topic, partition: message.partition ?? -1)
-            if let error = enqueue(message, id: id, place: place) {
-                refused.append(KafkaDeliveryReport(id: id, topicPartition: place, result: .failure(error)))
-            }
+            if let report = enqueue(message, id: id) { refused.append(report) }
         }
         if !refused.isEmpty { events.reportLocally(refused) }
         return ids
@@ -64,8 +60,8 @@ public final class KafkaProducer: Sendable {
         }
     }
 
-    /// One message into librdkafka's queue, waiting for room while it is full; the error if refused.
-    private func enqueue(_ message: KafkaProducerMessage, id: KafkaProducerMessageID, place: KafkaTopicPartition) -> KafkaError? {
+    /// One message into librdkafka's queue, waiting for room while it is full; a failed report if refused.
+    private func enqueue(_ message: KafkaProducerMessage, id: KafkaProducerMessageID) -> KafkaDeliveryReport? {
         var deadline: ContinuousClock.Instant?
         while true {
             guard let error = produce(message, id: id) else { return nil }
@@ -74,11 +70,13 @@ public final class KafkaProducer: Sendable {
                 deadline = limit
                 if ContinuousClock.now < limit {
                     rd_kafka_error_destroy(error)
-                    Thread.sleep(forTimeInterval: 0.001)  // the event thread frees room as reports arrive
+                    events.waitForRoom(timeout: .milliseconds(10))
                     continue
                 }
             }
-            return KafkaError(taking: error, "enqueue", topicPartition: place)
+            let place = KafkaTopicPartition(topic: message.topic, partition: message.partition ?? -1)
+            return KafkaDeliveryReport(id: id, topicPartition: place,
+                                       result: .failure(KafkaError(taking: error, "enqueue", topicPartition: place)))
         }
     }
 

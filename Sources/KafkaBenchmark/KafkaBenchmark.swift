@@ -5,11 +5,11 @@ import Kafka
 /// consuming (a new group from the start; batches, offsets stored per batch). Rounds alternate which
 /// side goes first. Blocking: run it on a thread of its own (the CLI's main thread).
 public struct KafkaBenchmark: Sendable {
-    public var messages = 200_000
+    public var messages = 500_000
     public var messageSize = 256
     public var partitions = 6
     public var brokers = 3
-    public var rounds = 3
+    public var rounds = 5
     /// Messages per `send` call, and at most per `poll` (and per offset store in the C loop).
     public var batchSize = 1000
 

@@ -13,6 +13,9 @@ final class ProducerEventThread: Sendable {
     private let localReports = Mutex<[KafkaDeliveryReport]>([])
     private let stopping = Atomic<Bool>(false)
     private let stopped = DispatchSemaphore(value: 0)
+    /// Senders waiting for room in librdkafka's queue, woken when delivery reports free some.
+    private let waitingForRoom = Atomic<Int>(0)
+    private let roomFreed = DispatchSemaphore(value: 0)
 
     init(queue: RDKafkaQueue, handler: @escaping @Sendable (KafkaProducerEvent) -> Void) {
         self.queue = queue
@@ -25,6 +28,14 @@ final class ProducerEventThread: Sendable {
     func reportLocally(_ reports: [KafkaDeliveryReport]) {
         localReports.withLock { $0.append(contentsOf: reports) }
         rd_kafka_queue_yield(queue.pointer)  // hand them over now, not at the end of the current wait
+    }
+
+    /// Waits until delivery reports have freed room in librdkafka's queue, or `timeout` passes. A
+    /// wake-up meant for another waiter only makes the caller try once more.
+    func waitForRoom(timeout: Duration) {
+        waitingForRoom.add(1, ordering: .sequentiallyConsistent)
+        _ = roomFreed.wait(timeout: .now() + .nanoseconds(Int(timeout.wholeMilliseconds * 1_000_000)))
+        waitingForRoom.subtract(1, ordering: .sequentiallyConsistent)
     }
 
     /// Asks the thread to finish once the queue is drained, without waiting.
@@ -60,7 +71,9 @@ final class ProducerEventThread: Sendable {
         defer { rd_kafka_event_destroy(event) }  // also frees the event's messages
         switch rd_kafka_event_type(event) {
         case RD_KAFKA_EVENT_DR:
-            handler(.deliveryReports(deliveryReports(in: event)))
+            let reports = deliveryReports(in: event)
+            for _ in 0..<waitingForRoom.load(ordering: .sequentiallyConsistent) { roomFreed.signal() }
+            handler(.deliveryReports(reports))
         case RD_KAFKA_EVENT_ERROR:
             handler(.error(KafkaError(
                 code: KafkaError.Code(rd_kafka_event_error(event)),
