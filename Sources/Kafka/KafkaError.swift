@@ -82,12 +82,15 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
                   topicPartition: topicPartition)
     }
 
-    /// Takes over a `rd_kafka_error_t` (and destroys it), keeping librdkafka's own retriable and fatal flags.
+    /// Takes over a `rd_kafka_error_t` (and destroys it), keeping librdkafka's fatal flag; retryable
+    /// when librdkafka says so or the code is a passing condition (librdkafka does not flag a full queue).
     init(taking error: OpaquePointer, _ context: String, topicPartition: KafkaTopicPartition? = nil) {
         defer { rd_kafka_error_destroy(error) }
-        self.init(code: Code(rd_kafka_error_code(error)),
-                  reason: "\(context): \(String(cString: rd_kafka_error_string(error)))", topicPartition: topicPartition,
-                  isRetryable: rd_kafka_error_is_retriable(error) != 0, isFatal: rd_kafka_error_is_fatal(error) != 0)
+        let code = Code(rd_kafka_error_code(error))
+        self.init(code: code, reason: "\(context): \(String(cString: rd_kafka_error_string(error)))",
+                  topicPartition: topicPartition,
+                  isRetryable: rd_kafka_error_is_retriable(error) != 0 || Code.transient.contains(code),
+                  isFatal: rd_kafka_error_is_fatal(error) != 0)
     }
 
     /// A configuration that librdkafka or Pushline refused.

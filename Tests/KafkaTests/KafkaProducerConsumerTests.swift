@@ -63,6 +63,51 @@ struct KafkaProducerConsumerTests {
         }
     }
 
+    @Test("a full queue makes send wait for room: a batch ten times the queue's size is delivered whole")
+    func sendWaitsForRoom() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["narrow": 2])
+            let reports = EventLog<KafkaDeliveryReport>()
+            var configuration = KafkaProducerConfiguration(bootstrapServers: cluster.mock.bootstrapServers)
+            configuration.additionalProperties = ["queue.buffering.max.messages": "20"]
+            let producer = try KafkaProducer(configuration: configuration) { event in
+                if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
+            }
+            let ids = try producer.send((0..<200).map { KafkaProducerMessage(topic: "narrow", value: Array("n\($0)".utf8)) })
+            try producer.close()
+            #expect(Set(reports.all.map(\.id)) == Set(ids))
+            #expect(reports.all.allSatisfy { (try? $0.result.get()) != nil })
+        }
+    }
+
+    @Test("a queue still full after the enqueue timeout fails those messages' reports as retryable, queue full")
+    func queueFullFails() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["jammed": 1])
+            let reports = EventLog<KafkaDeliveryReport>()
+            var configuration = KafkaProducerConfiguration(bootstrapServers: cluster.mock.bootstrapServers)
+            configuration.linger = .seconds(1)  // the first message waits in the queue, keeping it full
+            configuration.enqueueTimeout = .milliseconds(50)
+            configuration.additionalProperties = ["queue.buffering.max.messages": "1"]
+            let producer = try KafkaProducer(configuration: configuration) { event in
+                if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
+            }
+            let ids = try producer.send((0..<3).map { KafkaProducerMessage(topic: "jammed", value: [UInt8($0)]) })
+            try producer.close()
+            let byID = Dictionary(uniqueKeysWithValues: reports.all.map { ($0.id, $0.result) })
+            #expect(byID.count == 3)
+            #expect((try? byID[ids[0]]?.get()) == 0)
+            for id in ids.dropFirst() {
+                guard case .failure(let error) = byID[id] else {
+                    Issue.record("\(id) was not refused")
+                    continue
+                }
+                #expect(error.code == .queueFull)
+                #expect(error.isRetryable)
+            }
+        }
+    }
+
     @Test("send after close throws and enqueues nothing")
     func sendAfterClose() async throws {
         try await DedicatedThread.run {
