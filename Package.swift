@@ -7,19 +7,30 @@ let package = Package(
     name: "Pushline",
     products: [
         .executable(name: "pushline", targets: ["pushline"]),
+        .executable(name: "apns-sim", targets: ["apns-sim"]),
     ],
     targets: [
         // C libraries (system-library targets: a module map, one shim.h, no code).
         .systemLibrary(name: "CRdKafka", pkgConfig: "rdkafka", providers: [.apt(["librdkafka-dev"])]),
         .systemLibrary(name: "CNghttp2", pkgConfig: "libnghttp2", providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
-        .target(name: "CPushlineShims", dependencies: ["COpenSSL"]),
+        .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
+        .target(name: "CPushlineICU", dependencies: ["CICU"]),
+
+        // Runtime: event loops, sockets.
+        .target(name: "Runtime", dependencies: ["CLinux"]),
 
         // Wrappers.
+        .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
@@ -28,12 +39,19 @@ let package = Package(
         // APNs.
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
+        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
+        .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
 
-        // Executables.
-        .executableTarget(name: "pushline", dependencies: ["APNsCore", "APNsClient", "Kafka", "KafkaBenchmark"]),
+        // Domain.
+        .target(name: "Enrichment", dependencies: ["APNsCore", "CYAML", "CPushlineICU"]),
+
+        // Executables and their shared command-line parsing.
+        .target(name: "CLI"),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark"]),
+        .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
-        .target(name: "PushlineTestKit"),
+        .target(name: "PushlineTestKit", dependencies: ["APNsSimulator", "APNsSimulatorServer", "TLS"]),
 
         // Tests.
         .testTarget(
@@ -42,9 +60,26 @@ let package = Package(
         ),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
+        .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "APNsSimulatorServerTests", dependencies: [
+            "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
+        ]),
+        .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
+        .testTarget(
+            name: "APNsSimulatorTests",
+            dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` only: the target calls libFuzzer's driver, so it links only with -sanitize=fuzzer.
+if Context.environment["PUSHLINE_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore"],
+                                             path: "Fuzz/EnrichmentFuzz"))
+}

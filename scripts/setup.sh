@@ -10,6 +10,9 @@ packages=(
   libnghttp2-dev
   libssl-dev
   libhiredis-dev
+  libmicrohttpd-dev
+  libicu-dev
+  libyaml-dev
   # tests and the demo: real peers and tools
   redis-server
   redis-tools

@@ -18,6 +18,12 @@ public enum NotificationValidator {
         if let topic = request.topic {
             if topic.isEmpty {
                 found.append(Violation(.missingTopic, "apns-topic is empty"))
+            } else if request.destination == .broadcast {
+                // A broadcast is published to the bare bundle id whatever its push type; APNs answers
+                // a suffixed one with TopicDisallowed (spec §6.1).
+                if let suffixed = PushType.owningSuffix(of: topic) {
+                    found.append(Violation(.topicSuffixMismatch, "broadcasts go to the bare bundle id, but \"\(topic)\" is a \(suffixed.rawValue) topic"))
+                }
             } else if let mismatch = request.pushType.topicMismatch(topic) {
                 found.append(Violation(.topicSuffixMismatch, mismatch))
             }

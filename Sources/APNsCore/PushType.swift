@@ -60,10 +60,14 @@ public struct PushType: APNsVocabulary {
             }
             return nil
         }
-        let suffixed = Self.all.first { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }
-        if let suffixed {
+        if let suffixed = Self.owningSuffix(of: topic) {
             return "push type \(rawValue) needs the bare bundle id, but \"\(topic)\" is a \(suffixed.rawValue) topic"
         }
         return nil
+    }
+
+    /// The push type whose topic suffix `topic` ends with, if any.
+    public static func owningSuffix(of topic: String) -> PushType? {
+        all.first { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }
     }
 }

@@ -23,7 +23,7 @@ public enum OpenSSLCommandLine {
 
     /// DER `SEQUENCE { INTEGER r, INTEGER s }`, written here rather than by OpenSSL so the check stays
     /// independent of the signer's conversion.
-    static func derSignature(r: [UInt8], s: [UInt8]) -> [UInt8] {
+    public static func derSignature(r: [UInt8], s: [UInt8]) -> [UInt8] {
         let body = derInteger(r) + derInteger(s)
         return [0x30, UInt8(body.count)] + body
     }

@@ -8,22 +8,11 @@ internal import CPushlineShims
 /// threads at once, so the type is `Sendable`.
 public final class ES256SigningKey: @unchecked Sendable {
     // Safe to share: `pkey` is never mutated after `init`; OpenSSL's EVP signing reads it only.
-    private let pkey: OpaquePointer
+    let pkey: OpaquePointer
 
     /// Reads a PKCS#8 PEM private key (an Apple `.p8` file's contents).
     public init(pem: String) throws(OpenSSLError) {
-        let bytes = Array(pem.utf8)
-        let key: OpaquePointer? = bytes.withUnsafeBytes { raw in
-            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-        guard let key else { throw .drainingQueue(operation: "read ES256 private key") }
-        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC, EVP_PKEY_get_bits(key) == 256 else {
-            EVP_PKEY_free(key)
-            throw OpenSSLError(operation: "read ES256 private key", reason: "not a P-256 EC key")
-        }
-        self.pkey = key
+        self.pkey = try P256PEM.readPrivateKey(pem, operation: "read ES256 private key")
     }
 
     /// Generates a fresh P-256 key (for tests and self-signed simulator credentials).
@@ -44,17 +33,7 @@ public final class ES256SigningKey: @unchecked Sendable {
 
     /// The public half as a PEM `PUBLIC KEY` (SubjectPublicKeyInfo) block.
     public func publicKeyPEM() throws(OpenSSLError) -> String {
-        guard let bio = BIO_new(BIO_s_mem()) else { throw .drainingQueue(operation: "export public key") }
-        defer { BIO_free(bio) }
-        guard PEM_write_bio_PUBKEY(bio, pkey) == 1 else { throw .drainingQueue(operation: "export public key") }
-        var pem: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 512)
-        while true {
-            let count = BIO_read(bio, &chunk, Int32(chunk.count))
-            guard count > 0 else { break }
-            pem.append(contentsOf: chunk[0..<Int(count)])
-        }
-        return String(decoding: pem, as: UTF8.self)
+        try PEMText.write(operation: "export public key") { PEM_write_bio_PUBKEY($0, pkey) }
     }
 
     /// Signs `message` with ECDSA over SHA-256 and returns the JOSE form: the 64 bytes `r‖s`,

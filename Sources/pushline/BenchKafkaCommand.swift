@@ -1,3 +1,4 @@
+import CLI
 import Foundation
 import KafkaBenchmark
 

@@ -1,3 +1,4 @@
+import CLI
 import Foundation
 import Kafka
 
@@ -27,7 +28,7 @@ enum DevKafkaCommand: Command {
           --topic NAME[:PARTITIONS]   create this topic (default 1 partition); repeat for more topics
           -h, --help                  show this help
         """
-    static let arguments = ArgumentSpec(valueOptions: ["--brokers"], repeatableValueOptions: ["--topic"])
+    static let arguments = ArgumentSpec(valueOptions: ["--brokers"], repeatableOptions: ["--topic"])
 
     /// The topics of the pipeline (DESIGN.md §1), created when no --topic is given.
     static let defaultTopics: [(name: String, partitions: Int)] = [

@@ -1,4 +1,5 @@
 import APNsClient
+import CLI
 import TLS
 
 /// `pushline jwt`: signs a provider token, as `curl` users do by hand to talk to APNs.

@@ -1,4 +1,5 @@
 import APNsCore
+import CLI
 
 /// `pushline validate payload`: checks a payload file against the APNs rules for a push type.
 enum ValidatePayloadCommand: Command {

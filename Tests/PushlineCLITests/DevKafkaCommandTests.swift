@@ -16,21 +16,21 @@ struct DevKafkaCommandTests {
     @Test("kcat produces to and consumes from a topic given with --topic; SIGTERM stops the cluster with status 0")
     func kcatRoundTrip() async throws {
         try await DedicatedThread.run {
-            let server = try BackgroundProcess(RepositoryPaths.builtExecutable("pushline"), ["dev-kafka", "--topic", "demo:3"])
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["dev-kafka", "--topic", "demo:3"])
             let servers = try bootstrapServers(of: server)
             let produced = try kcat(["-b", servers, "-t", "demo", "-P"], input: "one\ntwo\nthree\n")
             #expect(produced.status == 0, "kcat -P: \(produced.standardError)")
             let consumed = try kcat(["-b", servers, "-t", "demo", "-C", "-e", "-q", "-f", "%s\n"])
             #expect(consumed.status == 0, "kcat -C: \(consumed.standardError)")
             #expect(Set(consumed.standardOutput.split(separator: "\n")) == ["one", "two", "three"])
-            #expect(try server.stop(signal: SIGTERM) == 0)
+            #expect(server.stop() == 0, "\(server.log)")  // SIGTERM
         }
     }
 
     @Test("without --topic the pipeline's topics exist, as kcat's metadata shows; SIGINT stops it with status 0")
     func defaultTopics() async throws {
         try await DedicatedThread.run {
-            let server = try BackgroundProcess(RepositoryPaths.builtExecutable("pushline"), ["dev-kafka", "--brokers", "1"])
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["dev-kafka", "--brokers", "1"])
             let servers = try bootstrapServers(of: server)
             let metadata = try kcat(["-b", servers, "-L", "-J"])
             #expect(metadata.status == 0, "kcat -L: \(metadata.standardError)")
@@ -44,7 +44,8 @@ struct DevKafkaCommandTests {
             for name in ["pushline.outcomes", "pushline.token-events", "pushline.dlq", "pushline.tokens"] {
                 #expect((partitions[name] ?? 0) >= 1, "\(name) in \(partitions)")
             }
-            #expect(try server.stop(signal: SIGINT) == 0)
+            server.send(signal: SIGINT)
+            #expect(server.waitForExit() == 0, "\(server.log)")
         }
     }
 
@@ -55,12 +56,19 @@ struct DevKafkaCommandTests {
         #expect(result.standardError.contains("PARTITIONS must be a whole number from 1 to 1000"))
     }
 
-    /// The servers from the first line, which must be `bootstrap.servers=<list>`.
-    private func bootstrapServers(of server: BackgroundProcess) throws -> String {
-        let line = try server.firstLine()
+    /// The servers from the first line of output, which must be `bootstrap.servers=<list>`. The log
+    /// holds standard output and error together; nothing is written to either before that line.
+    private func bootstrapServers(of server: ServerProcess) throws -> String {
+        var line = ""
+        try Deadline.wait(for: "pushline dev-kafka to print its first line") {
+            guard let first = server.log.split(separator: "\n", omittingEmptySubsequences: false).first,
+                  server.log.contains("\n") else { return !server.isRunning }
+            line = String(first)
+            return true
+        }
         let prefix = "bootstrap.servers="
         guard line.hasPrefix(prefix), line.count > prefix.count else {
-            throw TestKitError("the first line was \"\(line)\", not \(prefix)<list>")
+            throw TestKitError("the first line was \"\(line)\", not \(prefix)<list>; output: \(server.log)")
         }
         return String(line.dropFirst(prefix.count))
     }

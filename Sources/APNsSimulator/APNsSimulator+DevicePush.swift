@@ -1,0 +1,84 @@
+import APNsCore
+
+extension APNsSimulator {
+    /// `POST /3/device/<token>`, checked in the order documented on ``APNsSimulator``.
+    func devicePush(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
+        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? connection.generatedID())
+        func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
+
+        guard request.method == "POST" else { return reject(.methodNotAllowed) }
+        let tokenText = String(request.path.dropFirst(Self.devicePathPrefix.count))
+        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
+        let token: DeviceToken
+        do {
+            token = try DeviceToken(tokenText)
+        } catch {
+            return reject(tokenText.isEmpty ? .missingDeviceToken : .badDeviceToken)
+        }
+        guard !request.repeatsAnAPNsHeader else { return reject(.duplicateHeaders) }
+        let headers: DevicePushHeaders
+        switch DevicePushHeaders.read(request) {
+        case .failure(let rejection): return .rejected(rejection, idHeader: idHeader)
+        case .success(let read): headers = read
+        }
+        if let rejection = authentication.authenticate(request, on: connection, now: now) {
+            return .rejected(rejection, idHeader: idHeader)
+        }
+        let topic: String
+        switch Self.topic(of: request, on: connection) {
+        case .failure(let rejection): return .rejected(rejection, idHeader: idHeader)
+        case .success(let resolved): topic = resolved
+        }
+        let pushType = headers.effectivePushType(topic: topic)
+        // Apple documents no reason for a push type sent to another type's topic (spec §9.8):
+        // TopicDisallowed says "not allowed to push to this topic", which is what happened.
+        guard pushType.topicMismatch(topic) == nil else { return reject(.topicDisallowed) }
+        guard !request.body.isEmpty else { return reject(.payloadEmpty) }
+        guard request.body.count <= pushType.payloadLimit else { return reject(.payloadTooLarge) }
+        let environment = configuration.environment
+        if let rejection = state.withLock({ $0.devices.rejection(token: token, topic: topic, environment: environment) }) {
+            return .rejected(rejection, idHeader: idHeader)
+        }
+        let notification = DeliveredNotification(
+            receivedAt: now, token: token.hex, channelID: nil, topic: topic, pushType: pushType.rawValue,
+            priority: headers.priority.rawValue, expiration: headers.expiration,
+            collapseID: headers.collapseID?.value, apnsID: idHeader.value, body: request.body
+        )
+        let successHeaders = environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
+        return .deliverable(notification, successHeaders: successHeaders, idHeader: idHeader)
+    }
+
+    /// The topic of a push: `apns-topic`, or the only topic of the client certificate.
+    private static func topic(of request: SimulatorRequest, on connection: SimulatedConnection) -> Result<String, Rejection> {
+        let certificateTopics = connection.certificateTopics
+        let topic: String
+        if let header = request.value(of: "apns-topic"), !header.isEmpty {
+            topic = header
+        } else if let certificateTopics, certificateTopics.count == 1 {
+            topic = certificateTopics[0]
+        } else {
+            return .failure(Rejection(.missingTopic))
+        }
+        guard isWellFormedTopic(topic) else { return .failure(Rejection(.badTopic)) }
+        if let certificateTopics, !certificateTopics.contains(topic) { return .failure(Rejection(.topicDisallowed)) }
+        return .success(topic)
+    }
+
+    /// A bundle id with an optional suffix: dot-separated labels of letters, digits and hyphens.
+    static func isWellFormedTopic(_ topic: String) -> Bool {
+        var labelIsEmpty = true
+        for byte in topic.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                if labelIsEmpty { return false }
+                labelIsEmpty = true
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"):
+                labelIsEmpty = false
+            default:
+                return false
+            }
+        }
+        return !labelIsEmpty
+    }
+}

@@ -1,0 +1,47 @@
+import APNsCore
+
+/// The `apns-*` header values of a device push, read in the documented order (step 5 of
+/// ``APNsSimulator``): push type, priority, expiration, id, collapse id.
+struct DevicePushHeaders {
+    /// Nil when absent; then the push type follows from the topic.
+    let pushType: PushType?
+    /// 10 when absent, as APNs assumes.
+    let priority: APNsPriority
+    let expiration: APNsExpiration
+    let collapseID: CollapseID?
+
+    static func read(_ request: SimulatorRequest) -> Result<DevicePushHeaders, Rejection> {
+        var pushType: PushType?
+        if let value = request.value(of: "apns-push-type") {
+            // Case-insensitive: whether APNs is, is unconfirmed (spec §9.3), so be lenient.
+            guard let known = PushType(rawValue: value.lowercased()) else { return .failure(Rejection(.invalidPushType)) }
+            pushType = known
+        }
+        var priority = APNsPriority.immediate
+        if let value = request.value(of: "apns-priority") {
+            guard let number = Int(value), let known = APNsPriority(rawValue: number) else {
+                return .failure(Rejection(.badPriority))
+            }
+            priority = known
+        }
+        var expiration = APNsExpiration.unspecified
+        if let value = request.value(of: "apns-expiration") {
+            guard let parsed = APNsExpiration(headerValue: value) else { return .failure(Rejection(.badExpirationDate)) }
+            expiration = parsed
+        }
+        if let value = request.value(of: "apns-id"), NotificationID(value) == nil {
+            return .failure(Rejection(.badMessageId))
+        }
+        var collapseID: CollapseID?
+        if let value = request.value(of: "apns-collapse-id") {
+            guard let parsed = try? CollapseID(value) else { return .failure(Rejection(.badCollapseId)) }
+            collapseID = parsed
+        }
+        return .success(DevicePushHeaders(pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID))
+    }
+
+    /// The push type sent, or the one whose topic suffix `topic` carries, or `alert`.
+    func effectivePushType(topic: String) -> PushType {
+        pushType ?? PushType.owningSuffix(of: topic) ?? .alert
+    }
+}

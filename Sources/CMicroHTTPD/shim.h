@@ -1,0 +1,4 @@
+#ifndef PUSHLINE_CMICROHTTPD_SHIM_H
+#define PUSHLINE_CMICROHTTPD_SHIM_H
+#include <microhttpd.h>
+#endif

@@ -1,0 +1,392 @@
+internal import CNghttp2
+
+/// An nghttp2 session in memory mode (`mem_recv`/`mem_send`), for either role.
+///
+/// nghttp2 calls back from inside `receive`, `produce` and `submit…`; the callbacks only *record*
+/// (complete requests, complete responses, resets, GOAWAY, settings) and the owning connection acts
+/// on the records after the call returns. Not thread-safe: it belongs to its connection's loop.
+final class HTTP2Session {
+    enum Role { case server, client }
+
+    /// What the session saw since the owner last took the events.
+    enum Event {
+        case request(HTTP2Request)
+        case response(streamID: Int32, HTTP2Response)
+        /// A stream ended without a complete message (RST_STREAM, GOAWAY, connection error).
+        case streamFailed(streamID: Int32, errorCode: UInt32)
+        case goAway(HTTP2GoAway)
+        case remoteSettingsChanged
+    }
+
+    /// A message being received. A class, so each callback mutates it in place after one lookup.
+    private final class PartialMessage {
+        var method = ""
+        var path = ""
+        var authority: String?
+        var status = 0
+        var headers: [HTTP2Header] = []
+        var body: [UInt8] = []
+        var complete = false
+
+        init() {
+            headers.reserveCapacity(8)
+        }
+    }
+
+    private struct OutgoingBody {
+        var bytes: [UInt8]
+        var offset = 0
+    }
+
+    let role: Role
+    private var session: OpaquePointer!
+    private var partial: [Int32: PartialMessage] = [:]
+    /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
+    private var recent: (streamID: Int32, message: PartialMessage)?
+    /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
+    private var headerStorage: [UInt8] = []
+    private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
+    private var outgoing: [Int32: OutgoingBody] = [:]
+    private(set) var events: [Event] = []
+
+    init(role: Role) throws(HTTP2Error) {
+        self.role = role
+        var callbacks: OpaquePointer?
+        guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw HTTP2Error("nghttp2_session_callbacks_new") }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        var created: OpaquePointer?
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let result = role == .server
+            ? nghttp2_session_server_new(&created, callbacks, context)
+            : nghttp2_session_client_new(&created, callbacks, context)
+        guard result == 0, let created else { throw HTTP2Error("nghttp2 session", code: result) }
+        session = created
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Hands the events recorded so far to the caller.
+    func takeEvents() -> [Event] {
+        defer { events.removeAll(keepingCapacity: true) }
+        return events
+    }
+
+    // MARK: Input and output
+
+    /// Feeds received plaintext; callbacks run inside.
+    func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2Error) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        let consumed = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        guard consumed >= 0 else { throw HTTP2Error("nghttp2_session_mem_recv", code: Int32(consumed)) }
+    }
+
+    /// Appends every frame nghttp2 has ready to `output`, so many frames leave in one TLS write.
+    func produce(into output: inout [UInt8]) throws(HTTP2Error) {
+        while true {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            guard count >= 0 else { throw HTTP2Error("nghttp2_session_mem_send", code: Int32(count)) }
+            guard count > 0, let data else { return }
+            // The buffer is valid only until the next nghttp2 call: copy now.
+            output.append(contentsOf: UnsafeBufferPointer(start: data, count: count))
+        }
+    }
+
+    /// False once both sides are done (after GOAWAY, or a fatal error): the connection can close.
+    var isActive: Bool {
+        nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0
+    }
+
+    // MARK: Submitting
+
+    func submitSettings(_ settings: [(id: Int32, value: UInt32)]) throws(HTTP2Error) {
+        let entries = settings.map { nghttp2_settings_entry(settings_id: $0.id, value: $0.value) }
+        let result = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), entries, entries.count)
+        guard result == 0 else { throw HTTP2Error("nghttp2_submit_settings", code: result) }
+    }
+
+    func submitServerSettings(_ settings: HTTP2Settings) throws(HTTP2Error) {
+        try submitSettings([
+            (Int32(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE.rawValue), settings.headerTableSize),
+            (Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), settings.maxConcurrentStreams),
+            (Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), settings.initialWindowSize),
+            (Int32(NGHTTP2_SETTINGS_MAX_FRAME_SIZE.rawValue), settings.maxFrameSize),
+            (Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), settings.maxHeaderListSize),
+        ])
+    }
+
+    func submitMaxConcurrentStreams(_ limit: UInt32) throws(HTTP2Error) {
+        try submitSettings([(Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), limit)])
+    }
+
+    /// The client's opening SETTINGS: no server push.
+    func submitClientSettings() throws(HTTP2Error) {
+        try submitSettings([(Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), 0)])
+    }
+
+    func submitResponse(streamID: Int32, _ response: HTTP2Response) throws(HTTP2Error) {
+        let fields = [HTTP2Header(":status", String(response.status))] + response.headers
+        let result = try withHeaderFields(fields) { nva, count in
+            withBodyProvider(streamID: streamID, body: response.body) { provider in
+                nghttp2_submit_response(session, streamID, nva, count, provider)
+            }
+        }
+        // The stream may already be closed (reset by the client): nothing to answer then.
+        guard result == 0 || result == NGHTTP2_ERR_INVALID_ARGUMENT.rawValue || result == NGHTTP2_ERR_STREAM_CLOSED.rawValue
+        else { throw HTTP2Error("nghttp2_submit_response", code: result) }
+        if result != 0 { outgoing[streamID] = nil }
+    }
+
+    /// Opens a stream for a request and returns its id.
+    func submitRequest(method: String, scheme: String, authority: String, path: String,
+                       headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
+        let fields = [HTTP2Header(":method", method), HTTP2Header(":scheme", scheme),
+                      HTTP2Header(":authority", authority), HTTP2Header(":path", path)] + headers
+        // The body is stored before nghttp2 assigns the stream id; it is re-keyed right after.
+        let pendingID: Int32 = -1
+        let streamID = try withHeaderFields(fields) { nva, count in
+            withBodyProvider(streamID: pendingID, body: body) { provider in
+                nghttp2_submit_request(session, nil, nva, count, provider, nil)
+            }
+        }
+        guard streamID > 0 else {
+            outgoing[pendingID] = nil
+            throw HTTP2Error("nghttp2_submit_request", code: streamID)
+        }
+        if let body = outgoing.removeValue(forKey: pendingID) { outgoing[streamID] = body }
+        partial[streamID] = PartialMessage()
+        return streamID
+    }
+
+    func submitGoAway(lastStreamID: Int32?, errorCode: UInt32, debugData: [UInt8]) throws(HTTP2Error) {
+        let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
+        let result = debugData.withUnsafeBufferPointer { data in
+            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, data.baseAddress, data.count)
+        }
+        guard result == 0 else { throw HTTP2Error("nghttp2_submit_goaway", code: result) }
+    }
+
+    func submitReset(streamID: Int32, errorCode: UInt32) {
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+    }
+
+    func submitPing() {
+        _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    }
+
+    /// Streams opened by the peer and not yet closed (server role).
+    var activeStreamCount: Int { partial.count }
+
+    /// The peer's SETTINGS_MAX_CONCURRENT_STREAMS (client role).
+    var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// How many more streams the peer currently allows us to open.
+    var availableOutgoingStreams: Int {
+        Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)) - outgoingStreamsOpen
+    }
+
+    private var outgoingStreamsOpen: Int { role == .client ? partial.count : 0 }
+
+    // MARK: Helpers for submit
+
+    /// Lends nghttp2 a header array whose names and values stay valid for the one call (nghttp2
+    /// copies them).
+    private func withHeaderFields<Result>(_ fields: [HTTP2Header],
+                                          _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result) throws(HTTP2Error) -> Result {
+        headerStorage.removeAll(keepingCapacity: true)
+        headerRanges.removeAll(keepingCapacity: true)
+        for field in fields {
+            let nameStart = headerStorage.count
+            headerStorage.append(contentsOf: field.name.utf8)
+            let valueStart = headerStorage.count
+            headerStorage.append(contentsOf: field.value.utf8)
+            headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
+        }
+        headerStorage.append(0) // a valid base address even when every field is empty
+        let ranges = headerRanges
+        return try headerStorage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
+            let base = buffer.baseAddress!
+            return try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: ranges.count) { (nva) throws(HTTP2Error) -> Result in
+                for (index, range) in ranges.enumerated() {
+                    nva[index] = nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
+                                            namelen: range.name.count, valuelen: range.value.count,
+                                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                return try body(UnsafePointer(nva.baseAddress!), ranges.count)
+            }
+        }
+    }
+
+    /// A data provider reading `body` from this session's storage (it must outlive the call, since
+    /// nghttp2 reads it while producing frames later); nil for an empty body, so HEADERS carries
+    /// END_STREAM.
+    private func withBodyProvider(streamID: Int32, body: [UInt8], _ call: (UnsafePointer<nghttp2_data_provider>?) -> Int32) -> Int32 {
+        guard !body.isEmpty else { return call(nil) }
+        outgoing[streamID] = OutgoingBody(bytes: body)
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(fd: 0), read_callback: readBody)
+        return call(&provider)
+    }
+
+    // MARK: Callback bodies (recording only)
+
+    private func message(_ streamID: Int32) -> PartialMessage? {
+        if let recent, recent.streamID == streamID { return recent.message }
+        guard let found = partial[streamID] else { return nil }
+        recent = (streamID, found)
+        return found
+    }
+
+    fileprivate func beginHeaders(streamID: Int32) {
+        guard role == .server else { return }
+        let message = PartialMessage()
+        partial[streamID] = message
+        recent = (streamID, message)
+    }
+
+    fileprivate func header(streamID: Int32, name: String, value: String) {
+        guard let message = message(streamID) else { return }
+        switch name {
+        case ":method": message.method = value
+        case ":path": message.path = value
+        case ":authority": message.authority = value
+        case ":status": message.status = Int(value) ?? 0
+        case ":scheme": break
+        default: message.headers.append(HTTP2Header(name, value))
+        }
+    }
+
+    fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        message(streamID)?.body.append(contentsOf: bytes)
+    }
+
+    fileprivate func endOfStream(streamID: Int32) {
+        guard let message = message(streamID), !message.complete else { return }
+        message.complete = true
+        switch role {
+        case .server:
+            events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
+                                                authority: message.authority, headers: message.headers, body: message.body)))
+        case .client:
+            events.append(.response(streamID: streamID, HTTP2Response(status: message.status, headers: message.headers, body: message.body)))
+        }
+    }
+
+    fileprivate func goAway(_ goAway: HTTP2GoAway) {
+        events.append(.goAway(goAway))
+    }
+
+    fileprivate func remoteSettingsChanged() {
+        events.append(.remoteSettingsChanged)
+    }
+
+    fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
+        outgoing[streamID] = nil
+        if recent?.streamID == streamID { recent = nil }
+        guard let message = partial.removeValue(forKey: streamID) else { return }
+        if !message.complete {
+            events.append(.streamFailed(streamID: streamID, errorCode: errorCode))
+        }
+    }
+
+    fileprivate func readOutgoing(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, finished: Bool) {
+        guard var body = outgoing[streamID] else { return (0, true) }
+        let count = min(capacity, body.bytes.count - body.offset)
+        body.bytes.withUnsafeBufferPointer { source in
+            buffer.update(from: source.baseAddress! + body.offset, count: count)
+        }
+        body.offset += count
+        let finished = body.offset == body.bytes.count
+        outgoing[streamID] = finished ? nil : body
+        return (count, finished)
+    }
+}
+
+/// A failed nghttp2 call, with nghttp2's error text.
+public struct HTTP2Error: Error, CustomStringConvertible, Sendable {
+    public let operation: String
+    public let code: Int32
+
+    init(_ operation: String, code: Int32 = 0) {
+        self.operation = operation
+        self.code = code
+    }
+
+    public var description: String {
+        code == 0 ? operation : "\(operation): \(String(cString: nghttp2_strerror(code)))"
+    }
+}
+
+// MARK: - nghttp2 callbacks: recover the session, record, return 0.
+
+private func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+    Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+}
+
+private func onBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
+                            _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+    owner(userData).beginHeaders(streamID: frame.pointee.hd.stream_id)
+    return 0
+}
+
+private func onHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
+                      _ name: UnsafePointer<UInt8>?, _ nameLength: Int, _ value: UnsafePointer<UInt8>?,
+                      _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame, let name, let value else { return 0 }
+    owner(userData).header(
+        streamID: frame.pointee.hd.stream_id,
+        name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+    return 0
+}
+
+private func onDataChunk(_ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?,
+                         _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    guard let data else { return 0 }
+    owner(userData).data(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+    return 0
+}
+
+private func onFrame(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
+                     _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    guard let frame else { return 0 }
+    let header = frame.pointee.hd
+    let owner = owner(userData)
+    switch UInt32(header.type) {
+    case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
+        if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { owner.endOfStream(streamID: header.stream_id) }
+    case NGHTTP2_GOAWAY.rawValue:
+        let goAway = frame.pointee.goaway
+        let debug = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
+        owner.goAway(HTTP2GoAway(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug))
+    case NGHTTP2_SETTINGS.rawValue:
+        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.remoteSettingsChanged() }
+    default:
+        break
+    }
+    return 0
+}
+
+private func onStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32,
+                           _ userData: UnsafeMutableRawPointer?) -> Int32 {
+    owner(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+    return 0
+}
+
+private func readBody(_ session: OpaquePointer?, _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+                      _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
+                      _ userData: UnsafeMutableRawPointer?) -> Int {
+    guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
+    let (count, finished) = owner(userData).readOutgoing(streamID: streamID, into: buffer, capacity: length)
+    if finished { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+    return count
+}

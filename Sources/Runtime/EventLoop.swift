@@ -1,0 +1,223 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+internal import CLinux
+import Synchronization
+
+/// Something that owns a file descriptor registered with an ``EventLoop``. Called on the loop's
+/// thread only.
+public protocol FileDescriptorHandler: AnyObject {
+    /// The descriptor can be read (or has an error or hang-up pending, which a read reveals).
+    func readable()
+    /// The descriptor can be written again after a short write.
+    func writable()
+}
+
+/// Readiness a handler is interested in.
+public struct IOInterest: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public static let read = IOInterest(rawValue: EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+    public static let write = IOInterest(rawValue: EPOLLOUT.rawValue)
+}
+
+/// A thread that owns an epoll instance: it runs I/O handlers, timers, and work handed to it from
+/// other threads through ``execute(_:)`` (a queue plus an eventfd wake-up).
+///
+/// Everything registered with a loop, and every timer action, runs on the loop's thread, so objects
+/// that are not thread-safe (nghttp2 sessions, OpenSSL `SSL`) can be confined to one loop.
+public final class EventLoop: @unchecked Sendable {
+    // Safe to share: `pending`, `stopping` and `threadID` are synchronised; every other stored
+    // property is touched only on the loop thread after `init` returns.
+    public let name: String
+    private let epollDescriptor: Int32
+    private let wakeDescriptor: Int32
+    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let threadID = Mutex<pthread_t?>(nil)
+    private var handlers: [Int32: FileDescriptorHandler] = [:]
+    private var timers = TimerQueue()
+    private var cancelledTimers = Set<UInt64>()
+    private var nextTimerID: UInt64 = 1
+    private var thread: pthread_t?
+    private var deferred: [() -> Void] = []
+
+    /// Starts a loop on a new thread.
+    public init(name: String) throws(SystemError) {
+        self.name = name
+        epollDescriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollDescriptor >= 0 else { throw SystemError("epoll_create1") }
+        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard wakeDescriptor >= 0 else {
+            let error = SystemError("eventfd")
+            close(epollDescriptor)
+            throw error
+        }
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeDescriptor))
+        guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeDescriptor, &event) == 0 else {
+            let error = SystemError("epoll_ctl(eventfd)")
+            close(wakeDescriptor)
+            close(epollDescriptor)
+            throw error
+        }
+        let started = Unmanaged.passRetained(self)
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { context in
+            let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
+            loop.run()
+            return nil
+        }, started.toOpaque())
+        guard result == 0 else {
+            started.release()
+            close(wakeDescriptor)
+            close(epollDescriptor)
+            throw SystemError("pthread_create", errorNumber: result)
+        }
+        self.thread = thread
+    }
+
+    deinit {
+        close(wakeDescriptor)
+        close(epollDescriptor)
+    }
+
+    /// Whether the caller is running on this loop's thread.
+    public var inEventLoop: Bool {
+        threadID.withLock { id in id.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Runs `task` on the loop thread, soon. Safe from any thread.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.append(task) }
+        wake()
+    }
+
+    /// Stops the loop after the work already queued, and waits for its thread to end (unless called
+    /// from the loop itself). Handlers still registered are dropped.
+    public func shutdown() {
+        stopping.store(true, ordering: .sequentiallyConsistent)
+        wake()
+        guard !inEventLoop, let thread else { return }
+        pthread_join(thread, nil)
+        self.thread = nil
+    }
+
+    private func wake() {
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    // MARK: Loop-thread API
+
+    /// Watches `descriptor` for `interest`; `handler` is kept until ``unregister(_:)``.
+    public func register(_ descriptor: Int32, interest: IOInterest, handler: FileDescriptorHandler) throws(SystemError) {
+        precondition(inEventLoop, "register must be called on the event loop")
+        var event = epoll_event(events: interest.rawValue, data: epoll_data_t(fd: descriptor))
+        guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor, &event) == 0 else { throw SystemError("epoll_ctl(ADD)") }
+        handlers[descriptor] = handler
+    }
+
+    /// Changes what a registered descriptor is watched for.
+    public func modify(_ descriptor: Int32, interest: IOInterest) {
+        var event = epoll_event(events: interest.rawValue, data: epoll_data_t(fd: descriptor))
+        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, descriptor, &event)
+    }
+
+    /// Stops watching `descriptor` and releases its handler. The caller closes the descriptor.
+    public func unregister(_ descriptor: Int32) {
+        _ = epoll_ctl(epollDescriptor, EPOLL_CTL_DEL, descriptor, nil)
+        handlers[descriptor] = nil
+    }
+
+    /// Runs `action` on the loop after `milliseconds`. Loop thread only; cancel with the returned id.
+    @discardableResult
+    public func schedule(afterMilliseconds milliseconds: Int, _ action: @escaping () -> Void) -> UInt64 {
+        precondition(inEventLoop, "schedule must be called on the event loop")
+        let id = nextTimerID
+        nextTimerID += 1
+        let deadline = MonotonicClock.nanoseconds() + UInt64(max(milliseconds, 0)) * 1_000_000
+        timers.insert(deadline: deadline, id: id, action: action)
+        return id
+    }
+
+    /// Runs `action` on the loop after the current batch of I/O events and timers (loop thread
+    /// only): how a connection coalesces the writes that many callbacks asked for into one.
+    public func deferUntilBatchEnd(_ action: @escaping () -> Void) {
+        precondition(inEventLoop, "deferUntilBatchEnd must be called on the event loop")
+        deferred.append(action)
+    }
+
+    /// Cancels a timer that has not fired yet. Loop thread only.
+    public func cancelTimer(_ id: UInt64) {
+        cancelledTimers.insert(id)
+    }
+
+    // MARK: The loop
+
+    private func run() {
+        threadID.withLock { $0 = pthread_self() }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while !stopping.load(ordering: .sequentiallyConsistent) {
+            let count = epoll_wait(epollDescriptor, &events, Int32(events.count), waitTimeoutMilliseconds())
+            if count < 0 && errno != EINTR { break }
+            for index in 0..<Int(max(count, 0)) {
+                dispatch(events[index])
+            }
+            runDueTimers()
+            runPendingTasks()
+            runDeferred()
+        }
+        runPendingTasks()
+        handlers.removeAll()
+        threadID.withLock { $0 = nil }
+    }
+
+    private func dispatch(_ event: epoll_event) {
+        let descriptor = event.data.fd
+        if descriptor == wakeDescriptor {
+            var value: UInt64 = 0
+            _ = read(wakeDescriptor, &value, 8)
+            return
+        }
+        let readiness = event.events
+        if readiness & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            handlers[descriptor]?.readable()
+        }
+        if readiness & EPOLLOUT.rawValue != 0 {
+            handlers[descriptor]?.writable()
+        }
+    }
+
+    private func waitTimeoutMilliseconds() -> Int32 {
+        if !deferred.isEmpty || pending.withLock({ !$0.isEmpty }) { return 0 }
+        guard let deadline = timers.earliestDeadline else { return -1 }
+        let now = MonotonicClock.nanoseconds()
+        guard deadline > now else { return 0 }
+        return Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+    }
+
+    private func runDueTimers() {
+        let now = MonotonicClock.nanoseconds()
+        while let entry = timers.popDue(now: now) {
+            if cancelledTimers.remove(entry.id) != nil { continue }
+            entry.action()
+        }
+    }
+
+    private func runDeferred() {
+        while !deferred.isEmpty {
+            let actions = deferred
+            deferred.removeAll(keepingCapacity: true)
+            for action in actions { action() }
+        }
+    }
+
+    private func runPendingTasks() {
+        let tasks = pending.withLock { tasks in
+            let taken = tasks
+            tasks.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for task in tasks { task() }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A counting semaphore for handing a result from an event loop back to a waiting thread outside
+/// Swift's cooperative pool (tests, start-up, shutdown).
+public final class Semaphore: @unchecked Sendable {
+    // Safe to share: the POSIX semaphore synchronises itself.
+    private let semaphore: UnsafeMutablePointer<sem_t>
+
+    public init(value: UInt32 = 0) {
+        semaphore = .allocate(capacity: 1)
+        sem_init(semaphore, 0, value)
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    public func signal() {
+        sem_post(semaphore)
+    }
+
+    public func wait() {
+        while sem_wait(semaphore) != 0 && errno == EINTR {}
+    }
+
+    /// Waits at most `milliseconds`; false when the time ran out.
+    public func wait(milliseconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
+        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        while true {
+            if sem_timedwait(semaphore, &deadline) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HTTP2
+import PushlineTestKit
+import Runtime
+import Synchronization
+import TLS
+import Testing
+
+/// A client connection that sends `count` requests once the server's SETTINGS arrive and collects
+/// the responses by stream id.
+private final class RequestBurst: HTTP2ConnectionDelegate, @unchecked Sendable {
+    // Safe to share: callbacks run on the loop; the test thread reads after a semaphore handoff.
+    let count: Int
+    let path: String
+    let finished = Semaphore()
+    let closed = Semaphore()
+    var connection: HTTP2Connection?
+    var results: [Int32: Result<HTTP2Response, HTTP2StreamFailure>] = [:]
+
+    init(count: Int, path: String) {
+        self.count = count
+        self.path = path
+    }
+
+    func connectionReady(_ connection: HTTP2Connection) {
+        do {
+            for index in 0..<count {
+                var streamID: Int32 = 0
+                streamID = try connection.send(path: path, authority: "localhost", headers: [HTTP2Header("x-index", String(index))],
+                                               body: Array(#"{"aps":{"alert":"\#(index)"}}"#.utf8)) { [self] result in
+                    results[streamID] = result
+                    if results.count == count { finished.signal() }
+                }
+            }
+        } catch {
+            Issue.record("send failed: \(error)")
+            finished.signal()
+        }
+    }
+
+    func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {
+        if results.count < count { finished.signal() }
+        closed.signal()
+    }
+}
+
+/// Sends `count` requests on one client connection to `port` and returns the results in stream order.
+private func sendRequests(port: UInt16, count: Int, caFile: String, path: String = "/3/device/abcd") throws -> [Result<HTTP2Response, HTTP2StreamFailure>] {
+    let loop = try EventLoop(name: "client")
+    defer { loop.shutdown() }
+    let tls = try TLSContext.client(alpn: ["h2"], verification: .certificateAuthorities(file: caFile))
+    let burst = RequestBurst(count: count, path: path)
+    loop.execute {
+        do {
+            burst.connection = try HTTP2Connection(connectingTo: "localhost", port: port, loop: loop, tls: tls, delegate: burst)
+        } catch {
+            Issue.record("connect failed: \(error)")
+            burst.finished.signal()
+        }
+    }
+    #expect(burst.finished.wait(milliseconds: 20_000), "responses did not all arrive")
+    loop.execute { burst.connection?.close() }
+    _ = burst.closed.wait(milliseconds: 5000)
+    return burst.results.sorted { $0.key < $1.key }.map(\.value)
+}
+
+@Suite("HTTP/2 client", .serialized)
+struct HTTP2ClientTests {
+    @Test("the client talks to nghttpd, an independent HTTP/2 server, over TLS")
+    func againstNghttpd() throws {
+        let certificate = try TestCertificate()
+        let nghttpd = try ExternalCommand.locate("nghttpd", package: "nghttp2-server")
+        let directory = URL(fileURLWithPath: certificate.certificateFile).deletingLastPathComponent()
+        try Data("hello from nghttpd".utf8).write(to: directory.appendingPathComponent("index.html"))
+        let (probe, port) = try Socket.listen(host: "127.0.0.1", port: 0)
+        close(probe)
+        let server = try ServerProcess(nghttpd, ["--htdocs=\(directory.path)", "--address=127.0.0.1", String(port),
+                                                 certificate.keyFile, certificate.certificateFile])
+        defer { server.stop() }
+        try waitUntilListening(port: port)
+        let results = try sendRequests(port: port, count: 20, caFile: certificate.certificateFile, path: "/index.html")
+        #expect(results.count == 20)
+        for result in results {
+            let response = try result.get()
+            #expect(response.status == 200)
+            #expect(String(decoding: response.body, as: UTF8.self) == "hello from nghttpd")
+        }
+    }
+
+    @Test("the client gets every response from Pushline's own server, each matched to its stream")
+    func againstOwnServer() throws {
+        let certificate = try TestCertificate()
+        let loop = try EventLoop(name: "server")
+        defer { loop.shutdown() }
+        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
+        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 10)) { _ in
+            EchoingServer()
+        }
+        defer { server.stopAccepting() }
+        let results = try sendRequests(port: server.port, count: 300, caFile: certificate.certificateFile)
+        #expect(results.count == 300)
+        for (index, result) in results.enumerated() {
+            let response = try result.get()
+            #expect(response.header("x-index") == String(index))
+            #expect(String(decoding: response.body, as: UTF8.self) == #"{"aps":{"alert":"\#(index)"}}"#)
+        }
+    }
+
+    @Test("a server certificate from an unknown CA fails verification")
+    func rejectsUnknownCA() throws {
+        let certificate = try TestCertificate()
+        let other = try TestCertificate()
+        let loop = try EventLoop(name: "server")
+        defer { loop.shutdown() }
+        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
+        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings()) { _ in EchoingServer() }
+        defer { server.stopAccepting() }
+        let results = try sendRequests(port: server.port, count: 1, caFile: other.certificateFile)
+        #expect(results.isEmpty, "no request may be sent over an unverified connection")
+    }
+}
+
+/// Echoes the x-index header and the body.
+private final class EchoingServer: HTTP2ConnectionDelegate {
+    func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {
+        let index = request.headers.first { $0.name == "x-index" }?.value ?? ""
+        connection.respond(streamID: request.streamID, HTTP2Response(status: 200, headers: [HTTP2Header("x-index", index)], body: request.body))
+    }
+
+    func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {}
+}
+
+/// Polls until something accepts TCP connections on `port` (a server started as a subprocess).
+func waitUntilListening(port: UInt16) throws {
+    for _ in 0..<500 {
+        if let descriptor = try? Socket.connect(host: "127.0.0.1", port: port) {
+            var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&pollDescriptor, 1, 100)
+            let connected = Socket.pendingError(descriptor) == 0 && pollDescriptor.revents & Int16(POLLOUT) != 0
+            close(descriptor)
+            if connected { return }
+        }
+        usleep(10_000)
+    }
+    throw TestKitError("nothing listens on port \(port) after 5 s")
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Benchmark: h2load against apns-sim and against nghttpd (the neutral reference) in one run, with
+# the same connections, streams, request count and payload. Prints each server's rate of answered
+# requests and the ratio apns-sim / nghttpd. Usage: scripts/bench-apns-sim.sh [REQUESTS] [CONNECTIONS] [STREAMS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+requests=${1:-200000}
+connections=${2:-4}
+streams=${3:-100}
+
+bash scripts/setup.sh
+swift build -c release --product apns-sim >&2
+swift build -c release --product pushline >&2
+bin=.build/release
+
+work=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+payload=Config/examples/alert/new-message.json
+token=$(printf 'ab%.0s' $(seq 32))
+jwt=$("$bin/pushline" jwt --key Config/dev/dev-provider-key.p8 --key-id DEVKEY0001 --team-id DEVTEAM001)
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$work/key.pem" -out "$work/cert.pem" \
+  -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 2>/dev/null
+mkdir -p "$work/htdocs/3/device"
+: > "$work/htdocs/3/device/$token"   # nghttpd answers 200 with an empty body, as APNs does
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+
+sim_port=$(free_port)
+"$bin/apns-sim" --port "$sim_port" --management-port 0 --admin-port -1 \
+  --certificate "$work/cert.pem" --private-key "$work/key.pem" > "$work/apns-sim.log" &
+ng_port=$(free_port)
+nghttpd --address=127.0.0.1 --htdocs="$work/htdocs" "$ng_port" "$work/key.pem" "$work/cert.pem" > "$work/nghttpd.log" 2>&1 &
+wait_port "$sim_port"; wait_port "$ng_port"
+
+# h2load's summary: "finished in 2.73s, …" and "requests: T total, S started, D done, OK succeeded, …".
+run() {
+  local port=$1 label=$2
+  echo "h2load → $label ($requests requests, $connections connections × $streams streams)…" >&2
+  h2load -n "$requests" -c "$connections" -m "$streams" -d "$payload" \
+    -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: alert" \
+    "https://127.0.0.1:$port/3/device/$token" > "$work/$label.out"
+  local seconds succeeded
+  seconds=$(grep -o 'finished in [0-9.]*s' "$work/$label.out" | grep -o '[0-9.]*')
+  succeeded=$(grep -o '[0-9]* succeeded' "$work/$label.out" | grep -o '[0-9]*')
+  python3 -c "print(f'{$succeeded / $seconds:.0f}')"
+  echo "$label: $succeeded answered 2xx in ${seconds}s" >&2
+}
+sim_rate=$(run "$sim_port" apns-sim)
+ng_rate=$(run "$ng_port" nghttpd)
+printf 'apns-sim: %s req/s\nnghttpd:  %s req/s\nratio apns-sim / nghttpd: %s\n' "$sim_rate" "$ng_rate" \
+  "$(python3 -c "print(f'{$sim_rate / $ng_rate:.2f}')")"
