@@ -49,6 +49,8 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public static let messageSizeTooLarge = Code(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)
         public static let topicAuthorizationFailed = Code(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
         public static let unknownTopicOrPartition = Code(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+        /// The group coordinator no longer knows this member (its session expired).
+        public static let unknownMemberID = Code(RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID)
 
         /// Codes that describe a passing condition (a broker away, a leader moving, a full queue).
         static let transient: Set<Code> = [

@@ -97,4 +97,26 @@ struct KafkaFaultTests {
             try consumer.close()
         }
     }
+
+    @Test("a lost assignment commits nothing: the partition comes back and resumes from the last commit")
+    func lostAssignment() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["fragile": 1])
+            try cluster.produce(10, to: "fragile", partitions: 1)
+            let events = EventLog<KafkaConsumerEvent>()
+            let consumer = try cluster.consumer(group: "forgetful", topics: ["fragile"], events: events) {
+                $0.autoCommitInterval = .seconds(3600)
+            }
+            let received = try consume(consumer, until: "10 messages", completing: false) { $0.count >= 10 }
+            consumer.complete(received.filter { $0.offset < 5 })
+            try consumer.commit()  // 5 is committed
+            consumer.complete(received.filter { $0.offset >= 5 })  // 10 is stored, not committed
+            // The coordinator forgets the member: librdkafka treats the assignment as lost.
+            cluster.mock.pushRequestErrors([.unknownMemberID], for: .heartbeat)
+            let again = try consume(consumer, until: "the lost partition to be assigned again and redelivered") { !$0.isEmpty }
+            #expect(events.all.contains { if case .lost = $0 { true } else { false } })
+            #expect(again.first?.offset == 5)
+            try consumer.close()
+        }
+    }
 }
