@@ -52,6 +52,9 @@ final class ProducerEventThread: Sendable {
     }
 
     private func run() {
+        // A yield (from requestStop or reportLocally) ends one wait early with nothing served, so the
+        // queue counts as drained only after two empty polls in a row once stopping.
+        var emptyPollsWhileStopping = 0
         while true {
             let stop = stopping.load(ordering: .acquiring)
             let served = serve(timeoutMilliseconds: stop ? 0 : 100)
@@ -60,7 +63,8 @@ final class ProducerEventThread: Sendable {
                 return reports
             }
             if !local.isEmpty { handler(.deliveryReports(local)) }
-            if stop && !served { break }
+            emptyPollsWhileStopping = stop && !served ? emptyPollsWhileStopping + 1 : 0
+            if emptyPollsWhileStopping == 2 { break }
         }
         stopped.signal()
     }
