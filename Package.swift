@@ -31,6 +31,10 @@ let package = Package(
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka"]),
+
+        // Benchmarks: a wrapper measured against a plain C loop doing the same work.
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
 
         // APNs.
         .target(name: "APNsCore"),
@@ -43,7 +47,7 @@ let package = Package(
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Runtime"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -60,6 +64,7 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
