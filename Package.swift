@@ -31,7 +31,11 @@ let package = Package(
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL"]),
+
+        // Benchmarks: a wrapper measured against a plain C loop doing the same work.
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
 
         // APNs.
         .target(name: "APNsCore"),
@@ -44,7 +48,8 @@ let package = Package(
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Runtime", "Redis", "PushlineTestKit"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
+                                                         "Redis", "PushlineTestKit"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -61,6 +66,7 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [

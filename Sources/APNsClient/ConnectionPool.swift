@@ -51,6 +51,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         case .certificate(let certificateFile, let privateKeyFile):
             tls = try TLSContext.client(alpn: ["h2"], verification: verification,
                                         certificateFile: certificateFile, privateKeyFile: privateKeyFile)
+        case .pkcs12(let file, let password):
+            tls = try TLSContext.client(alpn: ["h2"], verification: verification, pkcs12File: file, password: password)
         }
         retryBackoff = Backoff(baseMilliseconds: configuration.retryBackoffMilliseconds,
                                maximumMilliseconds: configuration.maximumRetryBackoffMilliseconds)
