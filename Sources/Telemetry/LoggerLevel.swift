@@ -7,6 +7,16 @@ extension Logger {
             lhs.severity < rhs.severity
         }
 
-        private var severity: Int { Level.allCases.firstIndex(of: self) ?? 0 }
+        private var severity: Int {
+            switch self {
+            case .trace: 0
+            case .debug: 1
+            case .info: 2
+            case .notice: 3
+            case .warning: 4
+            case .error: 5
+            case .critical: 6
+            }
+        }
     }
 }

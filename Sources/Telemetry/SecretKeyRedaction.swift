@@ -15,24 +15,27 @@ enum SecretKeyRedaction {
         }
     }
 
-    /// The lowercased words of `key`.
+    /// The lowercased words of `key`: separators end a word, and so does a hump (`apiKey` → api,
+    /// key; `HTTPAuthorization` → http, authorization).
     private static func words(of key: String) -> [String] {
+        let characters = Array(key)
         var words: [String] = []
         var current = ""
-        var previousWasLowercase = false
-        for character in key {
-            if !(character.isLetter || character.isNumber) {
+        for (index, character) in characters.enumerated() {
+            guard character.isLetter || character.isNumber else {
                 words.append(current)
                 current = ""
-                previousWasLowercase = false
                 continue
             }
-            if character.isUppercase, previousWasLowercase {
-                words.append(current)
-                current = ""
+            if character.isUppercase, index > 0, !current.isEmpty {
+                let previous = characters[index - 1]
+                let nextIsLowercase = index + 1 < characters.count && characters[index + 1].isLowercase
+                if !previous.isUppercase || nextIsLowercase {
+                    words.append(current)
+                    current = ""
+                }
             }
             current += character.lowercased()
-            previousWasLowercase = character.isLowercase || character.isNumber
         }
         words.append(current)
         return words.filter { !$0.isEmpty }

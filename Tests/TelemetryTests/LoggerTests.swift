@@ -66,14 +66,16 @@ struct LoggerTests {
         let collector = LineCollector()
         collector.logger().info("connecting", metadata: [
             "password": "hunter2", "device_token": "abcd", "apiKey": "k", "Authorization": "bearer x",
-            "client-secret": "s", "refresh_tokens": "t1", "monkey": "banana", "pool": "production",
+            "client-secret": "s", "refresh_tokens": "t1", "HTTPAuthorization": "basic y", "APNsToken": "z", "monkey": "banana", "tokenizer": "t", "pool": "production",
             "peer": ["auth_token": "nested", "host": "h"],
         ])
         let object = try #require(try collector.parsedObjects().first)
-        for key in ["password", "device_token", "apiKey", "Authorization", "client-secret", "refresh_tokens"] {
+        for key in ["password", "device_token", "apiKey", "Authorization", "client-secret", "refresh_tokens", "HTTPAuthorization",
+                    "APNsToken"] {
             #expect(object[key] as? String == "[REDACTED]", "\(key) is redacted")
         }
         #expect(object["monkey"] as? String == "banana")
+        #expect(object["tokenizer"] as? String == "t")
         #expect(object["pool"] as? String == "production")
         let peer = try #require(object["peer"] as? [String: Any])
         #expect(peer["auth_token"] as? String == "[REDACTED]")

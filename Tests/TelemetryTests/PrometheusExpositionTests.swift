@@ -5,12 +5,6 @@ import Testing
 
 @Suite("Prometheus text exposition")
 struct PrometheusExpositionTests {
-    private func exposition(of registry: MetricsRegistry) -> String {
-        var buffer: [UInt8] = []
-        registry.emit(into: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
-    }
-
     @Test("families are sorted by name with HELP and TYPE, counters and gauges one line per label set")
     func countersAndGauges() throws {
         let registry = MetricsRegistry()
@@ -20,7 +14,7 @@ struct PrometheusExpositionTests {
         results.metric(labelValues: ["a", "rejected"]).increment()
         try registry.makeGauge(label: "pushline_test_connections", help: "Open connections.").record(3)
         _ = try registry.makeCounterFamily(name: "pushline_test_unused_total", labelNames: ["pool"], help: "Never used.")
-        #expect(exposition(of: registry) == """
+        #expect(registry.exposition == """
             # HELP pushline_test_connections Open connections.
             # TYPE pushline_test_connections gauge
             pushline_test_connections 3
@@ -37,7 +31,7 @@ struct PrometheusExpositionTests {
         let registry = MetricsRegistry()
         try registry.makeCounter(label: "pushline_test_events_total", dimensions: [("reason", "a\\b\"c\nd")],
                                  help: "Line one\nline \\two \"quoted\"").increment()
-        #expect(exposition(of: registry) == #"""
+        #expect(registry.exposition == #"""
             # HELP pushline_test_events_total Line one\nline \\two "quoted"
             # TYPE pushline_test_events_total counter
             pushline_test_events_total{reason="a\\b\"c\nd"} 1
@@ -53,7 +47,7 @@ struct PrometheusExpositionTests {
         for value in [0.5, 1, 2, 3, 10, 50] as [Double] {
             histogram.record(value)
         }
-        #expect(exposition(of: registry) == """
+        #expect(registry.exposition == """
             # TYPE pushline_test_batch_size histogram
             pushline_test_batch_size_bucket{pool="a",le="1"} 2
             pushline_test_batch_size_bucket{pool="a",le="2.5"} 3
@@ -69,7 +63,7 @@ struct PrometheusExpositionTests {
     func timerSamples() throws {
         let registry = MetricsRegistry()
         try registry.makeTimer(label: "pushline_test_latency_seconds", buckets: [0.005, 0.1]).recordMilliseconds(50)
-        #expect(exposition(of: registry) == """
+        #expect(registry.exposition == """
             # TYPE pushline_test_latency_seconds histogram
             pushline_test_latency_seconds_bucket{le="0.005"} 0
             pushline_test_latency_seconds_bucket{le="0.1"} 1
@@ -92,6 +86,6 @@ struct PrometheusExpositionTests {
         try registry.makeHistogram(label: "pushline_test_payload_bytes", help: "Payload sizes.").record(512)
         try registry.makeTimer(label: "pushline_test_latency_seconds", dimensions: [("pool", "p")], help: "Latency.")
             .recordNanoseconds(3_000_000)
-        try PromtoolCheck.expectAccepted(exposition(of: registry))
+        try PromtoolCheck.expectAccepted(registry.exposition)
     }
 }

@@ -5,12 +5,6 @@ import Testing
 
 @Suite("Sender metrics recorder")
 struct SenderMetricsRecorderTests {
-    private func exposition(of registry: MetricsRegistry) -> String {
-        var buffer: [UInt8] = []
-        registry.emit(into: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
-    }
-
     @Test("every sender hook lands in its documented metric with its labels")
     func hooksUseDocumentedNames() throws {
         let registry = MetricsRegistry()
@@ -22,7 +16,7 @@ struct SenderMetricsRecorderTests {
         recorder.recordRetry(pool: "production", cause: "TooManyRequests")
         recorder.recordTokenRefresh(pool: "production")
         recorder.recordPoolState(pool: "production", openConnections: 2, inFlightStreams: 7, freeStreamCapacity: 1993)
-        let text = exposition(of: registry)
+        let text = registry.exposition
         for sample in [
             #"pushline_apns_results_total{pool="production",outcome="accepted",status="200",reason="none"} 1"#,
             #"pushline_apns_results_total{pool="production",outcome="rejected",status="410",reason="Unregistered"} 1"#,
