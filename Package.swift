@@ -70,7 +70,9 @@ let package = Package(
         ]),
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
-        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "APNsTelemetry", "APNsClient", "PushlineTestKit"]),
+        .testTarget(name: "TelemetryTests", dependencies: [
+            "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",
+        ]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]
