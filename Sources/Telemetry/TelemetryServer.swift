@@ -34,7 +34,7 @@ public final class TelemetryServer: Sendable {
     private static func respond(to request: EmbeddedHTTPRequest, registry: MetricsRegistry,
                                 isReady: @Sendable () -> Bool) -> EmbeddedHTTPResponse {
         guard ["/metrics", "/healthz", "/readyz"].contains(request.path) else { return .text("not found\n", status: 404) }
-        guard request.method == "GET" || request.method == "HEAD" else { return .text("method not allowed\n", status: 405) }
+        guard request.method == "GET" else { return .text("method not allowed\n", status: 405) }
         switch request.path {
         case "/metrics":
             var body: [UInt8] = []

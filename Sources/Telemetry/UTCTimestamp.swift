@@ -12,7 +12,7 @@ enum UTCTimestamp {
         return format(secondsSinceEpoch: time.tv_sec, milliseconds: Int(time.tv_nsec / 1_000_000))
     }
 
-    static func format(secondsSinceEpoch seconds: time_t, milliseconds: Int) -> String {
+    private static func format(secondsSinceEpoch seconds: time_t, milliseconds: Int) -> String {
         var seconds = seconds
         var parts = tm()
         gmtime_r(&seconds, &parts)

@@ -42,10 +42,13 @@ struct LoggerTests {
         var logger = collector.logger()
         logger[metadataKey: "pool"] = "sandbox"
         logger[metadataKey: "worker"] = "w1"
-        logger.error("send failed", metadata: ["pool": "production", "attempts": ["1", "2"], "peer": ["host": "api.push.apple.com"]])
+        logger.error("send failed", metadata: [
+            "pool": "production", "attempts": ["1", "2"], "peer": ["host": "api.push.apple.com"], "status": .stringConvertible(503),
+        ])
         let object = try #require(try collector.parsedObjects().first)
         #expect(object["pool"] as? String == "production")
         #expect(object["worker"] as? String == "w1")
+        #expect(object["status"] as? String == "503")
         #expect(object["attempts"] as? [String] == ["1", "2"])
         #expect((object["peer"] as? [String: Any])?["host"] as? String == "api.push.apple.com")
     }
