@@ -9,8 +9,7 @@ import Synchronization
 /// Recording is lock-free: one atomic add on the observation's bucket and one on the sum.
 /// `_count` is computed from the buckets when exposed, so it always equals the `+Inf` bucket.
 public final class Histogram: @unchecked Sendable {
-    // @unchecked: `bucketCounts` is allocated in init, freed in deinit, and otherwise only touched
-    // through its Atomic elements.
+    // @unchecked: `bucketCounts` is written only through its Atomic elements between init and deinit.
 
     /// Prometheus' default buckets, in seconds: 5 ms to 10 s.
     public static let defaultBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]

@@ -55,7 +55,8 @@ public struct JSONLogHandler: LogHandler {
         case .stringConvertible(let convertible): return .string(convertible.description)
         case .array(let elements): return .array(elements.map { jsonValue(of: $0, key: nil) })
         case .dictionary(let dictionary):
-            return .object(JSONObject(dictionary.sorted { $0.key < $1.key }.map { .init($0.key, jsonValue(of: $0.value, key: $0.key)) }))
+            let members = dictionary.sorted { $0.key < $1.key }
+            return .object(JSONObject(members.map { .init($0.key, jsonValue(of: $0.value, key: $0.key)) }))
         }
     }
 }

@@ -69,7 +69,8 @@ struct LoggerTests {
         let collector = LineCollector()
         collector.logger().info("connecting", metadata: [
             "password": "hunter2", "device_token": "abcd", "apiKey": "k", "Authorization": "bearer x",
-            "client-secret": "s", "refresh_tokens": "t1", "HTTPAuthorization": "basic y", "APNsToken": "z", "monkey": "banana", "tokenizer": "t", "pool": "production",
+            "client-secret": "s", "refresh_tokens": "t1", "HTTPAuthorization": "basic y", "APNsToken": "z",
+            "monkey": "banana", "tokenizer": "t", "pool": "production",
             "peer": ["auth_token": "nested", "host": "h"],
         ])
         let object = try #require(try collector.parsedObjects().first)

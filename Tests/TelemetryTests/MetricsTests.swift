@@ -98,9 +98,13 @@ struct MetricsTests {
     @Test("label names must be snake_case, unique, and not le on histograms")
     func invalidLabelNamesAreRefused() {
         let registry = MetricsRegistry()
-        for labels in [["Pool"], ["__name"], ["pool", "pool"]] {
-            #expect(throws: MetricsRegistryError(code: .invalidLabelName, name: "pushline_test_events_total",
-                                                 detail: labels == ["pool", "pool"] ? "label pool appears twice" : "label \(labels[0]): use snake_case")) {
+        let cases: [(labels: [String], detail: String)] = [
+            (["Pool"], "label Pool: use snake_case"),
+            (["__name"], "label __name: use snake_case"),
+            (["pool", "pool"], "label pool appears twice"),
+        ]
+        for (labels, detail) in cases {
+            #expect(throws: MetricsRegistryError(code: .invalidLabelName, name: "pushline_test_events_total", detail: detail)) {
                 try registry.makeCounterFamily(name: "pushline_test_events_total", labelNames: labels)
             }
         }
