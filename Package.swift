@@ -27,6 +27,9 @@ let package = Package(
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
 
+        // Telemetry: JSON logs, metrics, Prometheus exposition and endpoints.
+        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP"]),
+
         // Wrappers.
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
@@ -42,6 +45,7 @@ let package = Package(
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
+        .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
 
         // Domain.
         .target(name: "Enrichment", dependencies: ["APNsCore", "CYAML", "CPushlineICU"]),
@@ -74,6 +78,9 @@ let package = Package(
         ]),
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
+        .testTarget(name: "TelemetryTests", dependencies: [
+            "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",
+        ]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]

@@ -186,12 +186,8 @@ struct APNsSenderTests {
         let certificate = try SelfSignedCertificate(commonName: "Apple Push Services: com.example.app", alternativeNames: [],
                                                     userID: SenderFixture.topic)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cert-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let certificateFile = directory.appendingPathComponent("cert.pem").path
-        let keyFile = directory.appendingPathComponent("key.pem").path
-        try certificate.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
-        try certificate.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-        return (certificateFile, keyFile)
+        let files = try certificate.write(to: directory)
+        return (files.certificateFile, files.privateKeyFile)
     }
 
     @Test("certificate authentication (PEM): no provider token, topics from the certificate")
@@ -211,7 +207,7 @@ struct APNsSenderTests {
     func pkcs12Authentication() async throws {
         let fixture = try SenderFixture(credentials: { _ in
             let files = try Self.clientCertificate()
-            let bundle = files.certificateFile.replacingOccurrences(of: "cert.pem", with: "push.p12")
+            let bundle = files.certificateFile.replacingOccurrences(of: "certificate.pem", with: "push.p12")
             let openssl = try ExternalCommand.locate("openssl", package: "openssl")
             let exported = try ExternalCommand.run(openssl, ["pkcs12", "-export", "-in", files.certificateFile, "-inkey", files.keyFile,
                                                              "-out", bundle, "-passout", "pass:s3cret"])
@@ -226,7 +222,7 @@ struct APNsSenderTests {
     @Test("a PKCS#12 file opened with the wrong password is an error that names the file, not the password")
     func pkcs12WrongPassword() throws {
         let files = try Self.clientCertificate()
-        let bundle = files.certificateFile.replacingOccurrences(of: "cert.pem", with: "push.p12")
+        let bundle = files.certificateFile.replacingOccurrences(of: "certificate.pem", with: "push.p12")
         let openssl = try ExternalCommand.locate("openssl", package: "openssl")
         _ = try ExternalCommand.run(openssl, ["pkcs12", "-export", "-in", files.certificateFile, "-inkey", files.keyFile,
                                               "-out", bundle, "-passout", "pass:s3cret"])
