@@ -16,9 +16,9 @@ public final class RedisServer: Sendable {
     /// The running server.
     private let process: Mutex<ServerProcess?>
 
-    /// Starts a server and waits until it accepts connections; blocks, so call it from a thread of
-    /// its own (``start(password:unixSocket:)`` does that). Throws, naming the Debian package, when
-    /// `redis-server` is not installed.
+    /// Starts a server and waits until it answers `PING`; blocks, so call it from a thread of its own
+    /// (``start(password:unixSocket:)`` does that). Throws, naming the Debian package, when
+    /// `redis-server` or `redis-cli` is not installed.
     public init(password: String? = nil, unixSocket: Bool = false) throws {
         executable = try ExternalCommand.locate("redis-server", package: "redis-server")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-redis-\(UUID().uuidString.prefix(8))")
@@ -74,9 +74,10 @@ public final class RedisServer: Sendable {
     }
 
     /// Starts `redis-server` (logging to its standard output, which ``ServerProcess`` keeps) and
-    /// waits up to 10 seconds until it logs that it accepts connections: watching the log needs no
-    /// client and no child process, so the wait cannot block on anything but the clock.
+    /// waits up to 10 seconds until it logs that it accepts connections and then answers `PING`
+    /// through `redis-cli` (`NOAUTH` counts: the server is up and wants its password).
     private static func start(_ executable: String, port: Int, directory: URL, password: String?, unixSocket: String?) throws -> ServerProcess {
+        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
         var arguments = [
             "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path,
             "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
@@ -90,7 +91,10 @@ public final class RedisServer: Sendable {
                 let lastLines = server.log.split(separator: "\n").suffix(3).joined(separator: "\n")
                 throw TestKitError("redis-server exited at start on port \(port): \(lastLines)")
             }
-            if server.log.contains("Ready to accept connections") { return server }
+            if server.log.contains("Ready to accept connections") {
+                let answer = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(port), "ping"]).standardOutput
+                if answer.contains("PONG") || answer.contains("NOAUTH") { return server }
+            }
             usleep(10_000)
         }
         server.stop(graceMilliseconds: 0)
