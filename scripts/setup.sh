@@ -22,6 +22,8 @@ packages=(
   kcat
   prometheus
   openssl
+  # JSON Schema checks of the documented event formats (tests)
+  python3-jsonschema
 )
 
 missing=()
