@@ -38,8 +38,11 @@ let package = Package(
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
 
+        // YAML documents with line numbers (libyaml), for templates and configuration.
+        .target(name: "YAML", dependencies: ["CYAML"]),
+
         // Domain.
-        .target(name: "Enrichment", dependencies: ["APNsCore", "CYAML", "CPushlineICU"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
