@@ -43,10 +43,12 @@ let package = Package(
 
         // Domain.
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
+        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "YAML"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Runtime"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "PushlineConfiguration",
+                                                           "Runtime"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -68,6 +70,7 @@ let package = Package(
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "PushlineConfigurationTests", dependencies: ["PushlineConfiguration", "APNsClient", "PushlineTestKit"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(
             name: "APNsSimulatorTests",

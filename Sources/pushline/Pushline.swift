@@ -6,7 +6,7 @@ enum Pushline {
     static let tool = CommandLineTool(
         name: "pushline",
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
-        commands: [ValidatePayloadCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self, BenchEnrichmentCommand.self,
+        commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self, BenchEnrichmentCommand.self,
                    BenchSenderCommand.self]
     )
 
