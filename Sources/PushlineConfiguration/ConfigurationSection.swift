@@ -40,6 +40,9 @@ struct ConfigurationSection {
         case .mapping(let members, let line)?:
             self.members = members
             self.line = line
+        case let empty? where Self.isEmpty(empty):
+            self.members = []
+            self.line = empty.line
         case let other?:
             self.members = []
             self.line = other.line
@@ -49,6 +52,11 @@ struct ConfigurationSection {
             self.members = []
             self.line = parentLine
         }
+    }
+
+    /// A key with nothing after it (or `~`, `null`), as when every line under it is commented out.
+    private static func isEmpty(_ node: YAMLNode) -> Bool {
+        if case .scalar(let text, _) = node { ["", "~", "null"].contains(text) } else { false }
     }
 
     /// The dotted key of a member: `redis.port`.
@@ -232,7 +240,7 @@ struct ConfigurationSection {
 
     /// A sequence of mappings, item `i` overridden by `…_<NAME>_<i>_…` variables.
     mutating func sequence(_ name: String) -> [ConfigurationSection] {
-        guard let node = member(name) else { return [] }
+        guard let node = member(name), !Self.isEmpty(node) else { return [] }
         guard case .sequence(let elements, _) = node else {
             report(.wrongType, name, at: Origin(line: node.line, variable: nil), "must be a sequence, got \(node.kindName)")
             return []
