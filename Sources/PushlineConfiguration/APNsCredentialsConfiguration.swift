@@ -40,7 +40,9 @@ public enum APNsCredentialsConfiguration: Sendable, CustomStringConvertible {
                 : "is required (or certificate_file and private_key_file for a certificate)")
             return nil
         }
-        let required = wantsToken ? ["key_id", "team_id"] + (keyFromEnvironment == nil ? ["key_file"] : []) : ["certificate_file", "private_key_file"]
+        let required = wantsToken
+            ? ["key_id", "team_id"] + (keyFromEnvironment == nil ? ["key_file"] : [])
+            : ["certificate_file", "private_key_file"]
         let missing = required.filter { !section.requirePresence($0) }
         guard missing.isEmpty else { return nil }
         if wantsCertificate {
@@ -51,8 +53,9 @@ public enum APNsCredentialsConfiguration: Sendable, CustomStringConvertible {
         if let keyFromEnvironment {
             key = (keyFromEnvironment.value, section.variableName("key"), section.origin("key"))
         } else {
+            let origin = section.origin("key_file")
             key = keyFile.flatMap { file in
-                FileManager.default.contents(atPath: file).map { (String(decoding: $0, as: UTF8.self), "\"\(file)\"", section.origin("key_file")) }
+                FileManager.default.contents(atPath: file).map { (String(decoding: $0, as: UTF8.self), "\"\(file)\"", origin) }
             }
         }
         guard let key, let keyID, let teamID else { return nil }

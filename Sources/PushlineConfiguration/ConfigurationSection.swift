@@ -160,7 +160,8 @@ struct ConfigurationSection {
         if case .sequence(let elements, let sequenceLine)? = member(name), diagnostics.variable(variableName(name)) == nil {
             items = elements.compactMap { element in
                 guard case .scalar(let text, let line) = element else {
-                    report(.wrongType, name, at: Origin(line: element.line, variable: nil), "items must be scalars, got \(element.kindName)")
+                    report(.wrongType, name, at: Origin(line: element.line, variable: nil),
+                           "items must be scalars, got \(element.kindName)")
                     return nil
                 }
                 return (text, Origin(line: line, variable: nil))

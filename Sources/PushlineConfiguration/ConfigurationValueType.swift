@@ -7,7 +7,8 @@ struct ConfigurationValueType<Value> {
 
     /// One of the words in `choices`.
     static func choice(_ choices: KeyValuePairs<String, Value>) -> ConfigurationValueType<Value> {
-        ConfigurationValueType(expectation: "one of \(choices.map(\.key).joined(separator: ", "))") { text throws(ConfigurationValueRejection) in
+        let words = choices.map(\.key).joined(separator: ", ")
+        return ConfigurationValueType(expectation: "one of \(words)") { text throws(ConfigurationValueRejection) in
             guard let match = choices.first(where: { $0.key == text }) else { throw .wrongType }
             return match.value
         }
@@ -35,7 +36,8 @@ extension ConfigurationValueType<String> {
 
     /// A Kafka topic name: 1 to 249 of letters, digits, `.`, `_` and `-`.
     static var topic: ConfigurationValueType {
-        ConfigurationValueType(expectation: "a Kafka topic name (letters, digits, \".\", \"_\", \"-\")") { text throws(ConfigurationValueRejection) in
+        let expectation = "a Kafka topic name (letters, digits, \".\", \"_\", \"-\")"
+        return ConfigurationValueType(expectation: expectation) { text throws(ConfigurationValueRejection) in
             guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }) else {
                 throw .wrongType
             }

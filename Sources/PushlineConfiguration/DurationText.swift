@@ -10,7 +10,7 @@ enum DurationText {
         // Longest suffix first, so "ms" is not read as "m".
         for unit in units.sorted(by: { $0.suffix.count > $1.suffix.count }) where text.hasSuffix(unit.suffix) {
             let digits = text.dropLast(unit.suffix.count)
-            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int64(digits), count >= 0 else { return nil }
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let count = Int64(digits) else { return nil }
             let (milliseconds, overflow) = count.multipliedReportingOverflow(by: unit.milliseconds)
             return overflow ? nil : .milliseconds(milliseconds)
         }

@@ -35,7 +35,11 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
         for entry in section.dictionary("properties") {
             let key = "properties.\(entry.name)"
             if entry.origin.variable != nil {
-                if Self.isSecretProperty(entry.name) { secretProperties[entry.name] = Secret(entry.value) } else { properties[entry.name] = entry.value }
+                if Self.isSecretProperty(entry.name) {
+                    secretProperties[entry.name] = Secret(entry.value)
+                } else {
+                    properties[entry.name] = entry.value
+                }
             } else if Self.isSecretProperty(entry.name) || ConfigurationSection.looksLikeKeyMaterial(entry.value) {
                 let variable = "\(section.variableName("properties"))_\(ConfigurationSection.variableWord(entry.name))"
                 section.report(.inlineSecret, key, at: entry.origin,

@@ -76,7 +76,8 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         let poolNames = worker.apns.declaredPoolNames
         if let pool, !poolNames.contains(pool) {
             let known = poolNames.isEmpty ? "none are defined" : "defined: \(poolNames.sorted().joined(separator: ", "))"
-            section.report(.unknownReference, "apns_pool", at: section.origin("apns_pool"), "\"\(pool)\" is not a pool of apns.pools (\(known))")
+            section.report(.unknownReference, "apns_pool", at: section.origin("apns_pool"),
+                           "\"\(pool)\" is not a pool of apns.pools (\(known))")
         }
         var dedupe = worker.dedupe
         var dedupeSection = section.section("dedupe")

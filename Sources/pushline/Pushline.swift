@@ -6,8 +6,8 @@ enum Pushline {
     static let tool = CommandLineTool(
         name: "pushline",
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
-        commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self, BenchEnrichmentCommand.self,
-                   BenchSenderCommand.self]
+        commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
+                   BenchEnrichmentCommand.self, BenchSenderCommand.self]
     )
 
     static func main() {

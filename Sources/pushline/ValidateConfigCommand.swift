@@ -29,8 +29,9 @@ enum ValidateConfigCommand: Command {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let configuration: PushlineConfiguration
         do {
-            configuration = try PushlineConfiguration.load(file: arguments.positionals[0], pipelinesDirectory: arguments.optional("--pipelines"),
-                                                           environment: ProcessInfo.processInfo.environment)
+            configuration = try PushlineConfiguration.load(
+                file: arguments.positionals[0], pipelinesDirectory: arguments.optional("--pipelines"),
+                environment: ProcessInfo.processInfo.environment)
         } catch {
             for problem in error.errors { print(problem) }
             return 1

@@ -27,7 +27,8 @@ struct ConfigurationShapeTests {
         let certificate = try fixture.write("certificate\n", to: "apns-cert.pem")
         let key = try fixture.write("key\n", to: "apns-key.pem")
         let worker = ConfigurationFixture.validWorker.replacingOccurrences(
-            of: "  credentials:\n", with: "  credentials:\n    legacy:\n      certificate_file: apns-cert.pem\n      private_key_file: apns-key.pem\n")
+            of: "  credentials:\n",
+            with: "  credentials:\n    legacy:\n      certificate_file: apns-cert.pem\n      private_key_file: apns-key.pem\n")
         try fixture.write(worker, to: "pushline.yaml")
         guard case .certificate(let certificateFile, let privateKeyFile)? = try fixture.load().apns.credentials["legacy"] else {
             Issue.record("expected certificate credentials")
@@ -40,7 +41,8 @@ struct ConfigurationShapeTests {
     @Test("token and certificate settings in one entry are refused")
     func tokenAndCertificate() throws {
         let worker = ConfigurationFixture.validWorker.replacingOccurrences(
-            of: "      team_id: \(DevCredentials.teamID)", with: "      team_id: \(DevCredentials.teamID)\n      certificate_file: \(DevCredentials.publicKeyFile)")
+            of: "      team_id: \(DevCredentials.teamID)",
+            with: "      team_id: \(DevCredentials.teamID)\n      certificate_file: \(DevCredentials.publicKeyFile)")
         let error = try #require(try ConfigurationFixture(worker: worker).errors().only)
         #expect(error.code == .invalidValue)
         #expect(error.key == "apns.credentials.dev.key_file")

@@ -55,7 +55,8 @@ struct EnvironmentOverrideTests {
         #expect(error.variable == "PUSHLINE_REDIS_PORT")
         #expect(error.key == "redis.port")
         #expect(error.line == 12)
-        #expect(error.description == #"\#(fixture.file):12: redis.port: must be an integer from 1 to 65535, got "sixty" (from PUSHLINE_REDIS_PORT)"#)
+        #expect(error.description
+            == #"\#(fixture.file):12: redis.port: must be an integer from 1 to 65535, got "sixty" (from PUSHLINE_REDIS_PORT)"#)
     }
 
     @Test("a variable out of range is reported like the file's value")

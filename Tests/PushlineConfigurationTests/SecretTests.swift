@@ -22,8 +22,9 @@ struct SecretTests {
     func inlineKey() throws {
         let pem = try String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8)
         let body = pem.split(separator: "\n")[1]
+        let indented = pem.split(separator: "\n").map { "        \($0)" }.joined(separator: "\n")
         let worker = ConfigurationFixture.validWorker.replacingOccurrences(
-            of: "      key_file: \(DevCredentials.privateKeyFile)", with: "      key: |\n" + pem.split(separator: "\n").map { "        \($0)" }.joined(separator: "\n"))
+            of: "      key_file: \(DevCredentials.privateKeyFile)", with: "      key: |\n" + indented)
         let error = try #require(try ConfigurationFixture(worker: worker).errors().only)
         #expect(error.code == .inlineSecret)
         #expect(error.key == "apns.credentials.dev.key")
@@ -91,7 +92,8 @@ struct SecretTests {
     @Test("an unusable key from the environment is named by its variable, not repeated")
     func unusableKeyFromEnvironment() throws {
         let worker = ConfigurationFixture.validWorker.replacingOccurrences(of: "      key_file: \(DevCredentials.privateKeyFile)\n", with: "")
-        let error = try #require(try ConfigurationFixture(worker: worker).errors(environment: ["PUSHLINE_APNS_CREDENTIALS_DEV_KEY": Self.password]).only)
+        let errors = try ConfigurationFixture(worker: worker).errors(environment: ["PUSHLINE_APNS_CREDENTIALS_DEV_KEY": Self.password])
+        let error = try #require(errors.only)
         #expect(error.code == .unusableCredentials)
         #expect(error.message == "PUSHLINE_APNS_CREDENTIALS_DEV_KEY is not a usable ES256 (.p8) private key")
         #expect(!error.description.contains(Self.password))
