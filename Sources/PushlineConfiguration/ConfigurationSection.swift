@@ -24,9 +24,9 @@ struct ConfigurationSection {
     private let members: [(key: String, value: YAMLNode)]
     private var read: Set<String> = []
 
-    /// The top mapping of `file`, its settings overridden by `<variablePrefix>_…` variables.
-    init(root: YAMLNode, file: String, variablePrefix: String = "PUSHLINE", diagnostics: ConfigurationDiagnostics) {
-        self.init(root, file: file, keyPath: "", variablePrefix: variablePrefix, parentLine: 1, diagnostics: diagnostics)
+    /// The top mapping of `file`, its settings overridden by `PUSHLINE_…` variables.
+    init(root: YAMLNode, file: String, diagnostics: ConfigurationDiagnostics) {
+        self.init(root, file: file, keyPath: "", variablePrefix: "PUSHLINE", parentLine: 1, diagnostics: diagnostics)
     }
 
     private init(_ node: YAMLNode?, file: String, keyPath: String, variablePrefix: String, parentLine: Int,
@@ -112,7 +112,8 @@ struct ConfigurationSection {
             return nil
         }
         guard !Self.looksLikeKeyMaterial(found.text) else {
-            report(.inlineSecret, name, at: found.origin, "looks like key material; keys are read only from files named here")
+            report(.inlineSecret, name, at: found.origin,
+                   "looks like key material, which is read only from the key files and variables made for it")
             return nil
         }
         return found
