@@ -27,16 +27,24 @@ let package = Package(
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
 
+        // Telemetry: JSON logs, metrics, Prometheus exposition and endpoints.
+        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP"]),
+
         // Wrappers.
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka"]),
+
+        // Benchmarks: a wrapper measured against a plain C loop doing the same work.
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
 
         // APNs.
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
+        .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
 
         // YAML documents with line numbers (libyaml), for templates and configuration.
         .target(name: "YAML", dependencies: ["CYAML"]),
@@ -47,8 +55,8 @@ let package = Package(
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "PushlineConfiguration",
-                                                           "Runtime"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark",
+                                                           "PushlineConfiguration", "Runtime"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -65,6 +73,7 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
@@ -72,6 +81,9 @@ let package = Package(
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
         .testTarget(name: "PushlineConfigurationTests", dependencies: ["PushlineConfiguration", "APNsClient", "PushlineTestKit"]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
+        .testTarget(name: "TelemetryTests", dependencies: [
+            "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",
+        ]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]

@@ -25,6 +25,9 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var connections: [ObjectIdentifier: PooledConnection] = [:]
     /// Deliveries ready to be sent, oldest first.
     private var waiting = DeliveryQueue()
+    /// Every submitted delivery not yet swept, in submission (and so deadline) order.
+    private var deadlineOrder = DeliveryQueue()
+    private var deadlineSweepArmed = false
     /// Device tokens answered `TooManyRequests`, and when (monotonic ns) they may be tried again.
     private var deviceBackoff: [String: UInt64] = [:]
     private var failedConnects = 0
@@ -51,6 +54,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         case .certificate(let certificateFile, let privateKeyFile):
             tls = try TLSContext.client(alpn: ["h2"], verification: verification,
                                         certificateFile: certificateFile, privateKeyFile: privateKeyFile)
+        case .pkcs12(let file, let password):
+            tls = try TLSContext.client(alpn: ["h2"], verification: verification, pkcs12File: file, password: password)
         }
         retryBackoff = Backoff(baseMilliseconds: configuration.retryBackoffMilliseconds,
                                maximumMilliseconds: configuration.maximumRetryBackoffMilliseconds)
@@ -67,13 +72,36 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     func submit(_ deliveries: [PendingDelivery]) {
-        for delivery in deliveries {
-            loop.schedule(afterMilliseconds: Self.milliseconds(until: delivery.deadline)) { [weak self, delivery] in
-                self?.deadlinePassed(delivery)
+        let usualDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
+        for delivery in deliveries where delivery.deadline + Self.sweepInterval < usualDeadline {
+            // An expiration sooner than the cap: its own timer, as the sweep sees it only in turn.
+            loop.schedule(afterMilliseconds: Self.milliseconds(until: delivery.deadline)) { [self] in
+                deadlinePassed(delivery)
             }
         }
+        deadlineOrder.append(contentsOf: deliveries)
+        armDeadlineSweep()
         waiting.append(contentsOf: deliveries)
         dispatch()
+    }
+
+    /// How often the deadlines of submitted deliveries are checked, in nanoseconds.
+    private static let sweepInterval: UInt64 = 50_000_000
+
+    /// Deliveries have (nearly) the same deadline cap and arrive in order, so one periodic sweep
+    /// from the front of `deadlineOrder` finds every expired one, without a timer per delivery.
+    private func armDeadlineSweep() {
+        guard !deadlineSweepArmed, !deadlineOrder.isEmpty else { return }
+        deadlineSweepArmed = true
+        loop.schedule(afterMilliseconds: Int(Self.sweepInterval / 1_000_000)) { [self] in
+            deadlineSweepArmed = false
+            let now = MonotonicClock.nanoseconds()
+            while let first = deadlineOrder.first, first.isFinished || first.deadline <= now {
+                deadlineOrder.removeFirst()
+                deadlinePassed(first)
+            }
+            armDeadlineSweep()
+        }
     }
 
     /// Fails what is waiting and closes every connection.
@@ -140,13 +168,16 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             var streamID: Int32 = 0
             streamID = try connection.http2.send(
                 method: request.method, path: request.path, authority: environment.host, headers: headers, body: request.body
-            ) { [weak self, weak connection] result in
-                guard let self else { return }
-                connection?.inFlight[streamID] = nil
-                connection?.lastActivity = MonotonicClock.nanoseconds()
+            ) { [self] result in
+                // Strong captures: the connection fails every handler when it closes, which breaks
+                // the cycle pool → connection → handler → pool.
+                connection.inFlight[streamID] = nil
+                delivery.inFlight = nil
+                connection.lastActivity = MonotonicClock.nanoseconds()
                 handle(result, for: delivery, on: connection)
             }
             connection.inFlight[streamID] = delivery
+            delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
         } catch {
             retryOrFail(delivery, cause: "connection", detail: "\(error)")
@@ -244,12 +275,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private func deadlinePassed(_ delivery: PendingDelivery) {
         guard !delivery.isFinished else { return }
-        for connection in connections.values {
-            if let streamID = connection.inFlight.first(where: { $0.value === delivery })?.key {
-                connection.inFlight[streamID] = nil
-                connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
-                return
-            }
+        if let (connection, streamID) = delivery.inFlight {
+            delivery.inFlight = nil
+            connection.inFlight[streamID] = nil
+            connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
+            return
         }
         let detail = lastConnectionError.map { "deadline passed before APNs answered; last connection error: \($0)" }
         finish(delivery, .expired, now: MonotonicClock.nanoseconds(), detail: detail ?? "deadline passed before APNs answered")

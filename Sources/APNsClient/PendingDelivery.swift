@@ -13,6 +13,8 @@ final class PendingDelivery {
     /// `ExpiredProviderToken` is retried once, with a fresh token on a fresh connection.
     var retriedExpiredToken = false
     var isFinished = false
+    /// The connection and stream carrying the current attempt, if one is in flight.
+    var inFlight: (connection: PooledConnection, streamID: Int32)?
 
     init(request: APNsRequest, submittedAt: UInt64, deadline: UInt64, complete: @escaping (RequestOutcome) -> Void) {
         self.request = request

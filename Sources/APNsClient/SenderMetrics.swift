@@ -1,5 +1,5 @@
-/// Where the sender reports what it does. The `Telemetry` module implements it with Prometheus
-/// metrics; tests can record calls. Called on the pools' event loops: keep it cheap.
+/// Where the sender reports what it does. `APNsTelemetry`'s `SenderMetricsRecorder` implements it
+/// with Prometheus metrics; tests can record calls. Called on the pools' event loops: keep it cheap.
 public protocol SenderMetrics: Sendable {
     /// A final answer or failure for one notification.
     func recordResult(pool: String, outcome: DeliveryResult.Outcome, status: Int?, reason: String?, latencyMilliseconds: Double)

@@ -16,13 +16,10 @@ public final class SimulatorHarness: @unchecked Sendable {
     /// - Parameter now: the simulator's clock, UNIX milliseconds (tests move it by hand).
     public init(configuration: SimulatorConfiguration = SimulatorConfiguration(),
                 now: @escaping @Sendable () -> Int64 = APNsSimulator.systemNow) throws {
-        let certificate = try SelfSignedCertificate(commonName: "localhost")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-sim-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificateFile = directory.appendingPathComponent("certificate.pem").path
-        let keyFile = directory.appendingPathComponent("private-key.pem").path
-        try certificate.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
-        try certificate.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let files = try SelfSignedCertificate(commonName: "localhost").write(to: directory)
+        certificateFile = files.certificateFile
+        let keyFile = files.privateKeyFile
         let tls = try TLSContext.server(certificateFile: certificateFile, privateKeyFile: keyFile, alpn: ["h2"],
                                         requestClientCertificate: true)
         server = try SimulatorServer(simulator: APNsSimulator(configuration: configuration, now: now), tls: tls, eventLoops: 1)

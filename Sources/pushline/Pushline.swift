@@ -7,7 +7,7 @@ enum Pushline {
         name: "pushline",
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
         commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
-                   BenchEnrichmentCommand.self, BenchSenderCommand.self]
+                   DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self]
     )
 
     static func main() {

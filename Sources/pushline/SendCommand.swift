@@ -28,7 +28,8 @@ enum SendCommand: Command {
           --key FILE --key-id KID --team-id TEAM
                             provider-token auth with a .p8 key
           --cert FILE [--cert-key FILE]
-                            certificate auth (PEM; the key defaults to the certificate file)
+                            certificate auth: PEM (the key defaults to the certificate file), or
+                            PKCS#12 (.p12/.pfx) opened with $PUSHLINE_CERT_PASSWORD (default empty)
         Where:
           --sandbox         api.sandbox.push.apple.com:443
           --production      api.push.apple.com:443
@@ -157,6 +158,10 @@ enum SendCommand: Command {
             }
             return .token(ProviderTokenSource(credentials: credentials))
         case (nil, let certificateFile?):
+            if certificateFile.hasSuffix(".p12") || certificateFile.hasSuffix(".pfx") {
+                // The password comes from the environment, never from the command line (ps shows it).
+                return .pkcs12(file: certificateFile, password: ProcessInfo.processInfo.environment["PUSHLINE_CERT_PASSWORD"] ?? "")
+            }
             return .certificate(certificateFile: certificateFile, privateKeyFile: arguments.optional("--cert-key") ?? certificateFile)
         case (nil, nil):
             throw UsageError(message: "credentials are required: --key with --key-id and --team-id, or --cert")

@@ -181,24 +181,57 @@ struct APNsSenderTests {
         #expect((results.map(\.latencyMilliseconds).max() ?? 0) < 5 * 1000)
     }
 
-    @Test("certificate authentication: no provider token, topics from the certificate")
+    /// A client certificate whose subject UID is the app's bundle id, as Apple's push certificates have.
+    private static func clientCertificate() throws -> (certificateFile: String, keyFile: String) {
+        let certificate = try SelfSignedCertificate(commonName: "Apple Push Services: com.example.app", alternativeNames: [],
+                                                    userID: SenderFixture.topic)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cert-\(UUID().uuidString)")
+        let files = try certificate.write(to: directory)
+        return (files.certificateFile, files.privateKeyFile)
+    }
+
+    @Test("certificate authentication (PEM): no provider token, topics from the certificate")
     func certificateAuthentication() async throws {
         let fixture = try SenderFixture(credentials: { _ in
-            let certificate = try SelfSignedCertificate(commonName: "Apple Push Services: com.example.app", alternativeNames: [],
-                                                        userID: SenderFixture.topic)
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cert-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let certificateFile = directory.appendingPathComponent("cert.pem").path
-            let keyFile = directory.appendingPathComponent("key.pem").path
-            try certificate.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
-            try certificate.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
-            return .certificate(certificateFile: certificateFile, privateKeyFile: keyFile)
+            let files = try Self.clientCertificate()
+            return .certificate(certificateFile: files.certificateFile, privateKeyFile: files.keyFile)
         })
         defer { fixture.stop() }
         let results = try await fixture.sender.send(SenderFixture.notifications(10), pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .accepted })
         let wrongTopic = try #require(try await fixture.sender.send(SenderFixture.notifications(1, topic: "com.example.other"), pool: "dev").first)
         #expect(wrongTopic.outcome == .rejected)
+    }
+
+    @Test("certificate authentication (PKCS#12 with a password)")
+    func pkcs12Authentication() async throws {
+        let fixture = try SenderFixture(credentials: { _ in
+            let files = try Self.clientCertificate()
+            let bundle = files.certificateFile.replacingOccurrences(of: "certificate.pem", with: "push.p12")
+            let openssl = try ExternalCommand.locate("openssl", package: "openssl")
+            let exported = try ExternalCommand.run(openssl, ["pkcs12", "-export", "-in", files.certificateFile, "-inkey", files.keyFile,
+                                                             "-out", bundle, "-passout", "pass:s3cret"])
+            guard exported.status == 0 else { throw TestKitError("openssl pkcs12 failed: \(exported.standardError)") }
+            return .pkcs12(file: bundle, password: "s3cret")
+        })
+        defer { fixture.stop() }
+        let results = try await fixture.sender.send(SenderFixture.notifications(5), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+    }
+
+    @Test("a PKCS#12 file opened with the wrong password is an error that names the file, not the password")
+    func pkcs12WrongPassword() throws {
+        let files = try Self.clientCertificate()
+        let bundle = files.certificateFile.replacingOccurrences(of: "certificate.pem", with: "push.p12")
+        let openssl = try ExternalCommand.locate("openssl", package: "openssl")
+        _ = try ExternalCommand.run(openssl, ["pkcs12", "-export", "-in", files.certificateFile, "-inkey", files.keyFile,
+                                              "-out", bundle, "-passout", "pass:s3cret"])
+        let error = #expect(throws: OpenSSLError.self) {
+            _ = try TLSContext.client(alpn: ["h2"], verification: .insecureNoVerification, pkcs12File: bundle, password: "not-the-password")
+        }
+        #expect(error?.operation.contains(bundle) == true)
+        #expect(error?.description.contains("not-the-password") == false)
+        #expect(error?.description.contains("s3cret") == false)
     }
 
     @Test("an unknown pool is an error naming it")
