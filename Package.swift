@@ -51,7 +51,7 @@ let package = Package(
 
         // Domain.
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
-        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "YAML"]),
+        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Telemetry", "YAML"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
@@ -79,7 +79,9 @@ let package = Package(
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
-        .testTarget(name: "PushlineConfigurationTests", dependencies: ["PushlineConfiguration", "APNsClient", "PushlineTestKit"]),
+        .testTarget(name: "PushlineConfigurationTests", dependencies: [
+            "PushlineConfiguration", "APNsClient", "Kafka", "Telemetry", "PushlineTestKit",
+        ]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(name: "TelemetryTests", dependencies: [
             "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",

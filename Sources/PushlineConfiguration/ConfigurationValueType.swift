@@ -5,12 +5,12 @@ struct ConfigurationValueType<Value> {
     let expectation: String
     let convert: (String) throws(ConfigurationValueRejection) -> Value
 
-    /// One of the words in `choices`.
-    static func choice(_ choices: KeyValuePairs<String, Value>) -> ConfigurationValueType<Value> {
-        let words = choices.map(\.key).joined(separator: ", ")
+    /// One of the raw values of `Value`'s cases, in their order.
+    static func choice() -> ConfigurationValueType<Value> where Value: CaseIterable & RawRepresentable<String> {
+        let words = Value.allCases.map(\.rawValue).joined(separator: ", ")
         return ConfigurationValueType(expectation: "one of \(words)") { text throws(ConfigurationValueRejection) in
-            guard let match = choices.first(where: { $0.key == text }) else { throw .wrongType }
-            return match.value
+            guard let value = Value(rawValue: text) else { throw .wrongType }
+            return value
         }
     }
 }

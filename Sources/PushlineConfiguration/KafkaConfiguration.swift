@@ -1,3 +1,5 @@
+import Kafka
+
 /// How Pushline reaches Kafka: shared by every pipeline's consumer and the producer of outcomes,
 /// token events and DLQ records.
 public struct KafkaConfiguration: Sendable, CustomStringConvertible {
@@ -9,15 +11,34 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
     public var clientID = "pushline"
     /// librdkafka properties passed through unchanged (`security.protocol`, `socket.timeout.ms`, …).
     public var properties: [String: String] = [:]
-    /// librdkafka properties that hold secrets (see ``isSecretProperty(_:)``), from the environment only.
+    /// librdkafka properties that hold secrets (``KafkaProperty/isSecret(_:)``: `sasl.password`,
+    /// `ssl.key.pem`, …), from the environment only.
     public var secretProperties: [String: Secret] = [:]
 
     public init() {}
 
-    /// Whether a librdkafka property holds a secret: `sasl.password`, `ssl.key.password`,
-    /// `ssl.key.pem`, `sasl.oauthbearer.client.secret`, `sasl.oauthbearer.config` and the like.
-    public static func isSecretProperty(_ name: String) -> Bool {
-        name.contains("password") || name.contains("secret") || name.hasSuffix("key.pem") || name == "sasl.oauthbearer.config"
+    /// The consumer of one pipeline: its group and source topic, with every property.
+    public func consumerConfiguration(for pipeline: PipelineConfiguration) -> KafkaConsumerConfiguration {
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServerList, groupID: pipeline.sourceGroup,
+                                                  topics: [pipeline.sourceTopic])
+        consumer.clientID = clientID
+        consumer.additionalProperties = allProperties
+        return consumer
+    }
+
+    /// The producer of outcomes, token events and DLQ records, with every property.
+    public var producerConfiguration: KafkaProducerConfiguration {
+        var producer = KafkaProducerConfiguration(bootstrapServers: bootstrapServerList)
+        producer.clientID = clientID
+        producer.additionalProperties = allProperties
+        return producer
+    }
+
+    private var bootstrapServerList: String { bootstrapServers.map(\.description).joined(separator: ",") }
+
+    /// The passthrough properties with the secret ones revealed, for librdkafka only.
+    private var allProperties: [String: String] {
+        properties.merging(secretProperties.mapValues(\.value)) { _, secret in secret }
     }
 
     /// Servers, group and client id, and property names; never property values.
@@ -35,12 +56,12 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
         for entry in section.dictionary("properties") {
             let key = "properties.\(entry.name)"
             if entry.origin.variable != nil {
-                if Self.isSecretProperty(entry.name) {
+                if KafkaProperty.isSecret(entry.name) {
                     secretProperties[entry.name] = Secret(entry.value)
                 } else {
                     properties[entry.name] = entry.value
                 }
-            } else if Self.isSecretProperty(entry.name) || ConfigurationSection.looksLikeKeyMaterial(entry.value) {
+            } else if KafkaProperty.isSecret(entry.name) || ConfigurationSection.looksLikeKeyMaterial(entry.value) {
                 let variable = "\(section.variableName("properties"))_\(ConfigurationSection.variableWord(entry.name))"
                 section.report(.inlineSecret, key, at: entry.origin,
                                "secrets are not read from configuration files; set \(variable) instead")

@@ -4,7 +4,7 @@ import Foundation
 /// deduplicated, batched and sent, and where its records go.
 public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     /// What to do when Redis cannot be reached.
-    public enum RedisUnreachablePolicy: String, Sendable {
+    public enum RedisUnreachablePolicy: String, Sendable, CaseIterable {
         /// Stop consuming and retry: nothing is sent twice and nothing is lost (the default).
         case pause
         /// Send without deduplication, for teams that prefer availability.
@@ -94,7 +94,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         outputsSection.finish()
         let concurrency = section.value("concurrency", .integer(1...64))
         let inFlight = section.value("max_in_flight", .integer(1...1_000_000))
-        let policy = section.value("redis_unreachable", .choice(["pause": RedisUnreachablePolicy.pause, "fail_open": .failOpen]))
+        let policy = section.value("redis_unreachable", ConfigurationValueType<RedisUnreachablePolicy>.choice())
         guard let templates, let locales, let pool else { return nil }
         var pipeline = PipelineConfiguration(name: name, file: section.file, sourceGroup: group ?? worker.kafka.groupID,
                                              templatesDirectory: templates, localesDirectory: locales, apnsPool: pool, dedupe: dedupe)

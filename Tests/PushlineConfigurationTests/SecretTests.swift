@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import PushlineConfiguration
 import PushlineTestKit
 import Testing
@@ -67,6 +68,23 @@ struct SecretTests {
                        configuration.redis.description, configuration.kafka.description]
         #expect(printed.allSatisfy { !$0.contains(Self.password) })
         #expect(configuration.redis.description.hasSuffix("with password"))
+    }
+
+    @Test("secret librdkafka properties reach the clients' configuration, which redacts them")
+    func kafkaSecretsReachClients() throws {
+        let worker = ConfigurationFixture.validWorker + "\nkafka:\n  properties:\n    sasl.username: pushline\n"
+        let configuration = try ConfigurationFixture(worker: worker)
+            .load(environment: ["PUSHLINE_KAFKA_PROPERTIES_SASL_PASSWORD": Self.password, "PUSHLINE_KAFKA_BOOTSTRAP_SERVERS": "k1:9092,k2:9092"])
+        let pipeline = try #require(configuration.pipelines.first)
+        let consumer = configuration.kafka.consumerConfiguration(for: pipeline)
+        #expect(consumer.bootstrapServers == "k1:9092,k2:9092")
+        #expect(consumer.groupID == "pushline")
+        #expect(consumer.topics == ["pushline.intents"])
+        #expect(consumer.additionalProperties == ["sasl.username": "pushline", "sasl.password": Self.password])
+        #expect(configuration.kafka.producerConfiguration.additionalProperties["sasl.password"] == Self.password)
+        #expect(consumer.description.contains("sasl.username=pushline"))
+        #expect(!consumer.description.contains(Self.password))
+        #expect(!configuration.kafka.producerConfiguration.description.contains(Self.password))
     }
 
     @Test("a password file gives its first line")
