@@ -35,6 +35,7 @@ let package = Package(
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
         .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
@@ -51,12 +52,12 @@ let package = Package(
 
         // Domain.
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
-        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Telemetry", "YAML"]),
+        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark",
-                                                           "PushlineConfiguration", "Runtime"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
+                                                         "PushlineConfiguration", "Redis", "PushlineTestKit"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -74,13 +75,14 @@ let package = Package(
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
         .testTarget(name: "PushlineConfigurationTests", dependencies: [
-            "PushlineConfiguration", "APNsClient", "Kafka", "Telemetry", "PushlineTestKit",
+            "PushlineConfiguration", "APNsClient", "Kafka", "Redis", "Telemetry", "PushlineTestKit",
         ]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(name: "TelemetryTests", dependencies: [

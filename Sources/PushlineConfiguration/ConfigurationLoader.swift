@@ -1,4 +1,5 @@
 import Foundation
+import Redis
 import YAML
 
 /// Reads the files of one load into a ``PushlineConfiguration``, reporting every problem to the

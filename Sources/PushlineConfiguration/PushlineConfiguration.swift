@@ -1,3 +1,5 @@
+import Redis
+
 /// Everything a worker needs, typed: `Config/pushline.yaml` (Kafka, Redis, APNs, telemetry,
 /// dedupe defaults, shutdown) and the pipelines of `Pipelines/*.yaml`, with `PUSHLINE_…`
 /// environment variables applied over the files. Defaults live in the property declarations of
@@ -5,7 +7,8 @@
 /// once. The format is documented in `docs/configuration.md`.
 public struct PushlineConfiguration: Sendable {
     public var kafka = KafkaConfiguration()
-    public var redis = RedisConfiguration()
+    /// The Redis client's own configuration type, its password never printed.
+    public var redis = RedisConfiguration.local
     public var apns = APNsConfiguration()
     public var telemetry = TelemetryConfiguration()
     /// The defaults of every pipeline's `dedupe`.

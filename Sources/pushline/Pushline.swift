@@ -7,7 +7,8 @@ enum Pushline {
         name: "pushline",
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
         commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
-                   DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self]
+                   DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
+                   BenchRedisCommand.self]
     )
 
     static func main() {

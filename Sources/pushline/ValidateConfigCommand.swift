@@ -38,7 +38,7 @@ enum ValidateConfigCommand: Command {
         }
         print("valid")
         print("kafka: \(configuration.kafka)")
-        print("redis: \(configuration.redis)")
+        print(configuration.redis)
         for (name, credentials) in configuration.apns.credentials.sorted(by: { $0.key < $1.key }) {
             print("apns credentials \(name): \(credentials)")
         }

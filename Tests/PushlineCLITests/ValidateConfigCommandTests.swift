@@ -43,7 +43,7 @@ struct ValidateConfigCommandTests {
     func secretNotPrinted() throws {
         let result = try pushline(environment: ["PUSHLINE_REDIS_PASSWORD": "hunter2-c2VjcmV0"], "validate", "config", Self.example)
         #expect(result.status == 0)
-        #expect(result.standardOutput.contains("redis: 127.0.0.1:6379 database 0, with password"))
+        #expect(result.standardOutput.contains("redis 127.0.0.1:6379 db 0, user default with password <redacted>"))
         #expect(!result.standardOutput.contains("c2VjcmV0"))
     }
 

@@ -1,5 +1,6 @@
 import PushlineConfiguration
 import PushlineTestKit
+import Redis
 import Testing
 
 @Suite("Configuration shapes")
@@ -8,7 +9,7 @@ struct ConfigurationShapeTests {
     func emptySections() throws {
         let worker = ConfigurationFixture.validWorker + "\nredis:\n  # host: redis.internal\nkafka:\n  properties:\n"
         let configuration = try ConfigurationFixture(worker: worker).load()
-        #expect(configuration.redis.endpoint == .tcp(HostAndPort(host: "127.0.0.1", port: 6379)))
+        #expect(configuration.redis.endpoint == .tcp(host: "127.0.0.1", port: 6379))
         #expect(configuration.kafka.properties.isEmpty)
     }
 

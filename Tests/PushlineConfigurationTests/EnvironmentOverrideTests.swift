@@ -1,6 +1,7 @@
 import APNsClient
 import PushlineConfiguration
 import PushlineTestKit
+import Redis
 import Testing
 
 @Suite("PUSHLINE_ environment variables override the files")
@@ -9,7 +10,7 @@ struct EnvironmentOverrideTests {
     func replacesFileValue() throws {
         let fixture = try ConfigurationFixture(worker: ConfigurationFixture.validWorker + "\nredis:\n  port: 6380\n")
         let configuration = try fixture.load(environment: ["PUSHLINE_REDIS_PORT": "6390"])
-        #expect(configuration.redis.endpoint == .tcp(HostAndPort(host: "127.0.0.1", port: 6390)))
+        #expect(configuration.redis.endpoint == .tcp(host: "127.0.0.1", port: 6390))
     }
 
     @Test("a variable sets a value the file leaves at its default")

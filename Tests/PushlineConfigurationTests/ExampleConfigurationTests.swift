@@ -1,6 +1,7 @@
 import APNsClient
 import PushlineConfiguration
 import PushlineTestKit
+import Redis
 import Testing
 
 @Suite("The example configuration")
@@ -9,7 +10,7 @@ struct ExampleConfigurationTests {
     func examplesLoad() throws {
         let configuration = try PushlineConfiguration.load(file: RepositoryPaths.file("Config/pushline.yaml"), environment: [:])
         #expect(configuration.kafka.bootstrapServers == [HostAndPort(host: "localhost", port: 9092)])
-        #expect(configuration.redis.endpoint == .tcp(HostAndPort(host: "127.0.0.1", port: 6379)))
+        #expect(configuration.redis.endpoint == .tcp(host: "127.0.0.1", port: 6379))
         #expect(configuration.apns.pools.map(\.environment) == [APNsEnvironment(host: "127.0.0.1", port: 2197)])
         guard case .token(let credentials)? = configuration.apns.credentials["dev"] else {
             Issue.record("expected the dev key")
