@@ -2,9 +2,11 @@
 /// pipeline's `dedupe` section overrides them for that pipeline.
 public struct DedupeConfiguration: Sendable, Equatable, CustomStringConvertible {
     /// How long an idempotency claim stays `pending` before another worker may take it over.
-    public var pendingTTL = Duration.seconds(30)
+    /// (The same as the Pipeline module's `IdempotencyStore.Configuration` default.)
+    public var pendingTTL = Duration.seconds(60)
     /// How long a `sent` or `failed` claim keeps the same intent from reaching the same device again.
-    public var sentTTL = Duration.seconds(86_400)
+    /// (The same as the Pipeline module's `IdempotencyStore.Configuration` default.)
+    public var sentTTL = Duration.seconds(7 * 86_400)
     /// The collapse window of templates and intents that name none.
     public var collapseWindow = Duration.seconds(3_600)
 
