@@ -47,14 +47,18 @@ let package = Package(
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
 
+        // YAML documents with line numbers (libyaml), for templates and configuration.
+        .target(name: "YAML", dependencies: ["CYAML"]),
+
         // Domain.
         .target(name: "Pipeline", dependencies: ["APNsCore", "Redis"]),
-        .target(name: "Enrichment", dependencies: ["APNsCore", "CYAML", "CPushlineICU"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
+        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "Redis", "PushlineTestKit"]),
+                                                         "PushlineConfiguration", "Redis", "PushlineTestKit"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -79,6 +83,9 @@ let package = Package(
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),
         .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "PushlineConfigurationTests", dependencies: [
+            "PushlineConfiguration", "APNsClient", "Kafka", "Redis", "Telemetry", "PushlineTestKit",
+        ]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(name: "TelemetryTests", dependencies: [
             "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",

@@ -1,4 +1,5 @@
 import APNsCore
+import YAML
 
 /// One app's template file, `Config/templates/<app>.yaml`, compiled: its default locale and its
 /// templates by name. The format is documented in `docs/templates.md`.

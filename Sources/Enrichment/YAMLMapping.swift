@@ -1,3 +1,5 @@
+import YAML
+
 /// Typed reading of one YAML mapping from a configuration file, with errors that name the file,
 /// the line and the dotted key. Keys nobody asked for are reported by ``rejectUnknownKeys()``, so
 /// a typo is an error at load rather than a silently ignored setting.

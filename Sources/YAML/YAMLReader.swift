@@ -1,19 +1,21 @@
 internal import CYAML
 
 /// Reads one YAML document into a ``YAMLNode`` tree with libyaml's event parser. Anchors and
-/// aliases are refused (a template file has no use for them, and they can expand without bound),
+/// aliases are refused (configuration files have no use for them, and they can expand without bound),
 /// and nesting is bounded.
-enum YAMLReader {
-    static let maximumDepth = 64
+public enum YAMLReader {
+    /// The deepest nesting of mappings and sequences a document may have.
+    public static let maximumDepth = 64
 
     /// Why a YAML file could not be read, and on which line.
-    struct Failure: Error {
-        let line: Int
-        let message: String
+    public struct Failure: Error, Sendable {
+        /// 1-based; 0 when libyaml could not start.
+        public let line: Int
+        public let message: String
     }
 
     /// The document in `bytes`; an empty file is an empty mapping.
-    static func read(_ bytes: [UInt8]) throws(Failure) -> YAMLNode {
+    public static func read(_ bytes: [UInt8]) throws(Failure) -> YAMLNode {
         var parser = yaml_parser_t()
         guard yaml_parser_initialize(&parser) == 1 else { throw Failure(line: 0, message: "libyaml could not start") }
         defer { yaml_parser_delete(&parser) }
