@@ -60,7 +60,11 @@ struct SHA1 {
     consuming func finalize() -> [UInt8] {
         let bitLength = messageLength &* 8
         update(0x80)
-        while blockFill != Self.lengthOffset { update(0) }
+        let zeros = (Self.lengthOffset - blockFill + Self.blockSize) % Self.blockSize
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: zeros) { padding in
+            padding.initialize(repeating: 0)
+            update(UnsafeRawBufferPointer(padding))
+        }
         withUnsafeBytes(of: bitLength.bigEndian) { update($0) }
         return withUnsafeBytes(of: (state.0.bigEndian, state.1.bigEndian, state.2.bigEndian, state.3.bigEndian,
                                     state.4.bigEndian)) { Array($0) }
@@ -78,16 +82,14 @@ struct SHA1 {
                 words[index] = rotateLeft(words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16], by: 1)
             }
             var (a, b, c, d, e) = state
-            for index in 0..<80 {
-                let (f, k): (UInt32, UInt32) = switch index {
-                case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (b ^ c ^ d, 0xCA62_C1D6)
-                }
+            func round(_ index: Int, _ f: UInt32, _ k: UInt32) {
                 let temporary = rotateLeft(a, by: 5) &+ f &+ e &+ k &+ words[index]
                 (e, d, c, b, a) = (d, c, rotateLeft(b, by: 30), a, temporary)
             }
+            for index in 0..<20 { round(index, (b & c) | (~b & d), 0x5A82_7999) }
+            for index in 20..<40 { round(index, b ^ c ^ d, 0x6ED9_EBA1) }
+            for index in 40..<60 { round(index, (b & c) | (b & d) | (c & d), 0x8F1B_BCDC) }
+            for index in 60..<80 { round(index, b ^ c ^ d, 0xCA62_C1D6) }
             state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
         }
     }
