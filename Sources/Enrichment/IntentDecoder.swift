@@ -91,9 +91,22 @@ private enum IntentField: String, CaseIterable {
     case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
     case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
 
-    /// One hash per member instead of the synthesized `init(rawValue:)`, which compares the name
-    /// with every case in turn.
-    static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+    /// The fields by the UTF-8 length of their names, so a member's name is compared with the one
+    /// to four fields of its length: cheaper than hashing it (a short string's hash costs more than
+    /// a few comparisons), and far cheaper than the synthesized `init(rawValue:)`, which compares
+    /// the name with every case in turn.
+    private static let byNameLength: [[IntentField]] = {
+        var table = Array(repeating: [IntentField](), count: allCases.map(\.rawValue.utf8.count).max()! + 1)
+        for field in allCases { table[field.rawValue.utf8.count].append(field) }
+        return table
+    }()
+
+    /// The field with this JSON name, or nil for a member the schema does not know.
+    static func named(_ name: String) -> IntentField? {
+        let length = name.utf8.count
+        guard length < byNameLength.count else { return nil }
+        return byNameLength[length].first { $0.rawValue == name }
+    }
 
     /// The field's slot in a ``FieldSet``.
     var slot: Int {
@@ -148,7 +161,7 @@ private struct FieldSet {
             throw IntentDecodingError(.invalidValue, at: path, "has more than \(Int16.max) members")
         }
         for (index, member) in members.enumerated() {
-            guard let field = IntentField.byName[member.key] else { continue }
+            guard let field = IntentField.named(member.key) else { continue }
             guard slots[field.slot] < 0 else {
                 throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
             }
@@ -247,14 +260,15 @@ private struct FieldSet {
             var tokens: [DeviceToken] = []
             tokens.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                let elementPath = "\(path(.tokens))[\(index)]"
+                // The path is spelled only for an error: building it for every token costs more than the token.
+                func elementPath() -> String { "\(path(.tokens))[\(index)]" }
                 guard case .string(let hex) = element else {
-                    throw IntentDecodingError(.wrongType, at: elementPath, "must be a string, got \(element.typeName)")
+                    throw IntentDecodingError(.wrongType, at: elementPath(), "must be a string, got \(element.typeName)")
                 }
                 do {
                     tokens.append(try DeviceToken(hex))
                 } catch {
-                    throw IntentDecodingError(.invalidValue, at: elementPath, error.detail)
+                    throw IntentDecodingError(.invalidValue, at: elementPath(), error.detail)
                 }
             }
             return .tokens(tokens)
