@@ -213,28 +213,28 @@ private struct ApsChecker {
     }
 
     /// The JSON type each documented `aps` key must have.
-    private static let expectedTypes: [String: ExpectedType] = [
-        PayloadKey.alert: .stringOrObject,
-        PayloadKey.badge: .integer,
-        PayloadKey.sound: .stringOrObject,
-        PayloadKey.threadID: .string,
-        PayloadKey.category: .string,
-        PayloadKey.contentAvailable: .integer,
-        PayloadKey.mutableContent: .integer,
-        PayloadKey.targetContentID: .string,
-        PayloadKey.interruptionLevel: .string,
-        PayloadKey.relevanceScore: .number,
-        PayloadKey.filterCriteria: .string,
-        PayloadKey.timestamp: .number,
-        PayloadKey.event: .string,
-        PayloadKey.contentState: .object,
-        PayloadKey.staleDate: .number,
-        PayloadKey.dismissalDate: .number,
-        PayloadKey.attributesType: .string,
-        PayloadKey.attributes: .object,
-        PayloadKey.inputPushToken: .integer,
-        PayloadKey.inputPushChannel: .string,
-    ]
+    private static let expectedTypes = NameTable<ExpectedType>([
+        (PayloadKey.alert, .stringOrObject),
+        (PayloadKey.badge, .integer),
+        (PayloadKey.sound, .stringOrObject),
+        (PayloadKey.threadID, .string),
+        (PayloadKey.category, .string),
+        (PayloadKey.contentAvailable, .integer),
+        (PayloadKey.mutableContent, .integer),
+        (PayloadKey.targetContentID, .string),
+        (PayloadKey.interruptionLevel, .string),
+        (PayloadKey.relevanceScore, .number),
+        (PayloadKey.filterCriteria, .string),
+        (PayloadKey.timestamp, .number),
+        (PayloadKey.event, .string),
+        (PayloadKey.contentState, .object),
+        (PayloadKey.staleDate, .number),
+        (PayloadKey.dismissalDate, .number),
+        (PayloadKey.attributesType, .string),
+        (PayloadKey.attributes, .object),
+        (PayloadKey.inputPushToken, .integer),
+        (PayloadKey.inputPushChannel, .string),
+    ])
 }
 
 /// A JSON type a key must have.

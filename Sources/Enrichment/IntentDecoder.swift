@@ -91,22 +91,9 @@ private enum IntentField: String, CaseIterable {
     case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
     case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
 
-    /// The fields by the UTF-8 length of their names, so a member's name is compared with the one
-    /// to four fields of its length: cheaper than hashing it (a short string's hash costs more than
-    /// a few comparisons), and far cheaper than the synthesized `init(rawValue:)`, which compares
-    /// the name with every case in turn.
-    private static let byNameLength: [[IntentField]] = {
-        var table = Array(repeating: [IntentField](), count: allCases.map(\.rawValue.utf8.count).max()! + 1)
-        for field in allCases { table[field.rawValue.utf8.count].append(field) }
-        return table
-    }()
-
-    /// The field with this JSON name, or nil for a member the schema does not know.
-    static func named(_ name: String) -> IntentField? {
-        let length = name.utf8.count
-        guard length < byNameLength.count else { return nil }
-        return byNameLength[length].first { $0.rawValue == name }
-    }
+    /// A table rather than the synthesized `init(rawValue:)`, which compares the name with every
+    /// case in turn.
+    static let byName = NameTable(allCases.map { ($0.rawValue, $0) })
 
     /// The field's slot in a ``FieldSet``.
     var slot: Int {
@@ -161,7 +148,7 @@ private struct FieldSet {
             throw IntentDecodingError(.invalidValue, at: path, "has more than \(Int16.max) members")
         }
         for (index, member) in members.enumerated() {
-            guard let field = IntentField.named(member.key) else { continue }
+            guard let field = IntentField.byName[member.key] else { continue }
             guard slots[field.slot] < 0 else {
                 throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
             }
