@@ -1,9 +1,9 @@
 /// A notification payload: the `aps` dictionary with every key of the APNs specification, plus
-/// custom top-level keys, written straight into bytes.
+/// custom top-level keys, turned into a JSON ``document`` and written into bytes.
 ///
 /// The builder writes what it is given; rules that span keys (a background push with an alert, a
-/// relevance score out of range, the size limit) are checked by ``NotificationValidator`` on the
-/// bytes that will actually be sent.
+/// relevance score out of range, the size limit) are checked by ``NotificationValidator``, on the
+/// bytes that will actually be sent or on the ``document`` they are written from.
 public struct APNsPayload: Sendable, Equatable {
     public var alert: Alert?
     /// 0 removes the badge.
@@ -46,143 +46,103 @@ public struct APNsPayload: Sendable, Equatable {
 
     /// The payload's JSON bytes.
     public func encoded() -> [UInt8] {
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(512)
-        encode(into: &buffer)
-        return buffer
+        WrittenPayload(document).bytes
     }
 
     /// Appends the payload's JSON to `buffer`, so a caller can reuse one buffer for many payloads.
     public func encode(into buffer: inout [UInt8]) {
-        var root = ObjectWriter(&buffer)
-        root.key(PayloadKey.aps, &buffer)
-        encodeAps(into: &buffer)
-        for member in custom.members {
-            root.key(member.key, &buffer)
-            JSONWriter.appendValue(member.value, to: &buffer)
-        }
-        root.close(&buffer)
+        JSONWriter.appendValue(.object(document), to: &buffer)
     }
 
-    private func encodeAps(into buffer: inout [UInt8]) {
-        var aps = ObjectWriter(&buffer)
+    /// The payload as a JSON tree, exactly what ``encode(into:)`` writes: `aps` with the keys that
+    /// are set, in the specification's order, then the custom keys. A non-finite double, which
+    /// JSON cannot express, is `null` here as it is in the bytes.
+    public var document: JSONObject {
+        var root = JSONObject()
+        root.members.reserveCapacity(1 + custom.members.count)
+        root.append(PayloadKey.aps, .object(aps))
+        root.members.append(contentsOf: custom.members)
+        return root
+    }
+
+    private var aps: JSONObject {
+        var aps = JSONObject()
+        aps.members.reserveCapacity(8)
         switch alert {
-        case .body(let text)?:
-            aps.string(PayloadKey.alert, text, &buffer)
-        case .content(let content)?:
-            aps.key(PayloadKey.alert, &buffer)
-            content.encode(into: &buffer)
-        case nil:
-            break
+        case .body(let text)?: aps.append(PayloadKey.alert, .string(text))
+        case .content(let content)?: aps.append(PayloadKey.alert, .object(content.document))
+        case nil: break
         }
-        if let badge { aps.integer(PayloadKey.badge, Int64(badge), &buffer) }
+        aps.append(PayloadKey.badge, badge.map { .integer(Int64($0)) })
         switch sound {
         case .named(let name)?:
-            aps.string(PayloadKey.sound, name, &buffer)
+            aps.append(PayloadKey.sound, .string(name))
         case .critical(let name, let volume)?:
-            aps.key(PayloadKey.sound, &buffer)
-            var critical = ObjectWriter(&buffer)
-            critical.integer(PayloadKey.critical, 1, &buffer)
-            critical.string(PayloadKey.name, name, &buffer)
-            critical.double(PayloadKey.volume, volume, &buffer)
-            critical.close(&buffer)
+            aps.append(PayloadKey.sound, .object([PayloadKey.critical: 1, PayloadKey.name: .string(name),
+                                                   PayloadKey.volume: .writable(volume)]))
         case nil:
             break
         }
-        aps.string(PayloadKey.threadID, threadID, &buffer)
-        aps.string(PayloadKey.category, category, &buffer)
-        if contentAvailable { aps.integer(PayloadKey.contentAvailable, 1, &buffer) }
-        if mutableContent { aps.integer(PayloadKey.mutableContent, 1, &buffer) }
-        aps.string(PayloadKey.targetContentID, targetContentID, &buffer)
-        aps.string(PayloadKey.interruptionLevel, interruptionLevel?.rawValue, &buffer)
-        if let relevanceScore { aps.double(PayloadKey.relevanceScore, relevanceScore, &buffer) }
-        aps.string(PayloadKey.filterCriteria, filterCriteria, &buffer)
-        liveActivity?.encode(into: &aps, &buffer)
-        aps.close(&buffer)
+        aps.append(PayloadKey.threadID, threadID.map(JSONValue.string))
+        aps.append(PayloadKey.category, category.map(JSONValue.string))
+        if contentAvailable { aps.append(PayloadKey.contentAvailable, 1) }
+        if mutableContent { aps.append(PayloadKey.mutableContent, 1) }
+        aps.append(PayloadKey.targetContentID, targetContentID.map(JSONValue.string))
+        aps.append(PayloadKey.interruptionLevel, interruptionLevel.map { .string($0.rawValue) })
+        aps.append(PayloadKey.relevanceScore, relevanceScore.map(JSONValue.writable))
+        aps.append(PayloadKey.filterCriteria, filterCriteria.map(JSONValue.string))
+        liveActivity?.appendMembers(to: &aps)
+        return aps
     }
 }
 
 extension AlertContent {
-    func encode(into buffer: inout [UInt8]) {
-        var alert = ObjectWriter(&buffer)
-        alert.string(PayloadKey.title, title, &buffer)
-        alert.string(PayloadKey.subtitle, subtitle, &buffer)
-        alert.string(PayloadKey.body, body, &buffer)
-        alert.string(PayloadKey.launchImage, launchImage, &buffer)
-        alert.string(PayloadKey.titleLocKey, titleLocKey, &buffer)
-        alert.strings(PayloadKey.titleLocArgs, titleLocArgs, &buffer)
-        alert.string(PayloadKey.subtitleLocKey, subtitleLocKey, &buffer)
-        alert.strings(PayloadKey.subtitleLocArgs, subtitleLocArgs, &buffer)
-        alert.string(PayloadKey.locKey, locKey, &buffer)
-        alert.strings(PayloadKey.locArgs, locArgs, &buffer)
-        alert.close(&buffer)
+    var document: JSONObject {
+        var alert = JSONObject()
+        alert.members.reserveCapacity(4)
+        alert.append(PayloadKey.title, title.map(JSONValue.string))
+        alert.append(PayloadKey.subtitle, subtitle.map(JSONValue.string))
+        alert.append(PayloadKey.body, body.map(JSONValue.string))
+        alert.append(PayloadKey.launchImage, launchImage.map(JSONValue.string))
+        alert.append(PayloadKey.titleLocKey, titleLocKey.map(JSONValue.string))
+        alert.append(PayloadKey.titleLocArgs, titleLocArgs.map(JSONValue.strings))
+        alert.append(PayloadKey.subtitleLocKey, subtitleLocKey.map(JSONValue.string))
+        alert.append(PayloadKey.subtitleLocArgs, subtitleLocArgs.map(JSONValue.strings))
+        alert.append(PayloadKey.locKey, locKey.map(JSONValue.string))
+        alert.append(PayloadKey.locArgs, locArgs.map(JSONValue.strings))
+        return alert
     }
 }
 
 extension LiveActivityContent {
-    func encode(into aps: inout ObjectWriter, _ buffer: inout [UInt8]) {
-        aps.integer(PayloadKey.timestamp, timestamp, &buffer)
-        aps.string(PayloadKey.event, event.rawValue, &buffer)
-        aps.object(PayloadKey.contentState, contentState, &buffer)
-        if let staleDate { aps.integer(PayloadKey.staleDate, staleDate, &buffer) }
-        if let dismissalDate { aps.integer(PayloadKey.dismissalDate, dismissalDate, &buffer) }
-        aps.string(PayloadKey.attributesType, attributesType, &buffer)
-        aps.object(PayloadKey.attributes, attributes, &buffer)
-        if inputPushToken { aps.integer(PayloadKey.inputPushToken, 1, &buffer) }
-        aps.string(PayloadKey.inputPushChannel, inputPushChannel, &buffer)
+    func appendMembers(to aps: inout JSONObject) {
+        aps.append(PayloadKey.timestamp, .integer(timestamp))
+        aps.append(PayloadKey.event, .string(event.rawValue))
+        aps.append(PayloadKey.contentState, contentState.map(JSONValue.object))
+        aps.append(PayloadKey.staleDate, staleDate.map(JSONValue.integer))
+        aps.append(PayloadKey.dismissalDate, dismissalDate.map(JSONValue.integer))
+        aps.append(PayloadKey.attributesType, attributesType.map(JSONValue.string))
+        aps.append(PayloadKey.attributes, attributes.map(JSONValue.object))
+        if inputPushToken { aps.append(PayloadKey.inputPushToken, 1) }
+        aps.append(PayloadKey.inputPushChannel, inputPushChannel.map(JSONValue.string))
     }
 }
 
-/// Writes one JSON object's members with the commas between them; optional values that are nil
-/// are left out.
-struct ObjectWriter {
-    private var isEmpty = true
-
-    init(_ buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: "{"))
-    }
-
-    mutating func key(_ key: String, _ buffer: inout [UInt8]) {
-        if !isEmpty { buffer.append(UInt8(ascii: ",")) }
-        isEmpty = false
-        JSONWriter.appendString(key, to: &buffer)
-        buffer.append(UInt8(ascii: ":"))
-    }
-
-    mutating func string(_ key: String, _ value: String?, _ buffer: inout [UInt8]) {
+private extension JSONObject {
+    /// Appends the member unless `value` is nil: optional keys that are not set are left out.
+    mutating func append(_ key: String, _ value: JSONValue?) {
         guard let value else { return }
-        self.key(key, &buffer)
-        JSONWriter.appendString(value, to: &buffer)
+        members.append(Member(key, value))
+    }
+}
+
+private extension JSONValue {
+    /// The number as it will be written: JSON has no NaN or infinity, so those are `null`.
+    static func writable(_ number: Double) -> JSONValue {
+        number.isFinite ? .double(number) : .null
     }
 
-    mutating func strings(_ key: String, _ values: [String]?, _ buffer: inout [UInt8]) {
-        guard let values else { return }
-        self.key(key, &buffer)
-        buffer.append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { buffer.append(UInt8(ascii: ",")) }
-            JSONWriter.appendString(value, to: &buffer)
-        }
-        buffer.append(UInt8(ascii: "]"))
-    }
-
-    mutating func integer(_ key: String, _ value: Int64, _ buffer: inout [UInt8]) {
-        self.key(key, &buffer)
-        JSONWriter.appendInteger(value, to: &buffer)
-    }
-
-    mutating func double(_ key: String, _ value: Double, _ buffer: inout [UInt8]) {
-        self.key(key, &buffer)
-        JSONWriter.appendDouble(value, to: &buffer)
-    }
-
-    mutating func object(_ key: String, _ value: JSONObject?, _ buffer: inout [UInt8]) {
-        guard let value else { return }
-        self.key(key, &buffer)
-        JSONWriter.appendValue(.object(value), to: &buffer)
-    }
-
-    func close(_ buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: "}"))
+    static func strings(_ texts: [String]) -> JSONValue {
+        .array(texts.map(JSONValue.string))
     }
 }

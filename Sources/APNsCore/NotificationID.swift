@@ -59,24 +59,31 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     /// A name-based (version 5, SHA-1) id in `namespace` (RFC 9562 §5.5).
     public static func nameBased(_ name: [UInt8], namespace: NotificationID) -> NotificationID {
-        var message = namespace.bytes
-        message.append(contentsOf: name)
-        var bytes = Array(SHA1.digest(message).prefix(16))
-        bytes[6] = bytes[6] & 0x0F | 0x50
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return NotificationID(validBytes: bytes)
+        var hasher = SHA1()
+        hasher.update(namespace.bytes)
+        hasher.update(name)
+        return version5(hasher)
     }
 
     /// The deterministic id of one delivery: the same (intent, device) always yields the same id.
     /// The name is the intent id's UTF-8, a NUL byte, and the token's lower-case hex; hex holds no
-    /// NUL, so no two (intent, token) pairs share a name.
+    /// NUL, so no two (intent, token) pairs share a name. The parts are hashed where they lie.
     public static func derived(intentID: String, deviceToken: DeviceToken) -> NotificationID {
-        var name: [UInt8] = []
-        name.reserveCapacity(intentID.utf8.count + 1 + deviceToken.hex.utf8.count)
-        name.append(contentsOf: intentID.utf8)
-        name.append(0)
-        name.append(contentsOf: deviceToken.hex.utf8)
-        return nameBased(name, namespace: pushlineNamespace)
+        var hasher = SHA1()
+        hasher.update(pushlineNamespace.bytes)
+        hasher.update(intentID.utf8)
+        hasher.update(0)
+        hasher.update(deviceToken.hex.utf8)
+        return version5(hasher)
+    }
+
+    /// The id made of the first 16 bytes of the name's digest, with the version and variant bits set.
+    private static func version5(_ hasher: consuming SHA1) -> NotificationID {
+        var bytes = hasher.finalize()
+        bytes.removeLast(4)
+        bytes[6] = bytes[6] & 0x0F | 0x50
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return NotificationID(validBytes: bytes)
     }
 
     /// Lower-case 8-4-4-4-12.

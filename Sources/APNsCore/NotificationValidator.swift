@@ -3,9 +3,21 @@
 public enum NotificationValidator {
     /// All violations of `request`, in a stable order: headers and path, then the body.
     public static func violations(in request: NotificationRequest) -> [Violation] {
+        violations(in: request, writtenFrom: nil)
+    }
+
+    /// All violations of `request`, whose body is `payload`'s bytes: the same checks in the same
+    /// order, but the body's rules run on the tree the bytes were written from instead of on the
+    /// bytes parsed back. The size is still the bytes' exact size.
+    public static func violations(in request: NotificationRequest, payload: WrittenPayload) -> [Violation] {
+        precondition(request.payload == payload.bytes, "the request's body must be the written payload's bytes")
+        return violations(in: request, writtenFrom: payload.document)
+    }
+
+    private static func violations(in request: NotificationRequest, writtenFrom document: JSONObject?) -> [Violation] {
         var found: [Violation] = []
         checkHeaders(request, into: &found)
-        checkBody(request, into: &found)
+        checkBody(request, writtenFrom: document, into: &found)
         return found
     }
 
@@ -42,7 +54,10 @@ public enum NotificationValidator {
 
     // MARK: Body
 
-    private static func checkBody(_ request: NotificationRequest, into found: inout [Violation]) {
+    /// The body's rules: its size, then its document, parsed from the bytes unless the tree they
+    /// were written from is given.
+    private static func checkBody(_ request: NotificationRequest, writtenFrom document: JSONObject?,
+                                  into found: inout [Violation]) {
         let size = request.payload.count
         guard size > 0 else {
             found.append(Violation(.payloadEmpty, "the payload is empty"))
@@ -54,17 +69,7 @@ public enum NotificationValidator {
                 "payload is \(size) bytes; the limit for \(limitName(request)) is \(request.payloadLimit)"
             ))
         }
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(request.payload)
-        } catch {
-            found.append(Violation(.malformedJSON, "payload is not JSON: \(error)"))
-            return
-        }
-        guard case .object(let root) = document else {
-            found.append(Violation(.payloadNotObject, "payload is a JSON \(document.typeName), not an object"))
-            return
-        }
+        guard let root = document ?? parsedRoot(request.payload, into: &found) else { return }
         for key in root.repeatedKeys {
             if key == PayloadKey.aps {
                 found.append(Violation(.customKeyNamedAps, "a custom key is named \"aps\", which APNs reserves"))
@@ -81,6 +86,22 @@ public enum NotificationValidator {
             return
         }
         ApsChecker(aps: aps, request: request).check(into: &found)
+    }
+
+    /// The payload's root object parsed from its bytes, or nil with the violation that stops it.
+    private static func parsedRoot(_ payload: [UInt8], into found: inout [Violation]) -> JSONObject? {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(payload)
+        } catch {
+            found.append(Violation(.malformedJSON, "payload is not JSON: \(error)"))
+            return nil
+        }
+        guard case .object(let root) = document else {
+            found.append(Violation(.payloadNotObject, "payload is a JSON \(document.typeName), not an object"))
+            return nil
+        }
+        return root
     }
 
     private static func limitName(_ request: NotificationRequest) -> String {
@@ -192,28 +213,28 @@ private struct ApsChecker {
     }
 
     /// The JSON type each documented `aps` key must have.
-    private static let expectedTypes: [String: ExpectedType] = [
-        PayloadKey.alert: .stringOrObject,
-        PayloadKey.badge: .integer,
-        PayloadKey.sound: .stringOrObject,
-        PayloadKey.threadID: .string,
-        PayloadKey.category: .string,
-        PayloadKey.contentAvailable: .integer,
-        PayloadKey.mutableContent: .integer,
-        PayloadKey.targetContentID: .string,
-        PayloadKey.interruptionLevel: .string,
-        PayloadKey.relevanceScore: .number,
-        PayloadKey.filterCriteria: .string,
-        PayloadKey.timestamp: .number,
-        PayloadKey.event: .string,
-        PayloadKey.contentState: .object,
-        PayloadKey.staleDate: .number,
-        PayloadKey.dismissalDate: .number,
-        PayloadKey.attributesType: .string,
-        PayloadKey.attributes: .object,
-        PayloadKey.inputPushToken: .integer,
-        PayloadKey.inputPushChannel: .string,
-    ]
+    private static let expectedTypes = NameTable<ExpectedType>([
+        (PayloadKey.alert, .stringOrObject),
+        (PayloadKey.badge, .integer),
+        (PayloadKey.sound, .stringOrObject),
+        (PayloadKey.threadID, .string),
+        (PayloadKey.category, .string),
+        (PayloadKey.contentAvailable, .integer),
+        (PayloadKey.mutableContent, .integer),
+        (PayloadKey.targetContentID, .string),
+        (PayloadKey.interruptionLevel, .string),
+        (PayloadKey.relevanceScore, .number),
+        (PayloadKey.filterCriteria, .string),
+        (PayloadKey.timestamp, .number),
+        (PayloadKey.event, .string),
+        (PayloadKey.contentState, .object),
+        (PayloadKey.staleDate, .number),
+        (PayloadKey.dismissalDate, .number),
+        (PayloadKey.attributesType, .string),
+        (PayloadKey.attributes, .object),
+        (PayloadKey.inputPushToken, .integer),
+        (PayloadKey.inputPushChannel, .string),
+    ])
 }
 
 /// A JSON type a key must have.

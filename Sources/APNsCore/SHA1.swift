@@ -1,44 +1,97 @@
 /// SHA-1 (FIPS 180-4), only for name-based UUIDs (RFC 9562 version 5), which are defined on it.
 /// Not for anything that needs collision resistance.
-enum SHA1 {
-    static func digest(_ message: [UInt8]) -> [UInt8] {
-        var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
-        var padded = message
-        padded.append(0x80)
-        padded.append(contentsOf: repeatElement(0, count: (119 - message.count % 64) % 64))
-        let bitLength = UInt64(message.count) &* 8
-        for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+///
+/// The message is fed in pieces with ``update(_:)``, so a caller hashes its parts where they lie
+/// instead of joining them first; the state, the pending block and the message schedule stay off
+/// the heap, since every delivery's `apns-id` costs one digest.
+struct SHA1 {
+    private static let blockSize = 64
+    /// Where the message length goes in the last block.
+    private static let lengthOffset = 56
 
-        var words = [UInt32](repeating: 0, count: 80)
-        for block in stride(from: 0, to: padded.count, by: 64) {
-            for index in 0..<16 {
-                let offset = block + index * 4
-                words[index] = UInt32(padded[offset]) << 24 | UInt32(padded[offset + 1]) << 16
-                    | UInt32(padded[offset + 2]) << 8 | UInt32(padded[offset + 3])
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
+    /// Bytes of the block being filled; a tuple so that it lives inline.
+    private var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    private var blockFill = 0
+    private var messageLength: UInt64 = 0
+
+    /// The digest of `message`, 20 bytes.
+    static func digest(_ message: [UInt8]) -> [UInt8] {
+        var hasher = SHA1()
+        hasher.update(message)
+        return hasher.finalize()
+    }
+
+    /// Appends bytes to the message.
+    mutating func update(_ bytes: some Sequence<UInt8>) {
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            update(UnsafeRawBufferPointer(buffer))
+        }
+        if copied == nil {
+            for byte in bytes { update(byte) }
+        }
+    }
+
+    /// Appends one byte to the message.
+    mutating func update(_ byte: UInt8) {
+        withUnsafeBytes(of: byte) { update($0) }
+    }
+
+    /// Appends the bytes in `buffer` to the message, compressing each block as it fills.
+    mutating func update(_ buffer: UnsafeRawBufferPointer) {
+        messageLength &+= UInt64(buffer.count)
+        var offset = 0
+        while offset < buffer.count {
+            let taken = min(Self.blockSize - blockFill, buffer.count - offset)
+            let fill = blockFill
+            withUnsafeMutableBytes(of: &block) { block in
+                block.baseAddress!.advanced(by: fill).copyMemory(from: buffer.baseAddress! + offset, byteCount: taken)
+            }
+            blockFill += taken
+            offset += taken
+            if blockFill == Self.blockSize {
+                Self.compress(block, into: &state)
+                blockFill = 0
+            }
+        }
+    }
+
+    /// Pads the message (a 1 bit, zeros, the length in bits) and returns the digest, 20 bytes.
+    consuming func finalize() -> [UInt8] {
+        let bitLength = messageLength &* 8
+        update(0x80)
+        let zeros = (Self.lengthOffset - blockFill + Self.blockSize) % Self.blockSize
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: zeros) { padding in
+            padding.initialize(repeating: 0)
+            update(UnsafeRawBufferPointer(padding))
+        }
+        withUnsafeBytes(of: bitLength.bigEndian) { update($0) }
+        return withUnsafeBytes(of: (state.0.bigEndian, state.1.bigEndian, state.2.bigEndian, state.3.bigEndian,
+                                    state.4.bigEndian)) { Array($0) }
+    }
+
+    private static func compress(_ block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64),
+                                 into state: inout (UInt32, UInt32, UInt32, UInt32, UInt32)) {
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 80) { words in
+            withUnsafeBytes(of: block) { bytes in
+                for index in 0..<16 {
+                    words[index] = UInt32(bigEndian: bytes.load(fromByteOffset: index * 4, as: UInt32.self))
+                }
             }
             for index in 16..<80 {
                 words[index] = rotateLeft(words[index - 3] ^ words[index - 8] ^ words[index - 14] ^ words[index - 16], by: 1)
             }
             var (a, b, c, d, e) = state
-            for index in 0..<80 {
-                let (f, k): (UInt32, UInt32) = switch index {
-                case 0..<20: ((b & c) | (~b & d), 0x5A82_7999)
-                case 20..<40: (b ^ c ^ d, 0x6ED9_EBA1)
-                case 40..<60: ((b & c) | (b & d) | (c & d), 0x8F1B_BCDC)
-                default: (b ^ c ^ d, 0xCA62_C1D6)
-                }
+            func round(_ index: Int, _ f: UInt32, _ k: UInt32) {
                 let temporary = rotateLeft(a, by: 5) &+ f &+ e &+ k &+ words[index]
                 (e, d, c, b, a) = (d, c, rotateLeft(b, by: 30), a, temporary)
             }
+            for index in 0..<20 { round(index, (b & c) | (~b & d), 0x5A82_7999) }
+            for index in 20..<40 { round(index, b ^ c ^ d, 0x6ED9_EBA1) }
+            for index in 40..<60 { round(index, (b & c) | (b & d) | (c & d), 0x8F1B_BCDC) }
+            for index in 60..<80 { round(index, b ^ c ^ d, 0xCA62_C1D6) }
             state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
         }
-        var digest: [UInt8] = []
-        digest.reserveCapacity(20)
-        for word in [state.0, state.1, state.2, state.3, state.4] {
-            digest.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
-                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
-        }
-        return digest
     }
 
     private static func rotateLeft(_ value: UInt32, by count: UInt32) -> UInt32 {

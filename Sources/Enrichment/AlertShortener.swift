@@ -5,14 +5,14 @@ import APNsCore
 enum AlertShortener {
     static let ellipsis = "…"
 
-    /// The payload's bytes within `limit`, and whether text had to be shortened. Throws
+    /// The payload written within `limit`, and whether text had to be shortened. Throws
     /// `PayloadTooLarge` when even the shortest alert leaves it too large: the rest (custom data,
     /// Live Activity state) is too large on its own.
-    static func encode(_ payload: inout APNsPayload, limit: Int) throws(EnrichmentError) -> (bytes: [UInt8], shortened: Bool) {
-        let bytes = payload.encoded()
-        guard bytes.count > limit else { return (bytes, false) }
-        guard case .content(var content) = payload.alert else { throw tooLarge(bytes.count, limit: limit) }
-        var smallest = bytes.count
+    static func encode(_ payload: inout APNsPayload, limit: Int) throws(EnrichmentError) -> (written: WrittenPayload, shortened: Bool) {
+        let written = WrittenPayload(payload.document)
+        guard written.bytes.count > limit else { return (written, false) }
+        guard case .content(var content) = payload.alert else { throw tooLarge(written.bytes.count, limit: limit) }
+        var smallest = written.bytes.count
         let fieldsInOrder: [WritableKeyPath<AlertContent, String?>] = [\.body, \.subtitle, \.title]
         for field in fieldsInOrder {
             guard let text = content[keyPath: field] else { continue }
@@ -20,14 +20,14 @@ enum AlertShortener {
             // The longest prefix that fits, by binary search over grapheme counts.
             var low = 0
             var high = characters.count - 1
-            var fitting: (text: String, bytes: [UInt8])?
+            var fitting: (text: String, written: WrittenPayload)?
             while low <= high {
                 let middle = (low + high) / 2
                 content[keyPath: field] = shortened(characters, keeping: middle)
                 payload.alert = .content(content)
-                let candidate = payload.encoded()
-                smallest = min(smallest, candidate.count)
-                if candidate.count <= limit {
+                let candidate = WrittenPayload(payload.document)
+                smallest = min(smallest, candidate.bytes.count)
+                if candidate.bytes.count <= limit {
                     fitting = (shortened(characters, keeping: middle), candidate)
                     low = middle + 1
                 } else {
@@ -37,7 +37,7 @@ enum AlertShortener {
             if let fitting {
                 content[keyPath: field] = fitting.text
                 payload.alert = .content(content)
-                return (fitting.bytes, true)
+                return (fitting.written, true)
             }
             content[keyPath: field] = ellipsis
             payload.alert = .content(content)

@@ -91,9 +91,9 @@ private enum IntentField: String, CaseIterable {
     case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
     case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
 
-    /// One hash per member instead of the synthesized `init(rawValue:)`, which compares the name
-    /// with every case in turn.
-    static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+    /// A table rather than the synthesized `init(rawValue:)`, which compares the name with every
+    /// case in turn.
+    static let byName = NameTable(allCases.map { ($0.rawValue, $0) })
 
     /// The field's slot in a ``FieldSet``.
     var slot: Int {
@@ -247,14 +247,15 @@ private struct FieldSet {
             var tokens: [DeviceToken] = []
             tokens.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                let elementPath = "\(path(.tokens))[\(index)]"
+                // The path is spelled only for an error: building it for every token costs more than the token.
+                func elementPath() -> String { "\(path(.tokens))[\(index)]" }
                 guard case .string(let hex) = element else {
-                    throw IntentDecodingError(.wrongType, at: elementPath, "must be a string, got \(element.typeName)")
+                    throw IntentDecodingError(.wrongType, at: elementPath(), "must be a string, got \(element.typeName)")
                 }
                 do {
                     tokens.append(try DeviceToken(hex))
                 } catch {
-                    throw IntentDecodingError(.invalidValue, at: elementPath, error.detail)
+                    throw IntentDecodingError(.invalidValue, at: elementPath(), error.detail)
                 }
             }
             return .tokens(tokens)

@@ -1,7 +1,8 @@
 import APNsCore
 
 /// Composes one intent's notification for one requested locale: template or raw payload,
-/// overrides, headers, payload bytes (shortened to fit), then the APNs validator.
+/// overrides, headers, payload bytes (shortened to fit), then the APNs validator, which checks the
+/// tree the bytes were written from rather than parsing them back.
 struct NotificationComposer {
     /// A notification ready to be addressed to devices.
     struct Composed: Sendable {
@@ -28,15 +29,14 @@ struct NotificationComposer {
     func compose(_ intent: Intent, profileLocale: String?) throws(EnrichmentError) -> Composed {
         switch intent.content {
         case .payload(let object):
-            var bytes: [UInt8] = []
-            JSONWriter.appendValue(.object(object), to: &bytes)
             return try validated(intent, pushType: intent.overrides.pushType ?? .alert, templatePriority: nil,
-                                 collapseID: intent.overrides.collapseID, payload: bytes, locale: nil, shortened: false)
+                                 collapseID: intent.overrides.collapseID, payload: WrittenPayload(object), locale: nil,
+                                 shortened: false)
         case .template(let name):
             var draft = try draft(intent, templateName: name, profileLocale: profileLocale)
             let encoded = try AlertShortener.encode(&draft.payload, limit: draft.pushType.payloadLimit)
             return try validated(intent, pushType: draft.pushType, templatePriority: draft.templatePriority,
-                                 collapseID: draft.collapseID, payload: encoded.bytes, locale: draft.locale,
+                                 collapseID: draft.collapseID, payload: encoded.written, locale: draft.locale,
                                  shortened: encoded.shortened)
         }
     }
@@ -114,17 +114,17 @@ struct NotificationComposer {
     }
 
     private func validated(_ intent: Intent, pushType: PushType, templatePriority: APNsPriority?, collapseID: String?,
-                           payload: [UInt8], locale: LocaleResolution?, shortened: Bool) throws(EnrichmentError) -> Composed {
+                           payload: WrittenPayload, locale: LocaleResolution?, shortened: Bool) throws(EnrichmentError) -> Composed {
         let priority = intent.overrides.priority ?? templatePriority ?? pushType.defaultPriority
         let topic = intent.app + pushType.topicSuffix
         let request = NotificationRequest(pushType: pushType, topic: topic, priority: priority, collapseID: collapseID,
-                                          payload: payload)
-        let violations = NotificationValidator.violations(in: request)
+                                          payload: payload.bytes)
+        let violations = NotificationValidator.violations(in: request, payload: payload)
         guard violations.isEmpty else {
             throw EnrichmentError(.invalidNotification, "the notification breaks \(violations.count) APNs rule(s)",
                                   violations: violations)
         }
-        return Composed(topic: topic, pushType: pushType, priority: priority, collapseID: collapseID, payload: payload,
+        return Composed(topic: topic, pushType: pushType, priority: priority, collapseID: collapseID, payload: payload.bytes,
                         locale: locale, wasShortened: shortened)
     }
 }

@@ -55,6 +55,16 @@ struct NotificationIDTests {
             == NotificationID.derived(intentID: "i", deviceToken: try Self.token("a1b2c3")))
     }
 
+    @Test("a derived id is the name-based id of the intent id, a NUL and the token (vectors from Python's uuid5)",
+          arguments: [("intent-42", "e1db7d2b-1a4e-5d68-b359-70e33c26a6e6"), ("日本語の意図", "32d7ac38-6010-50c4-893c-347bc9977e2d")])
+    func derivedMatchesPublishedConstruction(intentID: String, expected: String) throws {
+        let token = try Self.token("A1B2C3D4")
+        let id = NotificationID.derived(intentID: intentID, deviceToken: token)
+        #expect(id.description == expected)
+        #expect(id == NotificationID.nameBased(Array(intentID.utf8) + [0] + Array("a1b2c3d4".utf8),
+                                               namespace: NotificationID.pushlineNamespace))
+    }
+
     @Test("derived ids are version 5 with the RFC 9562 variant",
           arguments: ["", "intent-42", "日本語の意図", String(repeating: "long-intent-", count: 20)])
     func derivedIsVersion5(intentID: String) throws {
@@ -168,6 +178,17 @@ struct SHA1Tests {
     ])
     func publishedVectors(message: String, digest: String) {
         #expect(Self.hex(SHA1.digest(Array(message.utf8))) == digest)
+    }
+
+    @Test("a message fed in pieces digests like the message whole, wherever it is cut",
+          arguments: [0, 1, 55, 56, 63, 64, 65, 119, 128])
+    func piecesDigestLikeTheWhole(cut: Int) {
+        let message = (0..<150).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var hasher = SHA1()
+        hasher.update(message[..<cut])
+        hasher.update(message[cut])
+        hasher.update(message[(cut + 1)...].lazy.map { $0 })
+        #expect(hasher.finalize() == SHA1.digest(message))
     }
 
     @Test("a million 'a's digest to the published vector")

@@ -124,6 +124,30 @@ struct IntentDecoderTests {
         ("{\(validMembers),\"live_activity\":{\"event\":\"update\"}}", .missingField, "$.created_at"),
     ]
 
+    /// Every name the decoder reads, at the top level or inside `live_activity`.
+    static let fieldNames = [
+        "schema_version", "id", "app", "environment", "tokens", "user", "template", "payload", "args", "locale",
+        "push_type", "priority", "expiration", "collapse_id", "thread_id", "interruption_level", "relevance_score",
+        "badge", "sound", "category", "custom", "dedupe_window", "created_at", "live_activity", "event", "stale_date",
+        "dismissal_date", "attributes",
+    ]
+
+    @Test("every field name is recognised: given twice, it is a DuplicateField", arguments: fieldNames)
+    func everyFieldNameIsRecognised(name: String) {
+        #expect {
+            _ = try decode("{\(validMembers),\"\(name)\":0,\"\(name)\":0}")
+        } throws: { error in
+            (error as? IntentDecodingError)?.code == .duplicateField && (error as? IntentDecodingError)?.path == "$.\(name)"
+        }
+    }
+
+    @Test("a name that differs from a field's by case, length or one letter is an unknown field, ignored",
+          arguments: ["ID", "apps", "ap", "Tokens", "template_", "creatad_at", "interruption_levels", "x"])
+    func nearMissNamesAreIgnored(name: String) throws {
+        let intent = try decode("{\(validMembers),\"\(name)\":0,\"\(name)\":0}")
+        #expect(intent.id == "i-1")
+    }
+
     @Test("every schema error names its code and JSON path", arguments: errorCases)
     func schemaError(json: String, code: IntentDecodingError.Code, path: String) {
         #expect {
