@@ -14,7 +14,9 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// Accepts hex of any even length; throws a ``Violation`` naming what is wrong otherwise.
     public init(_ hex: String) throws(Violation) {
         if let violation = Self.violation(hex) { throw violation }
-        self.hex = hex.lowercased()
+        // Violation-free means ASCII hex; most tokens are lower case already, so skip the copy.
+        let isLowerCase = !hex.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
+        self.hex = isLowerCase ? hex : hex.lowercased()
     }
 
     /// The rule behind the token, shared with the validator.

@@ -73,16 +73,28 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Lower-case 8-4-4-4-12.
-    public var description: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+    public var description: String { text(upperCase: false) }
+
+    /// Upper-case 8-4-4-4-12, as APNs has been seen generating ids.
+    public var upperCaseDescription: String { text(upperCase: true) }
+
+    /// 8-4-4-4-12 written straight into the string's storage: ids are generated per request.
+    private func text(upperCase: Bool) -> String {
+        let letterBase = upperCase ? UInt8(ascii: "A") - 10 : UInt8(ascii: "a") - 10
+        func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : letterBase + nibble }
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var count = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                text[count] = digit(byte >> 4)
+                text[count + 1] = digit(byte & 0x0F)
+                count += 2
+            }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
