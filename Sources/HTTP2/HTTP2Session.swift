@@ -132,8 +132,10 @@ final class HTTP2Session {
     }
 
     func submitResponse(streamID: Int32, _ response: HTTP2Response) throws(HTTP2Error) {
-        let fields = [HTTP2Header(":status", String(response.status))] + response.headers
-        let result = try withHeaderFields(fields) { nva, count in
+        startHeaderFields()
+        appendHeaderField(":status", String(response.status))
+        response.headers.forEach(appendHeaderField)
+        let result = try withHeaderFields { nva, count in
             withBodyProvider(streamID: streamID, body: response.body) { provider in
                 nghttp2_submit_response(session, streamID, nva, count, provider)
             }
@@ -147,11 +149,15 @@ final class HTTP2Session {
     /// Opens a stream for a request and returns its id.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
                        headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        let fields = [HTTP2Header(":method", method), HTTP2Header(":scheme", scheme),
-                      HTTP2Header(":authority", authority), HTTP2Header(":path", path)] + headers
+        startHeaderFields()
+        appendHeaderField(":method", method)
+        appendHeaderField(":scheme", scheme)
+        appendHeaderField(":authority", authority)
+        appendHeaderField(":path", path)
+        headers.forEach(appendHeaderField)
         // The body is stored before nghttp2 assigns the stream id; it is re-keyed right after.
         let pendingID: Int32 = -1
-        let streamID = try withHeaderFields(fields) { nva, count in
+        let streamID = try withHeaderFields { nva, count in
             withBodyProvider(streamID: pendingID, body: body) { provider in
                 nghttp2_submit_request(session, nil, nva, count, provider, nil)
             }
@@ -198,19 +204,30 @@ final class HTTP2Session {
 
     // MARK: Helpers for submit
 
-    /// Lends nghttp2 a header array whose names and values stay valid for the one call (nghttp2
-    /// copies them).
-    private func withHeaderFields<Result>(_ fields: [HTTP2Header],
-                                          _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result) throws(HTTP2Error) -> Result {
+    /// Empties the reused header storage before the fields of one submission are appended.
+    private func startHeaderFields() {
         headerStorage.removeAll(keepingCapacity: true)
         headerRanges.removeAll(keepingCapacity: true)
-        for field in fields {
-            let nameStart = headerStorage.count
-            headerStorage.append(contentsOf: field.name.utf8)
-            let valueStart = headerStorage.count
-            headerStorage.append(contentsOf: field.value.utf8)
-            headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
-        }
+    }
+
+    /// Copies one field into the reused storage: no array of fields is built per submission.
+    private func appendHeaderField(_ name: String, _ value: String) {
+        let nameStart = headerStorage.count
+        headerStorage.append(contentsOf: name.utf8)
+        let valueStart = headerStorage.count
+        headerStorage.append(contentsOf: value.utf8)
+        headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
+    }
+
+    private func appendHeaderField(_ field: HTTP2Header) {
+        appendHeaderField(field.name, field.value)
+    }
+
+    /// Lends nghttp2 the appended fields as an `nghttp2_nv` array whose names and values stay valid
+    /// for the one call (nghttp2 copies them).
+    private func withHeaderFields<Result>(
+        _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result
+    ) throws(HTTP2Error) -> Result {
         headerStorage.append(0) // a valid base address even when every field is empty
         let ranges = headerRanges
         return try headerStorage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
@@ -254,6 +271,11 @@ final class HTTP2Session {
 
     fileprivate func header(streamID: Int32, name: String, value: String) {
         guard let message = message(streamID) else { return }
+        // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
+        guard name.utf8.first == UInt8(ascii: ":") else {
+            message.headers.append(HTTP2Header(name, value))
+            return
+        }
         switch name {
         case ":method": message.method = value
         case ":path": message.path = value
