@@ -349,14 +349,17 @@ public struct HTTP2Error: Error, CustomStringConvertible, Sendable {
 
 // MARK: - nghttp2 callbacks: recover the session, record, return 0.
 
-private func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-    Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+/// Lends `body` the session nghttp2 calls back for. The session is alive for the whole nghttp2
+/// call that leads here, so it is borrowed without the retain and release `takeUnretainedValue()`
+/// would cost on every callback (nghttp2 calls back per header field).
+private func withOwner<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
+    Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
 
 private func onBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
                             _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-    owner(userData).beginHeaders(streamID: frame.pointee.hd.stream_id)
+    withOwner(userData) { $0.beginHeaders(streamID: frame.pointee.hd.stream_id) }
     return 0
 }
 
@@ -364,17 +367,18 @@ private func onHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_
                       _ name: UnsafePointer<UInt8>?, _ nameLength: Int, _ value: UnsafePointer<UInt8>?,
                       _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, let name, let value else { return 0 }
-    owner(userData).header(
-        streamID: frame.pointee.hd.stream_id,
-        name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+    withOwner(userData) { owner in
+        owner.header(streamID: frame.pointee.hd.stream_id,
+                     name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                     value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+    }
     return 0
 }
 
 private func onDataChunk(_ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?,
                          _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let data else { return 0 }
-    owner(userData).data(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+    withOwner(userData) { $0.data(streamID: streamID, UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 
@@ -382,25 +386,26 @@ private func onFrame(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_f
                      _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame else { return 0 }
     let header = frame.pointee.hd
-    let owner = owner(userData)
-    switch UInt32(header.type) {
-    case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
-        if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { owner.endOfStream(streamID: header.stream_id) }
-    case NGHTTP2_GOAWAY.rawValue:
-        let goAway = frame.pointee.goaway
-        let debug = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
-        owner.goAway(HTTP2GoAway(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug))
-    case NGHTTP2_SETTINGS.rawValue:
-        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.remoteSettingsChanged() }
-    default:
-        break
+    withOwner(userData) { owner in
+        switch UInt32(header.type) {
+        case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { owner.endOfStream(streamID: header.stream_id) }
+        case NGHTTP2_GOAWAY.rawValue:
+            let goAway = frame.pointee.goaway
+            let debug = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
+            owner.goAway(HTTP2GoAway(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug))
+        case NGHTTP2_SETTINGS.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.remoteSettingsChanged() }
+        default:
+            break
+        }
     }
     return 0
 }
 
 private func onStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32,
                            _ userData: UnsafeMutableRawPointer?) -> Int32 {
-    owner(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+    withOwner(userData) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
     return 0
 }
 
@@ -408,7 +413,7 @@ private func readBody(_ session: OpaquePointer?, _ streamID: Int32, _ buffer: Un
                       _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
                       _ userData: UnsafeMutableRawPointer?) -> Int {
     guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let (count, finished) = owner(userData).readOutgoing(streamID: streamID, into: buffer, capacity: length)
+    let (count, finished) = withOwner(userData) { $0.readOutgoing(streamID: streamID, into: buffer, capacity: length) }
     if finished { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
     return count
 }
