@@ -31,7 +31,24 @@ final class HTTP2Session {
         init() {
             headers.reserveCapacity(8)
         }
+
+        /// Empties the message for another stream; the header array keeps its storage (the request
+        /// that shared it is gone once its stream closed).
+        func reset() {
+            method = ""
+            path = ""
+            authority = nil
+            status = 0
+            headers.removeAll(keepingCapacity: true)
+            body = []
+            complete = false
+        }
     }
+
+    /// Messages of closed streams, handed to new ones instead of allocating a message and its
+    /// header array per stream.
+    private var spareMessages: [PartialMessage] = []
+    private static let spareMessageLimit = 128
 
     private struct OutgoingBody {
         var bytes: [UInt8]
@@ -167,7 +184,7 @@ final class HTTP2Session {
             throw HTTP2Error("nghttp2_submit_request", code: streamID)
         }
         if let body = outgoing.removeValue(forKey: pendingID) { outgoing[streamID] = body }
-        partial[streamID] = PartialMessage()
+        partial[streamID] = newMessage()
         return streamID
     }
 
@@ -264,7 +281,7 @@ final class HTTP2Session {
 
     fileprivate func beginHeaders(streamID: Int32) {
         guard role == .server else { return }
-        let message = PartialMessage()
+        let message = newMessage()
         partial[streamID] = message
         recent = (streamID, message)
     }
@@ -317,6 +334,14 @@ final class HTTP2Session {
         if !message.complete {
             events.append(.streamFailed(streamID: streamID, errorCode: errorCode))
         }
+        if spareMessages.count < Self.spareMessageLimit {
+            message.reset()
+            spareMessages.append(message)
+        }
+    }
+
+    private func newMessage() -> PartialMessage {
+        spareMessages.popLast() ?? PartialMessage()
     }
 
     fileprivate func readOutgoing(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, finished: Bool) {
