@@ -15,7 +15,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     public init(_ hex: String) throws(Violation) {
         if let violation = Self.violation(hex) { throw violation }
         // Violation-free means ASCII hex; most tokens are lower case already, so skip the copy.
-        let isLowerCase = !hex.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
+        let isLowerCase = hex.allUTF8Bytes { !(UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
         self.hex = isLowerCase ? hex : hex.lowercased()
     }
 
@@ -23,7 +23,7 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     static func violation(_ hex: String) -> Violation? {
         if hex.isEmpty { return Violation(.missingDeviceToken, "device token is empty") }
         // Bytes first: Unicode property look-ups are slow, and the simulator checks every request.
-        if !hex.utf8.allSatisfy(isHexDigit), let bad = hex.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
+        if !hex.allUTF8Bytes(satisfy: isHexDigit), let bad = hex.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
             return Violation(.badDeviceToken, "device token has a non-hexadecimal character '\(bad.escaped(asASCII: true))'")
         }
         if hex.utf8.count % 2 != 0 {

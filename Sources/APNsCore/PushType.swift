@@ -81,6 +81,6 @@ public struct PushType: APNsVocabulary {
     }
 
     private static func isASCII(_ text: String) -> Bool {
-        text.utf8.allSatisfy { $0 < 0x80 }
+        text.allUTF8Bytes { $0 < 0x80 }
     }
 }

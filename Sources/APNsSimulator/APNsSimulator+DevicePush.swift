@@ -11,7 +11,7 @@ extension APNsSimulator {
         // the grapheme walk `dropFirst` would do.
         let tokenStart = request.path.utf8.index(request.path.startIndex, offsetBy: Self.devicePathPrefix.utf8.count)
         let tokenText = String(request.path[tokenStart...])
-        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
+        guard tokenText.allUTF8Bytes(satisfy: { $0 != UInt8(ascii: "/") }) else { return reject(.badPath) }
         let token: DeviceToken
         do {
             token = try DeviceToken(tokenText)

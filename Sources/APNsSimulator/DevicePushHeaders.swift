@@ -15,7 +15,7 @@ struct DevicePushHeaders {
         if let value = request.value(of: "apns-push-type") {
             // Case-insensitive: whether APNs is, is unconfirmed (spec §9.3), so be lenient. Values
             // are nearly always lower-case ASCII already; then `lowercased()` would only copy.
-            let isLowerCaseASCII = value.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+            let isLowerCaseASCII = value.allUTF8Bytes { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
             guard let known = PushType(rawValue: isLowerCaseASCII ? value : value.lowercased()) else {
                 return .failure(Rejection(.invalidPushType))
             }
