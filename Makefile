@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: setup build run test clean
+.PHONY: setup build run test fuzz clean
 
 ## setup: install the Debian packages the build, tests and demo need (quiet when all are present)
 setup:
@@ -20,6 +20,14 @@ run: build
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
+
+## fuzz: build the enrichment fuzz target with libFuzzer and run it for FUZZ_SECONDS (default 60)
+FUZZ_SECONDS ?= 60
+fuzz: setup
+	PUSHLINE_FUZZ=1 $(SWIFT) build -Xswiftc -sanitize=fuzzer --product EnrichmentFuzz --build-path .build/fuzz
+	mkdir -p .build/fuzz/corpus && cp Fuzz/corpus/*/* .build/fuzz/corpus/
+	.build/fuzz/debug/EnrichmentFuzz .build/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+		-artifact_prefix=.build/fuzz/ -print_final_stats=1
 
 clean:
 	rm -rf .build

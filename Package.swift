@@ -17,28 +17,49 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CICU", pkgConfig: "icu-i18n", providers: [.apt(["libicu-dev"])]),
+        .systemLibrary(name: "CYAML", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
 
         // C shims: only what Swift cannot call (macros, variadics).
         .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
+        .target(name: "CPushlineICU", dependencies: ["CICU"]),
 
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
+
+        // Telemetry: JSON logs, metrics, Prometheus exposition and endpoints.
+        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP"]),
 
         // Wrappers.
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL"]),
+
+        // Benchmarks: a wrapper measured against a plain C loop doing the same work.
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
 
         // APNs.
         .target(name: "APNsCore"),
-        .target(name: "APNsClient", dependencies: ["APNsCore", "TLS"]),
+        .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
+        .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
+
+        // YAML documents with line numbers (libyaml), for templates and configuration.
+        .target(name: "YAML", dependencies: ["CYAML"]),
+
+        // Domain.
+        .target(name: "Pipeline", dependencies: ["APNsCore", "Redis"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
+        .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient"]),
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
+                                                         "PushlineConfiguration", "Redis", "PushlineTestKit"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -54,11 +75,22 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
-        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Redis", "PushlineTestKit"]),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
+        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),
+        .testTarget(name: "SenderTests", dependencies: ["APNsClient", "APNsCore", "APNsSimulator", "TLS", "PushlineTestKit"]),
+        .testTarget(name: "PushlineConfigurationTests", dependencies: [
+            "PushlineConfiguration", "APNsClient", "Kafka", "Redis", "Telemetry", "PushlineTestKit",
+        ]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
+        .testTarget(name: "TelemetryTests", dependencies: [
+            "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",
+        ]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]
@@ -66,3 +98,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `make fuzz` only: the target calls libFuzzer's driver, so it links only with -sanitize=fuzzer.
+if Context.environment["PUSHLINE_FUZZ"] != nil {
+    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore"],
+                                             path: "Fuzz/EnrichmentFuzz"))
+}

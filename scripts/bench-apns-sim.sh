@@ -33,17 +33,15 @@ ng_port=$(free_port)
 nghttpd --address=127.0.0.1 --htdocs="$work/htdocs" "$ng_port" "$work/key.pem" "$work/cert.pem" > "$work/nghttpd.log" 2>&1 &
 wait_port "$sim_port"; wait_port "$ng_port"
 
-# h2load's summary: "finished in 2.73s, …" (or "…ms") and "requests: T total, S started, D done, OK succeeded, …".
+# h2load's summary: "finished in 2.73s, …" and "requests: T total, S started, D done, OK succeeded, …".
 run() {
   local port=$1 label=$2
   echo "h2load → $label ($requests requests, $connections connections × $streams streams)…" >&2
   h2load -n "$requests" -c "$connections" -m "$streams" -d "$payload" \
     -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: alert" \
     "https://127.0.0.1:$port/3/device/$token" > "$work/$label.out"
-  local elapsed seconds succeeded
-  # Below one second h2load prints milliseconds: "finished in 998.12ms".
-  elapsed=$(sed -n 's/.*finished in \([0-9.]*m\?s\).*/\1/p' "$work/$label.out")
-  seconds=$(python3 -c "t = '$elapsed'; print(float(t[:-2]) / 1000 if t.endswith('ms') else float(t[:-1]))")
+  local seconds succeeded
+  seconds=$(grep -o 'finished in [0-9.]*m\?s' "$work/$label.out" | python3 -c 'import sys; t=sys.stdin.read().split()[-1]; print(float(t[:-2])/1000 if t.endswith("ms") else float(t[:-1]))')
   succeeded=$(grep -o '[0-9]* succeeded' "$work/$label.out" | grep -o '[0-9]*')
   python3 -c "print(f'{$succeeded / $seconds:.0f}')"
   echo "$label: $succeeded answered 2xx in ${seconds}s" >&2

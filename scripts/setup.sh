@@ -11,6 +11,8 @@ packages=(
   libssl-dev
   libhiredis-dev
   libmicrohttpd-dev
+  libicu-dev
+  libyaml-dev
   # tests and the demo: real peers and tools
   redis-server
   redis-tools
@@ -20,6 +22,8 @@ packages=(
   kcat
   prometheus
   openssl
+  # JSON Schema checks of the documented event formats (tests)
+  python3-jsonschema
 )
 
 missing=()

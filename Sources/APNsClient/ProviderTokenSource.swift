@@ -29,7 +29,8 @@ public struct ProviderTokenRefreshPolicy: Sendable, Equatable {
 public final class ProviderTokenSource: Sendable {
     public let credentials: ProviderTokenCredentials
     public let policy: ProviderTokenRefreshPolicy
-    private let now: @Sendable () -> Int64
+    /// The clock tokens are issued by, UNIX seconds; connections measure token age with it too.
+    public let now: @Sendable () -> Int64
     private let cached = Mutex<ProviderToken?>(nil)
 
     /// - Parameter now: the current UNIX time in seconds; injectable so tests can move time.
@@ -48,6 +49,19 @@ public final class ProviderTokenSource: Sendable {
             if let token = cached, issuedAt - token.issuedAt < policy.refreshIntervalSeconds {
                 return token
             }
+            let token = try ProviderToken(credentials: credentials, issuedAt: issuedAt)
+            cached = token
+            return token
+        }
+    }
+
+    /// After APNs answered `ExpiredProviderToken` to `rejected`: a newly signed token, unless another
+    /// caller already replaced it (then that newer one). The 20-minute rule is per connection, and
+    /// the connection that saw the rejection is replaced, so signing now is allowed.
+    public func replaceExpired(_ rejected: ProviderToken) throws(OpenSSLError) -> ProviderToken {
+        let issuedAt = now()
+        return try cached.withLock { (cached: inout ProviderToken?) throws(OpenSSLError) -> ProviderToken in
+            if let token = cached, token != rejected { return token }
             let token = try ProviderToken(credentials: credentials, issuedAt: issuedAt)
             cached = token
             return token

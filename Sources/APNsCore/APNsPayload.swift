@@ -47,7 +47,7 @@ public struct APNsPayload: Sendable, Equatable {
     /// The payload's JSON bytes.
     public func encoded() -> [UInt8] {
         var buffer: [UInt8] = []
-        buffer.reserveCapacity(256)
+        buffer.reserveCapacity(512)
         encode(into: &buffer)
         return buffer
     }

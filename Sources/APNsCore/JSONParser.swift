@@ -13,22 +13,26 @@ public struct JSONParser {
     /// Deeper documents are rejected rather than risking the stack.
     public static let maximumDepth = 256
 
-    private let bytes: [UInt8]
+    /// The document, borrowed for the duration of ``parse(_:)``: reading through a buffer pointer
+    /// spares a bounds check and a reference count per byte.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
     private var depth = 0
 
-    private init(bytes: [UInt8]) {
+    private init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// Parses one complete JSON document; anything but white space after it is an error.
     public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.position == bytes.count else { throw parser.error("unexpected content after the document") }
-        return value
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue in
+            var parser = JSONParser(bytes: buffer)
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else { throw parser.error("unexpected content after the document") }
+            return value
+        }
     }
 
     private func error(_ message: String) -> JSONParseError {
@@ -75,6 +79,7 @@ public struct JSONParser {
         defer { depth -= 1 }
         position += 1
         var object = JSONObject()
+        object.members.reserveCapacity(8)
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
@@ -123,13 +128,23 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONParseError) -> String {
         position += 1
-        var utf8: [UInt8] = []
+        let start = position
+        // Fast path for the common string without escapes: validate the bytes in place, no copy.
+        while let byte = current, byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            position += 1
+            guard byte == UInt8(ascii: "\"") else { continue }
+            guard let string = Self.validatedString(UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)])) else {
+                throw error("string is not valid UTF-8")
+            }
+            return string
+        }
+        var utf8 = Array(bytes[start..<position])
         while true {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let string = String(validating: utf8, as: UTF8.self) else {
+                guard let string = utf8.withUnsafeBufferPointer(Self.validatedString) else {
                     throw error("string is not valid UTF-8")
                 }
                 return string
@@ -143,6 +158,17 @@ public struct JSONParser {
                 position += 1
             }
         }
+    }
+
+    /// The string, or nil when `utf8` is not valid UTF-8. `String(decoding:)` takes the standard
+    /// library's fast path and repairs invalid input with U+FFFD; the input was valid exactly when
+    /// nothing was repaired. (`String(validating:)` is generic and far slower here.)
+    private static func validatedString(_ utf8: UnsafeBufferPointer<UInt8>) -> String? {
+        let string = String(decoding: utf8, as: UTF8.self)
+        if utf8.allSatisfy({ $0 < 0x80 }) { return string }
+        let unchanged = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) }
+            ?? string.utf8.elementsEqual(utf8)
+        return unchanged ? string : nil
     }
 
     private mutating func parseEscape(into utf8: inout [UInt8]) throws(JSONParseError) {

@@ -1,6 +1,6 @@
 /// A JSON value, used for the parts of a payload whose shape belongs to the app (custom keys,
 /// Live Activity `content-state` and `attributes`) and for reading payloads back in the validator.
-public indirect enum JSONValue: Sendable, Equatable {
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// A number written without fraction or exponent that fits in 64 bits.
@@ -68,6 +68,14 @@ public struct JSONObject: Sendable, Equatable {
 
     /// Keys that appear more than once, each reported once, in order of first repetition.
     public var repeatedKeys: [String] {
+        // Payload objects are small: comparing pairs is cheaper than hashing into a set.
+        if members.count <= 16 {
+            var repeated: [String] = []
+            for (index, member) in members.enumerated() where !repeated.contains(member.key) {
+                if members[..<index].contains(where: { $0.key == member.key }) { repeated.append(member.key) }
+            }
+            return repeated
+        }
         var seen = Set<String>()
         var repeated: [String] = []
         for member in members where !seen.insert(member.key).inserted && !repeated.contains(member.key) {

@@ -6,6 +6,16 @@ public enum JSONWriter {
     /// Appends `string` as a quoted JSON string. Non-ASCII characters are written as raw UTF-8.
     public static func appendString(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        let copiedWhole = string.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return false }
+            buffer.append(contentsOf: utf8)
+            return true
+        }
+        if copiedWhole == true {
+            buffer.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

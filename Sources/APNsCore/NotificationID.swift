@@ -72,7 +72,9 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     /// A name-based (version 5, SHA-1) id in `namespace` (RFC 9562 §5.5).
     public static func nameBased(_ name: [UInt8], namespace: NotificationID) -> NotificationID {
-        var bytes = Array(SHA1.digest(namespace.bytes + name).prefix(16))
+        var message = namespace.bytes
+        message.append(contentsOf: name)
+        var bytes = Array(SHA1.digest(message).prefix(16))
         bytes[6] = bytes[6] & 0x0F | 0x50
         bytes[8] = bytes[8] & 0x3F | 0x80
         return NotificationID(validBytes: bytes)
@@ -82,7 +84,12 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// The name is the intent id's UTF-8, a NUL byte, and the token's lower-case hex; hex holds no
     /// NUL, so no two (intent, token) pairs share a name.
     public static func derived(intentID: String, deviceToken: DeviceToken) -> NotificationID {
-        nameBased(Array(intentID.utf8) + [0] + Array(deviceToken.hex.utf8), namespace: pushlineNamespace)
+        var name: [UInt8] = []
+        name.reserveCapacity(intentID.utf8.count + 1 + deviceToken.hex.utf8.count)
+        name.append(contentsOf: intentID.utf8)
+        name.append(0)
+        name.append(contentsOf: deviceToken.hex.utf8)
+        return nameBased(name, namespace: pushlineNamespace)
     }
 
     /// Lower-case 8-4-4-4-12.

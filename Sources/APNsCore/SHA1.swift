@@ -5,7 +5,7 @@ enum SHA1 {
         var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0)
         var padded = message
         padded.append(0x80)
-        while padded.count % 64 != 56 { padded.append(0) }
+        padded.append(contentsOf: repeatElement(0, count: (119 - message.count % 64) % 64))
         let bitLength = UInt64(message.count) &* 8
         for shift in stride(from: 56, through: 0, by: -8) { padded.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
 
@@ -32,9 +32,13 @@ enum SHA1 {
             }
             state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e)
         }
-        return [state.0, state.1, state.2, state.3, state.4].flatMap { word in
-            [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        var digest: [UInt8] = []
+        digest.reserveCapacity(20)
+        for word in [state.0, state.1, state.2, state.3, state.4] {
+            digest.append(contentsOf: [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16),
+                                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)])
         }
+        return digest
     }
 
     private static func rotateLeft(_ value: UInt32, by count: UInt32) -> UInt32 {

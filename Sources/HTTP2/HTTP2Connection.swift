@@ -15,6 +15,8 @@ public protocol HTTP2ConnectionDelegate: AnyObject {
     func connection(_ connection: HTTP2Connection, receivedGoAway goAway: HTTP2GoAway)
     /// The peer changed its SETTINGS (client role: the stream limit may have changed).
     func connectionSettingsChanged(_ connection: HTTP2Connection)
+    /// The peer answered a PING sent with ``HTTP2Connection/ping()``.
+    func connectionPingAcknowledged(_ connection: HTTP2Connection)
     /// The connection is closed; every stream without a response has failed.
     func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?)
 }
@@ -24,6 +26,7 @@ extension HTTP2ConnectionDelegate {
     public func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {}
     public func connection(_ connection: HTTP2Connection, receivedGoAway goAway: HTTP2GoAway) {}
     public func connectionSettingsChanged(_ connection: HTTP2Connection) {}
+    public func connectionPingAcknowledged(_ connection: HTTP2Connection) {}
 }
 
 /// Why a client request ended without a response.
@@ -278,6 +281,8 @@ public final class HTTP2Connection: FileDescriptorHandler {
                     responseHandlers.removeValue(forKey: streamID)?(.failure(.refusedByGoAway))
                 }
                 delegate?.connection(self, receivedGoAway: goAway)
+            case .pingAcknowledged:
+                delegate?.connectionPingAcknowledged(self)
             case .remoteSettingsChanged:
                 if serverSettings == nil && !hasRemoteSettings {
                     hasRemoteSettings = true

@@ -16,6 +16,8 @@ final class HTTP2Session {
         case streamFailed(streamID: Int32, errorCode: UInt32)
         case goAway(HTTP2GoAway)
         case remoteSettingsChanged
+        /// The peer answered our PING.
+        case pingAcknowledged
     }
 
     /// A message being received. A class, so each callback mutates it in place after one lookup.
@@ -323,6 +325,10 @@ final class HTTP2Session {
         events.append(.goAway(goAway))
     }
 
+    fileprivate func pingAcknowledged() {
+        events.append(.pingAcknowledged)
+    }
+
     fileprivate func remoteSettingsChanged() {
         events.append(.remoteSettingsChanged)
     }
@@ -421,6 +427,8 @@ private func onFrame(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_f
             owner.goAway(HTTP2GoAway(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug))
         case NGHTTP2_SETTINGS.rawValue:
             if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.remoteSettingsChanged() }
+        case NGHTTP2_PING.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { owner.pingAcknowledged() }
         default:
             break
         }

@@ -12,10 +12,13 @@ public struct CommandResult: Sendable {
 public enum ExternalCommand {
     /// Runs `executable` with `arguments` and waits for it. Throws when it cannot be started, with a
     /// message naming the program, so a missing tool fails the test clearly instead of skipping it.
-    public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil) throws -> CommandResult {
+    /// `environment` adds to (or replaces in) this process's environment.
+    public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
+                           environment: [String: String] = [:]) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         let output = Pipe()
         let error = Pipe()
         let input = Pipe()

@@ -19,10 +19,15 @@ public final class ServerProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        try Self.closeInheritedDescriptors(&actions)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        Self.restoreDefaultSignals(&attributes)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else {
             throw TestKitError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
@@ -33,10 +38,14 @@ public final class ServerProcess: @unchecked Sendable {
         stop()
     }
 
-    /// Whether the program is still running.
+    /// Whether the program is still running (once it has exited, it is reaped and stays stopped).
     public var isRunning: Bool {
         var status: Int32 = 0
-        return !stopped && waitpid(processID, &status, WNOHANG) == 0
+        guard !stopped, waitpid(processID, &status, WNOHANG) == 0 else {
+            stopped = true
+            return false
+        }
+        return true
     }
 
     /// What the program printed so far.
@@ -62,6 +71,32 @@ public final class ServerProcess: @unchecked Sendable {
     public func waitForExit(graceMilliseconds: Int = 5000) -> Int32 {
         stopped = true
         return Self.reap(processID, graceMilliseconds: graceMilliseconds)
+    }
+
+    /// Nothing but standard input, output and error is inherited: a server holding the write end of
+    /// another child's output pipe (`ExternalCommand.run` on another thread) would keep that reader
+    /// from ever seeing EOF. glibc has had `posix_spawn_file_actions_addclosefrom_np` since 2.34,
+    /// but Swift's Glibc module does not show it: look it up.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+            throw TestKitError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+        }
+        _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+    }
+
+    /// An empty signal mask and default dispositions for the child: spawned from a thread that
+    /// blocks signals (a Dispatch or Foundation thread), it would inherit the mask, and a server with
+    /// SIGTERM blocked never stops.
+    private static func restoreDefaultSignals(_ attributes: inout posix_spawnattr_t) {
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     }
 
     private static func reap(_ pid: pid_t, graceMilliseconds: Int) -> Int32 {

@@ -13,17 +13,16 @@ public final class SimulatorHarness: @unchecked Sendable {
     public var devicePort: UInt16 { server.devicePort }
     public var managementPort: UInt16 { server.managementPort }
 
-    public init(configuration: SimulatorConfiguration = SimulatorConfiguration()) throws {
-        let certificate = try SelfSignedCertificate(commonName: "localhost")
+    /// - Parameter now: the simulator's clock, UNIX milliseconds (tests move it by hand).
+    public init(configuration: SimulatorConfiguration = SimulatorConfiguration(),
+                now: @escaping @Sendable () -> Int64 = APNsSimulator.systemNow) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-sim-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificateFile = directory.appendingPathComponent("certificate.pem").path
-        let keyFile = directory.appendingPathComponent("private-key.pem").path
-        try certificate.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
-        try certificate.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let files = try SelfSignedCertificate(commonName: "localhost").write(to: directory)
+        certificateFile = files.certificateFile
+        let keyFile = files.privateKeyFile
         let tls = try TLSContext.server(certificateFile: certificateFile, privateKeyFile: keyFile, alpn: ["h2"],
                                         requestClientCertificate: true)
-        server = try SimulatorServer(simulator: APNsSimulator(configuration: configuration), tls: tls, eventLoops: 1)
+        server = try SimulatorServer(simulator: APNsSimulator(configuration: configuration, now: now), tls: tls, eventLoops: 1)
     }
 
     /// GOAWAY to clients, drain, stop.

@@ -1,4 +1,5 @@
 internal import COpenSSL
+import Foundation
 
 /// A self-signed X.509 certificate with a fresh P-256 key, as PEM text: for a local server that
 /// has no certificate of its own (the simulator), and for test clients using certificate auth.
@@ -42,6 +43,20 @@ public struct SelfSignedCertificate: Sendable {
         privateKeyPEM = try PEMText.write(operation: "write private key") {
             PEM_write_bio_PrivateKey($0, key.pkey, nil, nil, 0, nil, nil)
         }
+    }
+}
+
+extension SelfSignedCertificate {
+    /// Writes `certificate.pem` and `private-key.pem` (readable by the owner only) into
+    /// `directory`, creating it, and returns their paths.
+    public func write(to directory: URL) throws -> (certificateFile: String, privateKeyFile: String) {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let certificateFile = directory.appendingPathComponent("certificate.pem").path
+        let privateKeyFile = directory.appendingPathComponent("private-key.pem").path
+        try certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
+        try privateKeyPEM.write(toFile: privateKeyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: privateKeyFile)
+        return (certificateFile, privateKeyFile)
     }
 }
 

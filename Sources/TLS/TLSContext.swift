@@ -78,6 +78,30 @@ public final class TLSContext: @unchecked Sendable {
         return context
     }
 
+    /// A client context presenting the certificate and key of a PKCS#12 file (`.p12`, as Apple's
+    /// push certificates are exported), opened with `password`.
+    public static func client(alpn: [String], verification: ServerVerification, pkcs12File: String,
+                              password: String) throws(OpenSSLError) -> TLSContext {
+        let context = try client(alpn: alpn, verification: verification)
+        guard let bio = BIO_new_file(pkcs12File, "rb") else { throw .drainingQueue(operation: "open PKCS#12 file \(pkcs12File)") }
+        defer { BIO_free(bio) }
+        guard let bundle = d2i_PKCS12_bio(bio, nil) else { throw .drainingQueue(operation: "read PKCS#12 file \(pkcs12File)") }
+        defer { PKCS12_free(bundle) }
+        var key: OpaquePointer?
+        var certificate: OpaquePointer?
+        guard PKCS12_parse(bundle, password, &key, &certificate, nil) == 1, let key, let certificate else {
+            throw .drainingQueue(operation: "open PKCS#12 file \(pkcs12File) (wrong password?)")
+        }
+        defer {
+            EVP_PKEY_free(key)
+            X509_free(certificate)
+        }
+        guard SSL_CTX_use_certificate(context.context, certificate) == 1, SSL_CTX_use_PrivateKey(context.context, key) == 1 else {
+            throw .drainingQueue(operation: "use the certificate of \(pkcs12File)")
+        }
+        return context
+    }
+
     private init(method: OpaquePointer?, alpn: [String], isServer: Bool) throws(OpenSSLError) {
         guard let context = SSL_CTX_new(method) else { throw .drainingQueue(operation: "create TLS context") }
         self.context = context

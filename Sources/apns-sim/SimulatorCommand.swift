@@ -139,15 +139,8 @@ enum SimulatorCommand: Command {
         case (let certificate?, let key?):
             return (certificate, key)
         case (nil, nil):
-            let generated = try SelfSignedCertificate(commonName: "apns-sim")
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-sim-\(getpid())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let certificate = directory.appendingPathComponent("certificate.pem").path
-            let key = directory.appendingPathComponent("private-key.pem").path
-            try generated.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
-            try generated.privateKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
-            chmod(key, 0o600)
-            return (certificate, key)
+            return try SelfSignedCertificate(commonName: "apns-sim").write(to: directory)
         default:
             throw UsageError(message: "--certificate and --private-key go together")
         }

@@ -6,7 +6,9 @@ enum Pushline {
     static let tool = CommandLineTool(
         name: "pushline",
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
-        commands: [ValidatePayloadCommand.self, JWTCommand.self]
+        commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
+                   DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
+                   BenchRedisCommand.self]
     )
 
     static func main() {

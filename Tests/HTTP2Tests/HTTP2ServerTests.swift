@@ -25,13 +25,8 @@ struct TestCertificate {
     let keyFile: String
 
     init() throws {
-        let certificate = try SelfSignedCertificate(commonName: "localhost")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        certificateFile = directory.appendingPathComponent("cert.pem").path
-        keyFile = directory.appendingPathComponent("key.pem").path
-        try certificate.certificatePEM.write(toFile: certificateFile, atomically: true, encoding: .utf8)
-        try certificate.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        (certificateFile, keyFile) = try SelfSignedCertificate(commonName: "localhost").write(to: directory)
     }
 }
 

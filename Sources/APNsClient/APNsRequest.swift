@@ -1,0 +1,32 @@
+import HTTP2
+
+/// One HTTP/2 request to an APNs service as a pool sends it: a device push, a broadcast, or a
+/// channel-management call.
+struct APNsRequest: Sendable {
+    var method: String
+    var path: String
+    /// Headers without `authorization`, which the pool adds per connection.
+    var headers: [HTTP2Header]
+    var body: [UInt8]
+    /// Requests with the same key are backed off together after `TooManyRequests` (the device
+    /// token for device pushes); nil for requests APNs does not throttle per device.
+    var throttleKey: String?
+}
+
+/// How a request ended, as the pool reports it.
+struct RequestOutcome: Sendable {
+    var outcome: DeliveryResult.Outcome
+    /// The final response, when APNs answered.
+    var response: HTTP2Response?
+    var body: APNsResponseBody
+    var attempts: Int
+    var latencyMilliseconds: Double
+    var detail: String?
+}
+
+extension APNsNotification {
+    var request: APNsRequest {
+        APNsRequest(method: "POST", path: "/3/device/" + deviceToken.hex, headers: headers(), body: payload,
+                    throttleKey: deviceToken.hex)
+    }
+}

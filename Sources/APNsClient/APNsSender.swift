@@ -1,0 +1,106 @@
+import APNsCore
+import Runtime
+import Synchronization
+
+/// Hands notifications to APNs as fast as the connections allow and reports the truth about each.
+///
+/// Pools are registered by name, one per (credentials, environment); a batch goes to one pool and
+/// comes back as one ``DeliveryResult`` per notification, in order. When the sender already holds
+/// `maximumPending` notifications, `send` waits (backpressure) instead of queueing without bound.
+public final class APNsSender: Sendable {
+    public let configuration: SenderConfiguration
+    private let metrics: SenderMetrics
+    private let loop: EventLoop
+    private let pools = Mutex<[String: PoolHandle]>([:])
+    private let pending: PendingLimit
+
+    /// A pool and the loop it lives on; the pool itself is only touched on that loop.
+    private final class PoolHandle: @unchecked Sendable {
+        // Safe to share: `pool` is only used inside `loop.execute` closures.
+        let pool: ConnectionPool
+
+        init(pool: ConnectionPool) {
+            self.pool = pool
+        }
+    }
+
+    public init(configuration: SenderConfiguration = SenderConfiguration(), metrics: SenderMetrics = NoSenderMetrics()) throws {
+        self.configuration = configuration
+        self.metrics = metrics
+        self.loop = try EventLoop(name: "apns-sender")
+        self.pending = PendingLimit(limit: configuration.maximumPending)
+    }
+
+    /// Registers a pool (credentials for one team or certificate, and one environment) under `name`
+    /// and opens its minimum connections.
+    public func addPool(named name: String, credentials: APNsCredentials, environment: APNsEnvironment) throws {
+        let pool = try ConnectionPool(name: name, loop: loop, environment: environment, credentials: credentials,
+                                      configuration: configuration, metrics: metrics)
+        let handle = PoolHandle(pool: pool)
+        pools.withLock { $0[name] = handle }
+        loop.execute { handle.pool.start() }
+    }
+
+    /// Sends a batch through the pool `poolName`; returns one result per notification, in order.
+    public func send(_ notifications: [APNsNotification], pool poolName: String) async throws -> [DeliveryResult] {
+        let outcomes = try await perform(notifications.map { ($0.request, $0.expiration) }, pool: poolName)
+        return zip(notifications, outcomes).map { DeliveryResult(notification: $0, outcome: $1) }
+    }
+
+    /// Sends requests through a pool with its retries and deadlines; one outcome per request, in order.
+    func perform(_ requests: [(APNsRequest, APNsExpiration)], pool poolName: String) async throws -> [RequestOutcome] {
+        guard let handle = pools.withLock({ $0[poolName] }) else { throw SenderError.unknownPool(poolName) }
+        guard !requests.isEmpty else { return [] }
+        await pending.acquire(requests.count)
+        defer { pending.release(requests.count) }
+        let deadlineCap = UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
+        return await withCheckedContinuation { (continuation: CheckedContinuation<[RequestOutcome], Never>) in
+            let collector = OutcomeCollector(count: requests.count, continuation: continuation)
+            loop.execute {
+                let now = MonotonicClock.nanoseconds()
+                let deliveries = requests.enumerated().map { index, item in
+                    PendingDelivery(request: item.0, submittedAt: now,
+                                    deadline: Self.deadline(expiration: item.1, now: now, cap: deadlineCap)) { outcome in
+                        collector.set(index, outcome)
+                    }
+                }
+                handle.pool.submit(deliveries)
+            }
+        }
+    }
+
+    /// Closes every connection and stops the sender's loop; deliveries still waiting fail.
+    public func shutdown() {
+        let handles = pools.withLock { Array($0.values) }
+        loop.execute { handles.forEach { $0.pool.shutdown() } }
+        loop.shutdown()
+    }
+
+    /// The expiration, but never later than `cap` after now.
+    static func deadline(expiration: APNsExpiration, now: UInt64, cap: UInt64) -> UInt64 {
+        guard case .at(let unixSeconds) = expiration else { return now + cap }
+        let remaining = (unixSeconds - ProviderTokenSource.systemNow()) * 1_000_000_000
+        return now + UInt64(clamping: min(max(remaining, 0), Int64(clamping: cap)))
+    }
+}
+
+/// Gathers a batch's outcomes (on the pool's loop) and resumes the waiting task once all are in.
+private final class OutcomeCollector: @unchecked Sendable {
+    // Safe to share: `set` is only called on the pool's loop.
+    private var results: [RequestOutcome?]
+    private var remaining: Int
+    private let continuation: CheckedContinuation<[RequestOutcome], Never>
+
+    init(count: Int, continuation: CheckedContinuation<[RequestOutcome], Never>) {
+        results = Array(repeating: nil, count: count)
+        remaining = count
+        self.continuation = continuation
+    }
+
+    func set(_ index: Int, _ result: RequestOutcome) {
+        guard results[index] == nil else { return }
+        results[index] = result
+        remaining -= 1
+        if remaining == 0 { continuation.resume(returning: results.map { $0! }) }
+    }
+}

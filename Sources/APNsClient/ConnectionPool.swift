@@ -1,0 +1,411 @@
+import APNsCore
+import HTTP2
+import Runtime
+import TLS
+
+/// The connections to one APNs environment with one set of credentials, on one event loop.
+///
+/// Each request goes to the ready connection with the most free stream capacity (honouring every
+/// SETTINGS_MAX_CONCURRENT_STREAMS the server sends, including the collapse to 1 after a rejection);
+/// more connections open, a little apart, while requests wait; lost connections are reopened with
+/// back-off. Retries follow the rejection's class and are bounded by attempts and by each
+/// notification's deadline. Confined to `loop`: every method runs there.
+final class ConnectionPool: HTTP2ConnectionDelegate {
+    let name: String
+    let loop: EventLoop
+    private let environment: APNsEnvironment
+    private let credentials: APNsCredentials
+    private let tls: TLSContext
+    private let configuration: SenderConfiguration
+    private let metrics: SenderMetrics
+    private let retryBackoff: Backoff
+    private let reconnectBackoff: Backoff
+    private var random = SystemRandomNumberGenerator()
+
+    private var connections: [ObjectIdentifier: PooledConnection] = [:]
+    /// Deliveries ready to be sent, oldest first.
+    private var waiting = DeliveryQueue()
+    /// Every submitted delivery not yet swept, in submission (and so deadline) order.
+    private var deadlineOrder = DeliveryQueue()
+    private var deadlineSweepArmed = false
+    /// Device tokens answered `TooManyRequests`, and when (monotonic ns) they may be tried again.
+    private var deviceBackoff: [String: UInt64] = [:]
+    private var failedConnects = 0
+    /// Why the last connection failed or closed, for results that never got an answer.
+    private var lastConnectionError: String?
+    private var nextConnectAllowedAt: UInt64 = 0
+    private var connectTimerArmed = false
+    private var isShutDown = false
+
+    init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
+         configuration: SenderConfiguration, metrics: SenderMetrics) throws {
+        self.name = name
+        self.loop = loop
+        self.environment = environment
+        self.credentials = credentials
+        self.configuration = configuration
+        self.metrics = metrics
+        let verification: TLSContext.ServerVerification =
+            configuration.insecureSkipVerification ? .insecureNoVerification
+            : configuration.caFile.map { .certificateAuthorities(file: $0) } ?? .systemTrustStore
+        switch credentials {
+        case .token:
+            tls = try TLSContext.client(alpn: ["h2"], verification: verification)
+        case .certificate(let certificateFile, let privateKeyFile):
+            tls = try TLSContext.client(alpn: ["h2"], verification: verification,
+                                        certificateFile: certificateFile, privateKeyFile: privateKeyFile)
+        case .pkcs12(let file, let password):
+            tls = try TLSContext.client(alpn: ["h2"], verification: verification, pkcs12File: file, password: password)
+        }
+        retryBackoff = Backoff(baseMilliseconds: configuration.retryBackoffMilliseconds,
+                               maximumMilliseconds: configuration.maximumRetryBackoffMilliseconds)
+        reconnectBackoff = Backoff(baseMilliseconds: configuration.reconnectBackoffMilliseconds,
+                                   maximumMilliseconds: configuration.maximumReconnectBackoffMilliseconds)
+    }
+
+    // MARK: Entry points (loop thread)
+
+    /// Opens the minimum number of connections and starts the idle check.
+    func start() {
+        ensureConnections()
+        scheduleIdleCheck()
+    }
+
+    func submit(_ deliveries: [PendingDelivery]) {
+        let usualDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
+        for delivery in deliveries where delivery.deadline + Self.sweepInterval < usualDeadline {
+            // An expiration sooner than the cap: its own timer, as the sweep sees it only in turn.
+            loop.schedule(afterMilliseconds: Self.milliseconds(until: delivery.deadline)) { [self] in
+                deadlinePassed(delivery)
+            }
+        }
+        deadlineOrder.append(contentsOf: deliveries)
+        armDeadlineSweep()
+        waiting.append(contentsOf: deliveries)
+        dispatch()
+    }
+
+    /// How often the deadlines of submitted deliveries are checked, in nanoseconds.
+    private static let sweepInterval: UInt64 = 50_000_000
+
+    /// Deliveries have (nearly) the same deadline cap and arrive in order, so one periodic sweep
+    /// from the front of `deadlineOrder` finds every expired one, without a timer per delivery.
+    private func armDeadlineSweep() {
+        guard !deadlineSweepArmed, !deadlineOrder.isEmpty else { return }
+        deadlineSweepArmed = true
+        loop.schedule(afterMilliseconds: Int(Self.sweepInterval / 1_000_000)) { [self] in
+            deadlineSweepArmed = false
+            let now = MonotonicClock.nanoseconds()
+            while let first = deadlineOrder.first, first.isFinished || first.deadline <= now {
+                deadlineOrder.removeFirst()
+                deadlinePassed(first)
+            }
+            armDeadlineSweep()
+        }
+    }
+
+    /// Fails what is waiting and closes every connection.
+    func shutdown() {
+        isShutDown = true
+        let now = MonotonicClock.nanoseconds()
+        for delivery in waiting.removeAll() { finish(delivery, .failed, now: now, detail: "sender shut down") }
+        for connection in Array(connections.values) { connection.http2.close() }
+    }
+
+    // MARK: Dispatching
+
+    private func dispatch() {
+        guard !isShutDown else { return }
+        let now = MonotonicClock.nanoseconds()
+        var held: [PendingDelivery] = []
+        while let delivery = waiting.first {
+            if delivery.isFinished {
+                waiting.removeFirst()
+                continue
+            }
+            if let key = delivery.request.throttleKey, let until = deviceBackoff[key], until > now {
+                held.append(delivery)
+                waiting.removeFirst()
+                continue
+            }
+            guard let connection = bestConnection() else { break }
+            waiting.removeFirst()
+            send(delivery, on: connection, now: now)
+        }
+        if !held.isEmpty { hold(held, now: now) }
+        if !waiting.isEmpty { ensureConnections(growing: true) }
+        reportState()
+    }
+
+    /// Requests held back for a throttled device wait for its back-off, without slowing others.
+    private func hold(_ deliveries: [PendingDelivery], now: UInt64) {
+        for delivery in deliveries {
+            let until = delivery.request.throttleKey.flatMap { deviceBackoff[$0] } ?? now
+            loop.schedule(afterMilliseconds: Self.milliseconds(until: until)) { [weak self] in
+                guard let self, !delivery.isFinished else { return }
+                waiting.append(delivery)
+                dispatch()
+            }
+        }
+    }
+
+    private func bestConnection() -> PooledConnection? {
+        var best: PooledConnection?
+        for connection in connections.values where connection.freeStreams > 0 {
+            if best == nil || connection.freeStreams > best!.freeStreams { best = connection }
+        }
+        return best
+    }
+
+    private func send(_ delivery: PendingDelivery, on connection: PooledConnection, now: UInt64) {
+        delivery.attempts += 1
+        let request = delivery.request
+        do {
+            var headers = request.headers
+            if let authorization = try authorization(for: connection) {
+                headers.insert(HTTP2Header("authorization", authorization), at: 0)
+            }
+            var streamID: Int32 = 0
+            streamID = try connection.http2.send(
+                method: request.method, path: request.path, authority: environment.host, headers: headers, body: request.body
+            ) { [self] result in
+                // Strong captures: the connection fails every handler when it closes, which breaks
+                // the cycle pool → connection → handler → pool.
+                connection.inFlight[streamID] = nil
+                delivery.inFlight = nil
+                connection.lastActivity = MonotonicClock.nanoseconds()
+                handle(result, for: delivery, on: connection)
+            }
+            connection.inFlight[streamID] = delivery
+            delivery.inFlight = (connection, streamID)
+            connection.lastActivity = now
+        } catch {
+            retryOrFail(delivery, cause: "connection", detail: "\(error)")
+        }
+    }
+
+    /// The `authorization` header for a request on `connection`: the connection's token, replaced
+    /// by the source's newer token only when the connection has used its own for 20 minutes (APNs
+    /// answers `TooManyProviderTokenUpdates` to faster changes on one connection).
+    private func authorization(for connection: PooledConnection) throws -> String? {
+        guard case .token(let source) = credentials else { return nil }
+        let current = try source.currentToken()
+        let now = source.now()
+        if connection.token == nil
+            || (current != connection.token && now - connection.tokenAdoptedAt >= ProviderTokenRefreshPolicy.minimumInterval) {
+            connection.token = current
+            connection.tokenAdoptedAt = now
+            metrics.recordTokenRefresh(pool: name)
+        }
+        return connection.token?.authorization
+    }
+
+    // MARK: Answers
+
+    private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery,
+                        on connection: PooledConnection?) {
+        let now = MonotonicClock.nanoseconds()
+        guard !delivery.isFinished else { return }
+        switch result {
+        case .success(let response):
+            delivery.lastResponse = response
+            delivery.lastBody = APNsResponseBody(response.body)
+            if (200..<300).contains(response.status) {
+                finish(delivery, .accepted, now: now)
+            } else {
+                let reason = delivery.lastBody.reason ?? .unknown("HTTP \(response.status)")
+                handleRejection(delivery, reason: reason, status: response.status, connection: connection, now: now)
+            }
+        case .failure(.cancelled):
+            finish(delivery, .expired, now: now, detail: "deadline passed with the request in flight")
+        case .failure(let failure):
+            retryOrFail(delivery, cause: "connection", detail: "\(failure)")
+        }
+        dispatch()
+    }
+
+    private func handleRejection(_ delivery: PendingDelivery, reason: RejectionReason, status: Int,
+                                 connection: PooledConnection?, now: UInt64) {
+        switch reason.retryClass(status: status) {
+        case .retryable:
+            if reason == .tooManyRequests, let key = delivery.request.throttleKey {
+                // Back off this device only; other devices keep their pace.
+                let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
+                deviceBackoff[key] = now + UInt64(delay) * 1_000_000
+            }
+            retryOrFail(delivery, cause: reason.rawValue, detail: nil)
+        case .providerAuth where reason == .expiredProviderToken && !delivery.retriedExpiredToken:
+            // The connection is finished after this answer: new token, new connection, one retry.
+            delivery.retriedExpiredToken = true
+            if case .token(let source) = credentials, let rejected = connection?.token {
+                _ = try? source.replaceExpired(rejected)
+                metrics.recordTokenRefresh(pool: name)
+            }
+            if let connection { drain(connection) }
+            metrics.recordRetry(pool: name, cause: reason.rawValue)
+            waiting.append(delivery)
+        case .providerAuth where reason == .tooManyProviderTokenUpdates && delivery.attempts < configuration.maximumAttempts:
+            if let connection { drain(connection) }
+            metrics.recordRetry(pool: name, cause: reason.rawValue)
+            waiting.append(delivery)
+        default:
+            finish(delivery, .rejected, now: now)
+        }
+    }
+
+    /// Sends again after back-off when attempts and the deadline allow; otherwise the delivery fails.
+    private func retryOrFail(_ delivery: PendingDelivery, cause: String, detail: String?) {
+        let now = MonotonicClock.nanoseconds()
+        guard delivery.attempts < configuration.maximumAttempts else {
+            finish(delivery, .failed, now: now, detail: detail ?? "retries exhausted after \(cause)")
+            return
+        }
+        let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
+        guard now + UInt64(delay) * 1_000_000 < delivery.deadline else {
+            finish(delivery, .expired, now: now, detail: "deadline passed before a retry after \(cause)")
+            return
+        }
+        metrics.recordRetry(pool: name, cause: cause)
+        loop.schedule(afterMilliseconds: delay) { [weak self] in
+            guard let self, !delivery.isFinished else { return }
+            waiting.append(delivery)
+            dispatch()
+        }
+    }
+
+    private func deadlinePassed(_ delivery: PendingDelivery) {
+        guard !delivery.isFinished else { return }
+        if let (connection, streamID) = delivery.inFlight {
+            delivery.inFlight = nil
+            connection.inFlight[streamID] = nil
+            connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
+            return
+        }
+        let detail = lastConnectionError.map { "deadline passed before APNs answered; last connection error: \($0)" }
+        finish(delivery, .expired, now: MonotonicClock.nanoseconds(), detail: detail ?? "deadline passed before APNs answered")
+    }
+
+    private func finish(_ delivery: PendingDelivery, _ outcome: DeliveryResult.Outcome, now: UInt64, detail: String? = nil) {
+        guard let result = delivery.finish(outcome, now: now, detail: detail) else { return }
+        metrics.recordResult(pool: name, outcome: outcome, status: result.response?.status, reason: result.body.reason?.rawValue,
+                             latencyMilliseconds: result.latencyMilliseconds)
+        delivery.complete(result)
+    }
+
+    // MARK: Connections
+
+    /// Opens connections up to the minimum, and one more (spaced, with back-off after failures)
+    /// while requests wait and every connection is full.
+    private func ensureConnections(growing: Bool = false) {
+        guard !isShutDown else { return }
+        let open = connections.count
+        let connecting = connections.values.contains { $0.state == .connecting }
+        let wanted = open < configuration.minimumConnections
+            || (growing && !connecting && open < configuration.maximumConnections)
+        guard wanted else { return }
+        let now = MonotonicClock.nanoseconds()
+        guard now >= nextConnectAllowedAt else {
+            armConnectTimer(at: nextConnectAllowedAt, growing: growing)
+            return
+        }
+        nextConnectAllowedAt = now + UInt64(configuration.connectionSpacingMilliseconds) * 1_000_000
+        do {
+            let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls, delegate: self)
+            connections[ObjectIdentifier(http2)] = PooledConnection(http2: http2, now: now)
+        } catch {
+            lastConnectionError = "\(error)"
+            connectFailed()
+        }
+        if connections.count < configuration.minimumConnections { armConnectTimer(at: nextConnectAllowedAt, growing: growing) }
+    }
+
+    private func armConnectTimer(at deadline: UInt64, growing: Bool) {
+        guard !connectTimerArmed else { return }
+        connectTimerArmed = true
+        loop.schedule(afterMilliseconds: Self.milliseconds(until: deadline)) { [weak self] in
+            guard let self else { return }
+            connectTimerArmed = false
+            ensureConnections(growing: growing || !waiting.isEmpty)
+        }
+    }
+
+    private func connectFailed() {
+        failedConnects += 1
+        let delay = reconnectBackoff.delay(attempt: failedConnects, using: &random)
+        nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay) * 1_000_000)
+        armConnectTimer(at: nextConnectAllowedAt, growing: !waiting.isEmpty)
+    }
+
+    /// Takes no new requests on `connection`; it closes once its streams are answered.
+    private func drain(_ connection: PooledConnection) {
+        guard connection.state != .draining else { return }
+        connection.state = .draining
+        if connection.inFlight.isEmpty { connection.http2.close() }
+        ensureConnections(growing: true)
+    }
+
+    func connectionReady(_ connection: HTTP2Connection) {
+        connections[ObjectIdentifier(connection)]?.state = .ready
+        failedConnects = 0
+        dispatch()
+    }
+
+    func connectionSettingsChanged(_ connection: HTTP2Connection) {
+        dispatch()
+    }
+
+    func connection(_ connection: HTTP2Connection, receivedGoAway goAway: HTTP2GoAway) {
+        // Streams above the last stream id fail with `refusedByGoAway` and are retried elsewhere.
+        if let pooled = connections[ObjectIdentifier(connection)] { drain(pooled) }
+    }
+
+    func connectionPingAcknowledged(_ connection: HTTP2Connection) {
+        connections[ObjectIdentifier(connection)]?.pingSentAt = nil
+    }
+
+    func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {
+        guard let pooled = connections.removeValue(forKey: ObjectIdentifier(connection)) else { return }
+        if let error { lastConnectionError = "\(error)" }
+        if pooled.state == .connecting { connectFailed() }
+        // In-flight requests were failed by the connection itself (`connectionClosed`) and retried.
+        ensureConnections(growing: !waiting.isEmpty)
+        reportState()
+    }
+
+    // MARK: Idle connections
+
+    /// PINGs connections idle for the configured time and replaces one whose PING goes unanswered.
+    private func scheduleIdleCheck() {
+        loop.schedule(afterMilliseconds: max(configuration.idlePingMilliseconds / 4, 100)) { [weak self] in
+            guard let self, !isShutDown else { return }
+            let now = MonotonicClock.nanoseconds()
+            for connection in Array(connections.values) where connection.state == .ready {
+                if let sent = connection.pingSentAt {
+                    if now - sent > UInt64(configuration.pingTimeoutMilliseconds) * 1_000_000 {
+                        connection.http2.close(error: SenderError.pingUnanswered)
+                    }
+                } else if now - connection.lastActivity > UInt64(configuration.idlePingMilliseconds) * 1_000_000 {
+                    connection.pingSentAt = now
+                    connection.lastActivity = now
+                    connection.http2.ping()
+                }
+            }
+            scheduleIdleCheck()
+        }
+    }
+
+    private func reportState() {
+        var inFlight = 0
+        var free = 0
+        for connection in connections.values {
+            inFlight += connection.inFlight.count
+            free += connection.freeStreams
+        }
+        metrics.recordPoolState(pool: name, openConnections: connections.count, inFlightStreams: inFlight, freeStreamCapacity: free)
+    }
+
+    static func milliseconds(until deadline: UInt64) -> Int {
+        let now = MonotonicClock.nanoseconds()
+        return deadline > now ? Int((deadline - now + 999_999) / 1_000_000) : 0
+    }
+}

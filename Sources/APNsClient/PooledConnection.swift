@@ -1,0 +1,27 @@
+import HTTP2
+
+/// A pool's view of one HTTP/2 connection: whether it may take requests, its provider token, and
+/// what is in flight on it. Confined to the pool's loop.
+final class PooledConnection {
+    enum State { case connecting, ready, draining }
+
+    let http2: HTTP2Connection
+    var state: State = .connecting
+    /// The provider token this connection sends, and when (the token source's clock, UNIX seconds)
+    /// it started sending it.
+    var token: ProviderToken?
+    var tokenAdoptedAt: Int64 = 0
+    var inFlight: [Int32: PendingDelivery] = [:]
+    var lastActivity: UInt64
+    var pingSentAt: UInt64?
+
+    init(http2: HTTP2Connection, now: UInt64) {
+        self.http2 = http2
+        self.lastActivity = now
+    }
+
+    /// How many more requests this connection can carry now.
+    var freeStreams: Int {
+        state == .ready ? max(http2.remoteMaxConcurrentStreams - inFlight.count, 0) : 0
+    }
+}

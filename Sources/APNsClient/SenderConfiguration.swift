@@ -1,0 +1,31 @@
+/// How the sender's pools and retries behave. Defaults in one place.
+public struct SenderConfiguration: Sendable {
+    /// Connections opened at start and kept open.
+    public var minimumConnections = 1
+    /// Connections a pool may open under load.
+    public var maximumConnections = 4
+    /// Pause between opening two connections of a pool (APNs treats bursts of connects as abuse).
+    public var connectionSpacingMilliseconds = 100
+    /// Attempts per notification, the first included.
+    public var maximumAttempts = 5
+    /// First back-off after a retryable failure; doubles each time, with jitter, up to the maximum.
+    public var retryBackoffMilliseconds = 100
+    public var maximumRetryBackoffMilliseconds = 30_000
+    /// Reconnect back-off (1 s → 60 s with jitter, per APNs' advice not to hammer it).
+    public var reconnectBackoffMilliseconds = 1_000
+    public var maximumReconnectBackoffMilliseconds = 60_000
+    /// A notification's deadline: its expiration, capped at this many milliseconds after submission.
+    public var maximumDeadlineMilliseconds = 60_000
+    /// Notifications accepted and not yet finished, across the pool; beyond it `send` waits.
+    public var maximumPending = 20_000
+    /// PING a connection that has been idle this long; close it when the PING is not answered
+    /// within `pingTimeoutMilliseconds`.
+    public var idlePingMilliseconds = 60_000
+    public var pingTimeoutMilliseconds = 10_000
+    /// TLS: the CA file to trust instead of the system store, or no verification at all (local
+    /// testing only, behind an explicit flag).
+    public var caFile: String?
+    public var insecureSkipVerification = false
+
+    public init() {}
+}

@@ -1,0 +1,12 @@
+/// Why the sender gave up on a connection or refused work.
+public struct SenderError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: String
+    public let message: String
+
+    public var description: String { "\(code): \(message)" }
+
+    static let pingUnanswered = SenderError(code: "PingUnanswered", message: "the connection did not answer a PING in time")
+    static func unknownPool(_ key: String) -> SenderError {
+        SenderError(code: "UnknownPool", message: "no pool named \(key)")
+    }
+}

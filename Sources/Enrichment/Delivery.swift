@@ -1,0 +1,20 @@
+import APNsCore
+
+/// One APNs request ready to send: the device, its headers and the payload bytes, with how the
+/// text's locale was chosen.
+public struct Delivery: Sendable, Equatable {
+    public let token: DeviceToken
+    public let environment: Intent.Environment
+    /// `apns-id`, derived from (intent id, device token) so a retry carries the same id.
+    public let notificationID: NotificationID
+    public let topic: String
+    public let pushType: PushType
+    public let priority: APNsPriority
+    public let expiration: APNsExpiration
+    public let collapseID: String?
+    public let payload: [UInt8]
+    /// Nil unless the text was rendered by Pushline from a catalog.
+    public let locale: LocaleResolution?
+    /// Whether alert text was shortened to fit the payload limit.
+    public let wasShortened: Bool
+}

@@ -1,0 +1,64 @@
+import APNsCore
+
+/// Turns intents into APNs requests with a catalog of templates and strings: the template filled
+/// with the intent's arguments, text in the recipient's language (or localization keys for the
+/// device), overrides applied, the alert shortened to fit, and every APNs rule checked.
+public struct Enricher: Sendable {
+    public let catalog: EnrichmentCatalog
+
+    /// An enricher over one catalog snapshot; take a new one from ``CatalogStore`` after a reload.
+    public init(catalog: EnrichmentCatalog) {
+        self.catalog = catalog
+    }
+
+    /// The deliveries of an intent addressed by `tokens`. An intent for a `user` throws
+    /// `RecipientsNeedRegistry`: its devices come from the token registry, through
+    /// ``deliveries(for:devices:)``.
+    public func deliveries(for intent: Intent) throws(EnrichmentError) -> [Delivery] {
+        guard case .tokens(let tokens) = intent.recipients else {
+            throw EnrichmentError(.recipientsNeedRegistry, "recipients given as user must be resolved through the token registry by the pipeline")
+        }
+        return try deliveries(for: intent, devices: tokens.map { RecipientDevice(token: $0, environment: intent.environment) })
+    }
+
+    /// One delivery per device, in order. Devices sharing a profile locale share one payload.
+    public func deliveries(for intent: Intent, devices: [RecipientDevice]) throws(EnrichmentError) -> [Delivery] {
+        var composedByLocale: [String?: NotificationComposer.Composed] = [:]
+        var deliveries: [Delivery] = []
+        deliveries.reserveCapacity(devices.count)
+        for device in devices {
+            let localeKey = intent.locale == nil ? device.profileLocale : nil
+            let composed: NotificationComposer.Composed
+            if devices.count > 1, let cached = composedByLocale[localeKey] {
+                composed = cached
+            } else {
+                composed = try NotificationComposer(catalog: catalog).compose(intent, profileLocale: device.profileLocale)
+                if devices.count > 1 { composedByLocale[localeKey] = composed }
+            }
+            deliveries.append(Delivery(
+                token: device.token,
+                environment: device.environment,
+                notificationID: NotificationID.derived(intentID: intent.id, deviceToken: device.token),
+                topic: composed.topic,
+                pushType: composed.pushType,
+                priority: composed.priority,
+                expiration: intent.overrides.expiration,
+                collapseID: composed.collapseID,
+                payload: composed.payload,
+                locale: composed.locale,
+                wasShortened: composed.wasShortened
+            ))
+        }
+        return deliveries
+    }
+
+    /// A template intent's payload before it is written, shortened and validated: for callers
+    /// that write payloads with another encoder, such as `pushline bench enrichment`'s Foundation
+    /// baseline. An intent with a raw payload has no template and throws `UnknownTemplate`.
+    public func templatePayload(for intent: Intent, profileLocale: String? = nil) throws(EnrichmentError) -> APNsPayload {
+        guard case .template(let name) = intent.content else {
+            throw EnrichmentError(.unknownTemplate, "the intent carries a raw payload, not a template")
+        }
+        return try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: profileLocale).payload
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+
+/// Every app's compiled templates and localized strings: immutable once loaded, so a reload builds
+/// a new catalog and swaps it in (``CatalogStore``) while work in flight keeps the old one.
+public struct EnrichmentCatalog: Sendable {
+    /// One app's templates and strings.
+    struct App: Sendable {
+        let templates: [String: Template]
+        let strings: StringCatalog
+        /// Normalized; the last step of every locale fallback.
+        let defaultLocale: String
+    }
+
+    private let apps: [String: App]
+
+    /// The bundle ids that have a template file.
+    public var appIDs: [String] { apps.keys.sorted() }
+
+    /// The templates of `app`, by name.
+    public func templateNames(of app: String) -> [String] {
+        apps[app]?.templates.keys.sorted() ?? []
+    }
+
+    func app(_ id: String) -> App? { apps[id] }
+
+    /// Loads `<templatesDirectory>/<app>.yaml` for every app, with its strings from
+    /// `<localesDirectory>/<app>/`: String Catalogs (`*.xcstrings`) and plain JSON per locale
+    /// (`<locale>.json`). The app's default locale is the template file's `default_locale`, else
+    /// the String Catalog's source language, else `en`.
+    public static func load(templatesDirectory: String, localesDirectory: String) throws(CatalogLoadError) -> EnrichmentCatalog {
+        var apps: [String: App] = [:]
+        for fileName in try listing(templatesDirectory) where fileName.hasSuffix(".yaml") {
+            let appID = String(fileName.dropLast(".yaml".count))
+            let path = "\(templatesDirectory)/\(fileName)"
+            let templates = try TemplateFile(try read(path), file: path)
+            var strings = StringCatalog()
+            let appLocales = "\(localesDirectory)/\(appID)"
+            if FileManager.default.fileExists(atPath: appLocales) {
+                for localeFile in try listing(appLocales) {
+                    let localePath = "\(appLocales)/\(localeFile)"
+                    if localeFile.hasSuffix(".xcstrings") {
+                        try strings.addStringCatalog(try read(localePath), file: localePath)
+                    } else if localeFile.hasSuffix(".json") {
+                        let locale = String(localeFile.dropLast(".json".count))
+                        guard LanguageTag.isWellFormed(locale) else {
+                            throw CatalogLoadError(.invalidStrings, file: localePath, "the file name must be a BCP 47 locale, such as de.json")
+                        }
+                        try strings.addPlainJSON(try read(localePath), locale: locale, file: localePath)
+                    }
+                }
+            }
+            let defaultLocale = templates.defaultLocale ?? strings.sourceLanguage ?? "en"
+            apps[appID] = App(templates: templates.templates, strings: strings,
+                              defaultLocale: LanguageTag.normalized(defaultLocale))
+        }
+        return EnrichmentCatalog(apps: apps)
+    }
+
+    private init(apps: [String: App]) {
+        self.apps = apps
+    }
+
+    private static func listing(_ directory: String) throws(CatalogLoadError) -> [String] {
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        } catch {
+            throw CatalogLoadError(.unreadableFile, file: directory, "cannot list the directory")
+        }
+    }
+
+    private static func read(_ path: String) throws(CatalogLoadError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CatalogLoadError(.unreadableFile, file: path, "cannot read the file")
+        }
+        return [UInt8](data)
+    }
+}

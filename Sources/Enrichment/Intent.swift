@@ -1,0 +1,109 @@
+import APNsCore
+
+/// A notification intent, schema v1 (`docs/intent-schema.md`): what happened, for whom, and which
+/// template tells it; Pushline turns it into one APNs request per device.
+public struct Intent: Sendable, Equatable {
+    /// Which APNs endpoint the devices' tokens belong to.
+    public enum Environment: String, Sendable, CaseIterable {
+        case production
+        case sandbox
+    }
+
+    /// Who receives the notification.
+    public enum Recipients: Sendable, Equatable {
+        /// Explicit device tokens.
+        case tokens([DeviceToken])
+        /// A user id the pipeline resolves to devices through the token registry.
+        case user(String)
+    }
+
+    /// What the notification says.
+    public enum Content: Sendable, Equatable {
+        /// A template name in the app's catalog, filled with ``Intent/args``.
+        case template(String)
+        /// A raw APNs payload, sent as given after validation.
+        case payload(JSONObject)
+    }
+
+    /// Values that replace the template's.
+    public struct Overrides: Sendable, Equatable {
+        /// `push_type`.
+        public var pushType: PushType?
+        public var priority: APNsPriority?
+        public var expiration: APNsExpiration = .unspecified
+        public var collapseID: String?
+        public var threadID: String?
+        public var interruptionLevel: InterruptionLevel?
+        public var relevanceScore: Double?
+        public var badge: Int?
+        public var sound: String?
+        public var category: String?
+
+        /// No overrides: the template decides.
+        public init() {}
+    }
+
+    /// The Live Activity part of an intent: which event, and its dates and attributes.
+    public struct LiveActivity: Sendable, Equatable {
+        public var event: LiveActivityEvent
+        /// UNIX seconds.
+        public var staleDate: Int64?
+        /// UNIX seconds.
+        public var dismissalDate: Int64?
+        /// The static attributes; `start` only.
+        public var attributes: JSONObject?
+
+        /// A Live Activity event with its optional dates and (for `start`) attributes.
+        public init(event: LiveActivityEvent, staleDate: Int64? = nil, dismissalDate: Int64? = nil,
+                    attributes: JSONObject? = nil) {
+            self.event = event
+            self.staleDate = staleDate
+            self.dismissalDate = dismissalDate
+            self.attributes = attributes
+        }
+    }
+
+    /// The idempotency key: the same intent is never sent twice to the same device.
+    public var id: String
+    /// The app's bundle id; also the `apns-topic` before any push-type suffix.
+    public var app: String
+    /// `environment`: production unless the intent says sandbox.
+    public var environment: Environment
+    /// `tokens` or `user`.
+    public var recipients: Recipients
+    /// `template` or `payload`.
+    public var content: Content
+    /// Values for the template's placeholders.
+    public var args: JSONObject
+    /// BCP 47 language tag chosen by the backend; wins over the user's profile.
+    public var locale: String?
+    /// The override fields (`push_type`, `priority`, `expiration`, …).
+    public var overrides: Overrides
+    /// Extra top-level payload keys; they win over the template's custom keys of the same name.
+    public var custom: JSONObject
+    /// Seconds during which a repeat with the same collapse id is suppressed by the pipeline.
+    public var dedupeWindow: Int64?
+    /// When the backend created the intent, UNIX milliseconds.
+    public var createdAt: Int64?
+    /// `live_activity`: makes a Live Activity push.
+    public var liveActivity: LiveActivity?
+
+    /// An intent with the required fields; the rest can be set after.
+    public init(id: String, app: String, environment: Environment = .production, recipients: Recipients,
+                content: Content, args: JSONObject = JSONObject(), locale: String? = nil,
+                overrides: Overrides = Overrides(), custom: JSONObject = JSONObject(), dedupeWindow: Int64? = nil,
+                createdAt: Int64? = nil, liveActivity: LiveActivity? = nil) {
+        self.id = id
+        self.app = app
+        self.environment = environment
+        self.recipients = recipients
+        self.content = content
+        self.args = args
+        self.locale = locale
+        self.overrides = overrides
+        self.custom = custom
+        self.dedupeWindow = dedupeWindow
+        self.createdAt = createdAt
+        self.liveActivity = liveActivity
+    }
+}

@@ -1,0 +1,301 @@
+import APNsCore
+
+/// Decodes schema v1 intents from bytes with APNsCore's Foundation-free ``JSONParser``: one pass
+/// over the members, unknown fields ignored, the first mistake thrown with its JSON path.
+public enum IntentDecoder {
+    /// The schema version this decoder reads; `schema_version` may be omitted or must equal it.
+    public static let schemaVersion: Int64 = 1
+
+    /// Decodes one intent document.
+    public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw IntentDecodingError(.malformedJSON, at: "$", error.description)
+        }
+        guard case .object(let object) = document else {
+            throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(document.typeName)")
+        }
+        return try decode(object)
+    }
+
+    /// Decodes an intent that is already parsed.
+    public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
+        let fields = try FieldSet(object, path: "$")
+        if let version = try fields.integer(.schemaVersion), version != schemaVersion {
+            throw fields.invalid(.schemaVersion, "this decoder reads schema \(schemaVersion), got \(version)")
+        }
+        let id = try fields.requiredString(.id)
+        let app = try fields.requiredString(.app)
+        let environment = try fields.environment()
+        let recipients = try fields.recipients()
+        let content = try fields.content()
+        var overrides = Intent.Overrides()
+        overrides.pushType = try fields.vocabulary(.pushType, PushType.self)
+        if let value = try fields.integer(.priority) {
+            guard let priority = APNsPriority(rawValue: Int(value)) else {
+                throw fields.invalid(.priority, "must be 10, 5 or 1, got \(value)")
+            }
+            overrides.priority = priority
+        }
+        if let expiration = try fields.nonNegativeInteger(.expiration) {
+            overrides.expiration = expiration == 0 ? .immediately : .at(unixSeconds: expiration)
+        }
+        if let collapseID = try fields.string(.collapseID) {
+            do {
+                overrides.collapseID = try CollapseID(collapseID).value
+            } catch {
+                throw fields.invalid(.collapseID, error.detail)
+            }
+        }
+        overrides.threadID = try fields.string(.threadID)
+        overrides.interruptionLevel = try fields.vocabulary(.interruptionLevel, InterruptionLevel.self)
+        overrides.relevanceScore = try fields.number(.relevanceScore)
+        overrides.badge = try fields.nonNegativeInteger(.badge).map { Int($0) }
+        overrides.sound = try fields.string(.sound)
+        overrides.category = try fields.string(.category)
+        if case .payload = content, let templateOnly = fields.firstPresent(Self.templateOnlyFields) {
+            throw IntentDecodingError(.conflictingFields, at: fields.path(templateOnly),
+                                      "a raw payload is sent as given; \(templateOnly.rawValue) applies to templates only")
+        }
+        var intent = Intent(id: id, app: app, environment: environment, recipients: recipients, content: content)
+        intent.overrides = overrides
+        intent.args = try fields.object(.args) ?? JSONObject()
+        intent.locale = try fields.locale()
+        intent.custom = try fields.object(.custom) ?? JSONObject()
+        if intent.custom["aps"] != nil {
+            throw IntentDecodingError(.invalidValue, at: "$.custom.aps", "\"aps\" is reserved for APNs")
+        }
+        intent.dedupeWindow = try fields.nonNegativeInteger(.dedupeWindow)
+        intent.createdAt = try fields.nonNegativeInteger(.createdAt)
+        intent.liveActivity = try fields.liveActivity()
+        if intent.liveActivity != nil, intent.createdAt == nil {
+            throw IntentDecodingError(.missingField, at: "$.created_at",
+                                      "required with live_activity: it becomes aps.timestamp")
+        }
+        return intent
+    }
+
+    /// Overrides that change `aps` and so make no sense with a raw payload.
+    private static let templateOnlyFields: [IntentField] = [
+        .args, .threadID, .interruptionLevel, .relevanceScore, .badge, .sound, .category, .custom, .liveActivity,
+    ]
+}
+
+/// The fields of schema v1, top level and inside `live_activity`.
+private enum IntentField: String, CaseIterable {
+    case schemaVersion = "schema_version", id, app, environment, tokens, user, template, payload, args, locale
+    case pushType = "push_type", priority, expiration, collapseID = "collapse_id", threadID = "thread_id"
+    case interruptionLevel = "interruption_level", relevanceScore = "relevance_score", badge, sound, category, custom
+    case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
+    case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
+
+    /// One hash per member instead of the synthesized `init(rawValue:)`, which compares the name
+    /// with every case in turn.
+    static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
+
+    /// The field's slot in a ``FieldSet``.
+    var slot: Int {
+        switch self {
+        case .schemaVersion: 0
+        case .id: 1
+        case .app: 2
+        case .environment: 3
+        case .tokens: 4
+        case .user: 5
+        case .template: 6
+        case .payload: 7
+        case .args: 8
+        case .locale: 9
+        case .pushType: 10
+        case .priority: 11
+        case .expiration: 12
+        case .collapseID: 13
+        case .threadID: 14
+        case .interruptionLevel: 15
+        case .relevanceScore: 16
+        case .badge: 17
+        case .sound: 18
+        case .category: 19
+        case .custom: 20
+        case .dedupeWindow: 21
+        case .createdAt: 22
+        case .liveActivity: 23
+        case .event: 24
+        case .staleDate: 25
+        case .dismissalDate: 26
+        case .attributes: 27
+        }
+    }
+}
+
+/// The known fields of one JSON object, read with typed accessors that throw errors naming the
+/// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
+/// disagree on which one wins. A slot per field holds its member index: no dictionary per intent.
+private struct FieldSet {
+    private let members: [JSONObject.Member]
+    /// Per field, the index of its member, or -1.
+    private var slots: [Int16]
+    let path: String
+
+    init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
+        self.path = path
+        members = object.members
+        slots = Array(repeating: -1, count: IntentField.allCases.count)
+        // Fields past index 32767 cannot be addressed; an intent that large is refused.
+        guard members.count <= Int(Int16.max) else {
+            throw IntentDecodingError(.invalidValue, at: path, "has more than \(Int16.max) members")
+        }
+        for (index, member) in members.enumerated() {
+            guard let field = IntentField.byName[member.key] else { continue }
+            guard slots[field.slot] < 0 else {
+                throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
+            }
+            slots[field.slot] = Int16(index)
+        }
+    }
+
+    subscript(field: IntentField) -> JSONValue? {
+        let index = slots[field.slot]
+        // Not `index < 0 ? nil : …`: JSONValue is nil-literal expressible, so that nil is JSON null.
+        guard index >= 0 else { return .none }
+        return members[Int(index)].value
+    }
+
+    func path(_ field: IntentField) -> String { "\(path).\(field.rawValue)" }
+
+    func invalid(_ field: IntentField, _ reason: String) -> IntentDecodingError {
+        IntentDecodingError(.invalidValue, at: path(field), reason)
+    }
+
+    func firstPresent(_ fields: [IntentField]) -> IntentField? {
+        fields.first { self[$0] != nil }
+    }
+
+    private func wrongType(_ field: IntentField, _ value: JSONValue, expected: String) -> IntentDecodingError {
+        IntentDecodingError(.wrongType, at: path(field), "must be \(expected), got \(value.typeName)")
+    }
+
+    func string(_ name: IntentField) throws(IntentDecodingError) -> String? {
+        guard let value = self[name] else { return nil }
+        guard case .string(let text) = value else { throw wrongType(name, value, expected: "a string") }
+        return text
+    }
+
+    func requiredString(_ name: IntentField) throws(IntentDecodingError) -> String {
+        guard let text = try string(name) else {
+            throw IntentDecodingError(.missingField, at: path(name), "required")
+        }
+        guard !text.isEmpty else { throw invalid(name, "must not be empty") }
+        return text
+    }
+
+    func integer(_ name: IntentField) throws(IntentDecodingError) -> Int64? {
+        guard let value = self[name] else { return nil }
+        guard case .integer(let number) = value else { throw wrongType(name, value, expected: "an integer") }
+        return number
+    }
+
+    func nonNegativeInteger(_ name: IntentField) throws(IntentDecodingError) -> Int64? {
+        guard let number = try integer(name) else { return nil }
+        guard number >= 0 else { throw invalid(name, "must not be negative, got \(number)") }
+        return number
+    }
+
+    func number(_ name: IntentField) throws(IntentDecodingError) -> Double? {
+        guard let value = self[name] else { return nil }
+        guard let number = value.numberValue else { throw wrongType(name, value, expected: "a number") }
+        return number
+    }
+
+    func object(_ name: IntentField) throws(IntentDecodingError) -> JSONObject? {
+        guard let value = self[name] else { return nil }
+        guard case .object(let object) = value else { throw wrongType(name, value, expected: "an object") }
+        return object
+    }
+
+    func vocabulary<Value: APNsVocabulary>(_ name: IntentField, _ type: Value.Type) throws(IntentDecodingError) -> Value?
+    where Value.RawValue == String {
+        guard let text = try string(name) else { return nil }
+        guard let value = Value(rawValue: text) else {
+            throw invalid(name, "\"\(text)\" is not one of \(Value.all.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    func environment() throws(IntentDecodingError) -> Intent.Environment {
+        guard let text = try string(.environment) else { return .production }
+        guard let environment = Intent.Environment(rawValue: text) else {
+            throw invalid(.environment, "must be production or sandbox, got \"\(text)\"")
+        }
+        return environment
+    }
+
+    func recipients() throws(IntentDecodingError) -> Intent.Recipients {
+        switch (self[.tokens], try string(.user)) {
+        case (nil, nil):
+            throw IntentDecodingError(.missingField, at: path, "needs tokens or user")
+        case (_?, _?):
+            throw IntentDecodingError(.conflictingFields, at: path, "has both tokens and user; give one")
+        case (nil, let user?):
+            guard !user.isEmpty else { throw invalid(.user, "must not be empty") }
+            return .user(user)
+        case (let value?, nil):
+            guard case .array(let elements) = value else { throw wrongType(.tokens, value, expected: "an array") }
+            guard !elements.isEmpty else { throw invalid(.tokens, "must hold at least one token") }
+            var tokens: [DeviceToken] = []
+            tokens.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                let elementPath = "\(path(.tokens))[\(index)]"
+                guard case .string(let hex) = element else {
+                    throw IntentDecodingError(.wrongType, at: elementPath, "must be a string, got \(element.typeName)")
+                }
+                do {
+                    tokens.append(try DeviceToken(hex))
+                } catch {
+                    throw IntentDecodingError(.invalidValue, at: elementPath, error.detail)
+                }
+            }
+            return .tokens(tokens)
+        }
+    }
+
+    func content() throws(IntentDecodingError) -> Intent.Content {
+        switch (try string(.template), try object(.payload)) {
+        case (nil, nil):
+            throw IntentDecodingError(.missingField, at: path, "needs template or payload")
+        case (_?, _?):
+            throw IntentDecodingError(.conflictingFields, at: path, "has both template and payload; give one")
+        case (let name?, nil):
+            guard !name.isEmpty else { throw invalid(.template, "must not be empty") }
+            return .template(name)
+        case (nil, let payload?):
+            return .payload(payload)
+        }
+    }
+
+    func locale() throws(IntentDecodingError) -> String? {
+        guard let tag = try string(.locale) else { return nil }
+        guard LanguageTag.isWellFormed(tag) else { throw invalid(.locale, "\"\(tag)\" is not a BCP 47 language tag") }
+        return tag
+    }
+
+    func liveActivity() throws(IntentDecodingError) -> Intent.LiveActivity? {
+        guard let object = try object(.liveActivity) else { return nil }
+        let fields = try FieldSet(object, path: path(.liveActivity))
+        guard let event = try fields.vocabulary(.event, LiveActivityEvent.self) else {
+            throw IntentDecodingError(.missingField, at: fields.path(.event), "required: start, update or end")
+        }
+        let attributes = try fields.object(.attributes)
+        if event == .start, attributes == nil {
+            throw IntentDecodingError(.missingField, at: fields.path(.attributes), "required for a start event")
+        }
+        return Intent.LiveActivity(
+            event: event,
+            staleDate: try fields.nonNegativeInteger(.staleDate),
+            dismissalDate: try fields.nonNegativeInteger(.dismissalDate),
+            attributes: attributes
+        )
+    }
+}

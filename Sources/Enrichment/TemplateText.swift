@@ -1,0 +1,132 @@
+import APNsCore
+
+/// A compiled text template: literal text, `{{name}}` placeholders (dotted names reach into
+/// nested `args` objects) and sections, `{{#name}}…{{/name}}` shown when the value is present and
+/// not empty, false or zero, `{{^name}}…{{/name}}` shown when it is not.
+///
+/// Rendering produces plain text; JSON escaping happens once, when the payload is written, so an
+/// argument can never add keys or break the payload.
+struct TemplateText: Sendable, Equatable {
+    /// Why a template's text does not compile; `offset` counts characters from its start.
+    struct SyntaxError: Error, Equatable {
+        let offset: Int
+        let message: String
+    }
+
+    private indirect enum Segment: Sendable, Equatable {
+        case literal(String)
+        case placeholder(ArgumentPath)
+        case section(ArgumentPath, inverted: Bool, [Segment])
+    }
+
+    private let segments: [Segment]
+
+    /// Deeper nesting is refused, so rendering's recursion stays shallow whatever the file holds.
+    static let maximumSectionDepth = 16
+
+    /// The argument when the text is exactly one placeholder, so a custom key can keep its JSON type.
+    var singlePlaceholder: ArgumentPath? {
+        if segments.count == 1, case .placeholder(let path) = segments[0] { path } else { nil }
+    }
+
+    init(compiling source: String) throws(SyntaxError) {
+        var parser = TemplateTextParser(source)
+        segments = try parser.parseSegments(closing: nil)
+    }
+
+    /// The text with `args` filled in.
+    func render(_ args: JSONObject) throws(EnrichmentError) -> String {
+        var output = ""
+        try Self.render(segments, args, into: &output)
+        return output
+    }
+
+    private static func render(_ segments: [Segment], _ args: JSONObject, into output: inout String) throws(EnrichmentError) {
+        for segment in segments {
+            switch segment {
+            case .literal(let text):
+                output += text
+            case .placeholder(let path):
+                output += try path.text(in: args)
+            case .section(let path, let inverted, let body):
+                if path.isShown(in: args) != inverted { try render(body, args, into: &output) }
+            }
+        }
+    }
+
+    /// Reads the segments of a template's text.
+    private struct TemplateTextParser {
+        private let characters: [Character]
+        private var position = 0
+        private var depth = 0
+
+        init(_ source: String) {
+            characters = Array(source)
+        }
+
+        mutating func parseSegments(closing: ArgumentPath?) throws(SyntaxError) -> [Segment] {
+            var segments: [Segment] = []
+            var literal = ""
+            while position < characters.count {
+                guard startsTag else {
+                    literal.append(characters[position])
+                    position += 1
+                    continue
+                }
+                let tagStart = position
+                let (sigil, name) = try readTag()
+                if !literal.isEmpty {
+                    segments.append(.literal(literal))
+                    literal = ""
+                }
+                switch sigil {
+                case "#", "^":
+                    depth += 1
+                    guard depth <= TemplateText.maximumSectionDepth else {
+                        throw SyntaxError(offset: tagStart, message: "sections nest deeper than \(TemplateText.maximumSectionDepth)")
+                    }
+                    let body = try parseSegments(closing: name)
+                    depth -= 1
+                    segments.append(.section(name, inverted: sigil == "^", body))
+                case "/":
+                    guard name == closing else {
+                        throw SyntaxError(offset: tagStart, message: "{{/\(name)}} closes no open section")
+                    }
+                    return segments
+                default:
+                    segments.append(.placeholder(name))
+                }
+            }
+            if let closing { throw SyntaxError(offset: position, message: "section {{#\(closing)}} is not closed") }
+            if !literal.isEmpty { segments.append(.literal(literal)) }
+            return segments
+        }
+
+        private var startsTag: Bool {
+            position + 1 < characters.count && characters[position] == "{" && characters[position + 1] == "{"
+        }
+
+        private mutating func readTag() throws(SyntaxError) -> (sigil: Character?, name: ArgumentPath) {
+            let start = position
+            position += 2
+            var inside = ""
+            while position + 1 < characters.count, !(characters[position] == "}" && characters[position + 1] == "}") {
+                inside.append(characters[position])
+                position += 1
+            }
+            guard position + 1 < characters.count else { throw SyntaxError(offset: start, message: "{{ is not closed") }
+            position += 2
+            var trimmed = Substring(inside).drop { $0 == " " }
+            while trimmed.last == " " { trimmed.removeLast() }
+            var sigil: Character?
+            if let first = trimmed.first, "#^/".contains(first) {
+                sigil = first
+                trimmed = trimmed.dropFirst().drop { $0 == " " }
+            }
+            guard let name = ArgumentPath(String(trimmed)) else {
+                throw SyntaxError(offset: start, message: "\"\(trimmed)\" is not an argument name (letters, digits, _ and -, dotted)")
+            }
+            return (sigil, name)
+        }
+    }
+}

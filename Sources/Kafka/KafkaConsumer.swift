@@ -1,0 +1,191 @@
+internal import CRdKafka
+import Synchronization
+
+/// A member of a Kafka consumer group that hands out messages in batches and stores each
+/// partition's offset only at its ``OffsetWatermark``: the lowest offset whose work is not yet fully
+/// recorded, however out of order work completes.
+///
+/// Offsets are committed by librdkafka's auto-commit, explicitly for each partition on revoke, and
+/// on ``close(timeout:)``. A consumer dropped without closing behaves like a crash: it commits
+/// nothing more and its group reassigns its partitions after the session timeout, from the last
+/// committed offset.
+///
+/// ``poll(maxMessages:timeout:)``, ``commit()``, ``committedOffsets(for:timeout:)`` and
+/// ``close(timeout:)`` block, and so does dropping the last reference (librdkafka joins its
+/// threads): do these on a dedicated thread, never on Swift's cooperative pool, and poll from one
+/// thread only.
+/// ``complete(_:)``, ``pause(_:)`` and ``resume(_:)`` do not block and may be called from any thread.
+public final class KafkaConsumer: Sendable {
+    private let context: ConsumerContext
+    private let client: RDKafkaClient
+    private let closed = Atomic<Bool>(false)
+    private let subscribed: Bool
+
+    /// Creates the consumer and subscribes to the configuration's topics; partitions arrive through
+    /// polling, announced to `eventHandler` as ``KafkaConsumerEvent/assigned(_:)``. With no topics
+    /// the consumer joins no group; it can still read the group's ``committedOffsets(for:timeout:)``.
+    /// - Parameter eventHandler: called on the polling thread during ``poll(maxMessages:timeout:)``
+    ///   and ``close(timeout:)``; it must not call those two itself.
+    public init(configuration: KafkaConsumerConfiguration,
+                eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void = { _ in }) throws(KafkaError) {
+        let properties = try configuration.properties()
+        // librdkafka requires every configured assignor to share one protocol.
+        let cooperative = properties["partition.assignment.strategy"]?.contains("cooperative") == true
+        let context = ConsumerContext(cooperative: cooperative, eventHandler: eventHandler)
+        self.context = context
+        client = try RDKafkaClient(type: RD_KAFKA_CONSUMER, properties: properties, callbackContext: context,
+                                   destroyFlags: RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE) { conf in
+            context.install(on: conf)
+        }
+        // Rebalance, statistics and error callbacks are served by rd_kafka_consumer_poll.
+        rd_kafka_poll_set_consumer(client.handle)
+        // No topics: a client that joins no group, for reading committed offsets.
+        subscribed = !configuration.topics.isEmpty
+        guard subscribed else { return }
+        // librdkafka's RD_KAFKA_PARTITION_UA (-1): the partition is not part of a subscription.
+        let topics = RDKafkaTopicPartitionList(configuration.topics.map { KafkaTopicPartition(topic: $0, partition: -1) })
+        let result = topics.withPointer { rd_kafka_subscribe(client.handle, $0) }
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError(result, "cannot subscribe to \(configuration.topics.joined(separator: ", "))")
+        }
+    }
+
+    /// Waits up to `timeout` for a first message, then takes whatever else is ready, up to
+    /// `maxMessages`. Every returned message is tracked in its partition's watermark until
+    /// ``complete(_:)``. Returns an empty batch on timeout and after ``close(timeout:)``. Blocking.
+    public func poll(maxMessages: Int, timeout: Duration) -> [KafkaConsumerMessage] {
+        guard !closed.load(ordering: .acquiring) else { return [] }
+        var batch: [KafkaConsumerMessage] = []
+        batch.reserveCapacity(maxMessages)
+        var segmentStart = 0
+        var generation = context.generation.load(ordering: .sequentiallyConsistent)
+        var wait = timeout.timeoutMilliseconds
+        var topicNames = TopicNames()
+        while batch.count < maxMessages {
+            let message = rd_kafka_consumer_poll(client.handle, wait)
+            let current = context.generation.load(ordering: .sequentiallyConsistent)
+            if current != generation {
+                // A rebalance ran inside that poll: settle what was collected before it.
+                context.track(&batch, from: segmentStart, collectedIn: generation)
+                segmentStart = batch.count
+                generation = current
+            }
+            guard let message else { break }
+            defer { rd_kafka_message_destroy(message) }  // consumed messages are ours to destroy
+            wait = 0
+            let topic = topicNames.name(of: message.pointee.rkt)
+            guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                if message.pointee.err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                    let place = KafkaTopicPartition(topic: topic, partition: message.pointee.partition)
+                    context.eventHandler(.error(KafkaError(message.pointee.err, "consume", topicPartition: place)))
+                }
+                continue
+            }
+            batch.append(KafkaConsumerMessage(copying: message.pointee, topic: topic))
+        }
+        context.track(&batch, from: segmentStart, collectedIn: generation)
+        return batch
+    }
+
+    /// Records that these messages' work is fully recorded. Each partition's watermark moves over the
+    /// unbroken run of completed offsets, and the new watermark is stored for the next commit.
+    /// Messages of partitions no longer assigned are ignored. Does not block.
+    public func complete(_ messages: [KafkaConsumerMessage]) {
+        context.complete(messages, client: client.handle)
+    }
+
+    /// Commits the stored offsets now and waits for the group coordinator's answer. Blocking.
+    public func commit() throws(KafkaError) {
+        if let failure = commitStoredOffsets("commit") { throw failure }
+    }
+
+    /// Commits the stored offsets synchronously; nothing stored is not a failure.
+    private func commitStoredOffsets(_ what: String) -> KafkaError? {
+        let result = rd_kafka_commit(client.handle, nil, 0)
+        return result == RD_KAFKA_RESP_ERR_NO_ERROR || result == RD_KAFKA_RESP_ERR__NO_OFFSET ? nil : KafkaError(result, what)
+    }
+
+    /// The group's committed offsets for these partitions, as the coordinator has them; partitions
+    /// without a committed offset are absent. Blocking, up to `timeout`.
+    public func committedOffsets(for partitions: [KafkaTopicPartition],
+                                 timeout: Duration) throws(KafkaError) -> [KafkaTopicPartition: Int64] {
+        let list = RDKafkaTopicPartitionList(partitions)
+        let result = list.withPointer { rd_kafka_committed(client.handle, $0, timeout.timeoutMilliseconds) }
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "read committed offsets") }
+        var offsets: [KafkaTopicPartition: Int64] = [:]
+        for (partition, offset, error) in list.entries where error == RD_KAFKA_RESP_ERR_NO_ERROR && offset >= 0 {
+            offsets[partition] = offset
+        }
+        return offsets
+    }
+
+    /// Stops fetching these partitions (backpressure) while the consumer keeps polling, so it stays
+    /// in its group. Messages already fetched may still arrive. Does not block.
+    public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        try changeFetching(partitions, resume: false)
+    }
+
+    /// Fetches these paused partitions again, from where they stopped. Does not block.
+    public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        try changeFetching(partitions, resume: true)
+    }
+
+    private func changeFetching(_ partitions: [KafkaTopicPartition], resume: Bool) throws(KafkaError) {
+        let list = RDKafkaTopicPartitionList(partitions)
+        let result = list.withPointer { resume ? rd_kafka_resume_partitions(client.handle, $0) : rd_kafka_pause_partitions(client.handle, $0) }
+        let failed = list.entries.first { $0.2 != RD_KAFKA_RESP_ERR_NO_ERROR }
+        if result != RD_KAFKA_RESP_ERR_NO_ERROR || failed != nil {
+            throw KafkaError(failed?.2 ?? result, resume ? "resume" : "pause", topicPartition: failed?.0)
+        }
+    }
+
+    /// The partitions assigned to this consumer now.
+    public var assignment: Set<KafkaTopicPartition> {
+        context.state.withLock { Set($0.partitions.keys) }
+    }
+
+    /// Each assigned partition's lag, from the latest statistics (see
+    /// ``KafkaConsumerConfiguration/statisticsInterval``); empty while statistics are off.
+    public var lag: [KafkaTopicPartition: KafkaPartitionLag] {
+        context.state.withLock { $0.lag }
+    }
+
+    /// Leaves the group in order: commits the stored offsets (each partition's watermark), leaves the
+    /// subscription while polling until the final revoke has committed the watermarks again and
+    /// released every partition (work still in flight goes to the next owner), then closes. Blocking,
+    /// up to about `timeout` for the group to let go; later calls do nothing.
+    /// - Throws: the first failure, after the consumer has closed in any case.
+    public func close(timeout: Duration = .seconds(30)) throws(KafkaError) {
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let commitFailure = commitStoredOffsets("commit on close")
+        let deadline = ContinuousClock.now + timeout
+        // librdkafka before 2.3 aborts when a cooperative-sticky member that joined is destroyed before
+        // its first assignment (librdkafka #4312): let the first assignment arrive.
+        if subscribed && context.cooperative {
+            pollDiscarding(until: deadline) { context.state.withLock { $0.assignedOnce } }
+        }
+        // librdkafka 2.0 can hang in rd_kafka_consumer_close when a cooperative rebalance is under way
+        // (librdkafka #4527): unsubscribe and poll until nothing is assigned, then close.
+        if subscribed && rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            pollDiscarding(until: deadline) { assignment.isEmpty && librdkafkaAssignmentIsEmpty() }
+        }
+        let result = rd_kafka_consumer_close(client.handle)
+        if let commitFailure { throw commitFailure }
+        guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "close") }
+    }
+
+    /// Polls (serving rebalances) until `done` or the deadline. A message that arrives is not handed
+    /// out, so not tracked: its partition's next owner receives it.
+    private func pollDiscarding(until deadline: ContinuousClock.Instant, _ done: () -> Bool) {
+        while !done(), ContinuousClock.now < deadline {
+            if let message = rd_kafka_consumer_poll(client.handle, 100) { rd_kafka_message_destroy(message) }
+        }
+    }
+
+    private func librdkafkaAssignmentIsEmpty() -> Bool {
+        var list: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>?
+        guard rd_kafka_assignment(client.handle, &list) == RD_KAFKA_RESP_ERR_NO_ERROR, let list else { return true }
+        defer { rd_kafka_topic_partition_list_destroy(list) }
+        return list.pointee.cnt == 0
+    }
+}

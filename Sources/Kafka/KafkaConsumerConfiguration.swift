@@ -1,0 +1,78 @@
+/// How a ``KafkaConsumer`` joins its group and what librdkafka is told. Defaults live here.
+///
+/// Fixed by the consumer, because its guarantees rest on them: `enable.auto.offset.store=false`
+/// (offsets are stored only at each partition's ``OffsetWatermark``) and the rebalance callback. By
+/// default the group uses `cooperative-sticky` assignment and librdkafka's auto-commit commits the
+/// stored offsets every ``autoCommitInterval``.
+public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
+    /// Where the consumer reads from when its group has no committed offset for a partition.
+    public struct StartOffset: Sendable, Hashable {
+        let rawValue: String
+        /// The oldest retained message (`auto.offset.reset=earliest`), so nothing is skipped.
+        public static let earliest = StartOffset(rawValue: "earliest")
+        /// Only messages produced from now on (`auto.offset.reset=latest`).
+        public static let latest = StartOffset(rawValue: "latest")
+    }
+
+    /// `bootstrap.servers`: `host:port` pairs, comma-separated.
+    public var bootstrapServers: String
+    /// `group.id`.
+    public var groupID: String
+    /// The topics the group subscribes to.
+    public var topics: [String]
+    /// `group.instance.id`: static membership. A restarted member with the same id takes its
+    /// partitions back without a rebalance, within ``sessionTimeout``.
+    public var groupInstanceID: String?
+    /// `client.id`, shown in broker logs.
+    public var clientID = "pushline"
+    /// `auto.offset.reset`.
+    public var startOffset = StartOffset.earliest
+    /// `auto.commit.interval.ms`: how often stored offsets are committed.
+    public var autoCommitInterval = Duration.seconds(5)
+    /// `session.timeout.ms`: how long the group waits for a silent member before reassigning its partitions.
+    public var sessionTimeout = Duration.seconds(45)
+    /// `heartbeat.interval.ms`.
+    public var heartbeatInterval = Duration.seconds(3)
+    /// `max.poll.interval.ms`: the longest allowed gap between two ``KafkaConsumer/poll(maxMessages:timeout:)`` calls.
+    public var maxPollInterval = Duration.seconds(300)
+    /// `statistics.interval.ms`: how often ``KafkaConsumer/lag`` is refreshed; `nil` turns statistics off.
+    public var statisticsInterval: Duration?
+    /// Any other librdkafka property (security, SASL, SSL, fetch sizes…), applied last so it wins over
+    /// the typed fields above. `enable.auto.offset.store` is refused.
+    public var additionalProperties: [String: String] = [:]
+
+    public init(bootstrapServers: String, groupID: String, topics: [String]) {
+        self.bootstrapServers = bootstrapServers
+        self.groupID = groupID
+        self.topics = topics
+    }
+
+    /// Every property as librdkafka sees it, secrets redacted.
+    public var description: String {
+        (try? properties().description) ?? "invalid: \(additionalProperties.keys.sorted())"
+    }
+
+    func properties() throws(KafkaError) -> RDKafkaProperties {
+        if additionalProperties["enable.auto.offset.store"] != nil {
+            throw KafkaError.configuration(
+                "enable.auto.offset.store cannot be set: offsets are stored only at each partition's watermark")
+        }
+        var properties = RDKafkaProperties([
+            "bootstrap.servers": bootstrapServers,
+            "group.id": groupID,
+            "client.id": clientID,
+            "enable.auto.offset.store": "false",
+            "enable.auto.commit": "true",
+            "auto.commit.interval.ms": String(autoCommitInterval.wholeMilliseconds),
+            "auto.offset.reset": startOffset.rawValue,
+            "partition.assignment.strategy": "cooperative-sticky",
+            "session.timeout.ms": String(sessionTimeout.wholeMilliseconds),
+            "heartbeat.interval.ms": String(heartbeatInterval.wholeMilliseconds),
+            "max.poll.interval.ms": String(maxPollInterval.wholeMilliseconds),
+        ])
+        properties["group.instance.id"] = groupInstanceID
+        properties["statistics.interval.ms"] = statisticsInterval.map { String($0.wholeMilliseconds) }
+        properties.merge(additionalProperties)
+        return properties
+    }
+}

@@ -1,0 +1,30 @@
+internal import CRdKafka
+
+/// One message handed to the application by ``KafkaConsumer/poll(maxMessages:timeout:)``. Its bytes
+/// are copied out of librdkafka, so it outlives the poll. Pass it back to
+/// ``KafkaConsumer/complete(_:)`` once its work is fully recorded.
+public struct KafkaConsumerMessage: Sendable {
+    public let topicPartition: KafkaTopicPartition
+    public let offset: Int64
+    /// The key, or `nil` when the message has none.
+    public let key: [UInt8]?
+    /// The value, or `nil` for a tombstone (a deletion in a compacted topic).
+    public let value: [UInt8]?
+
+    public init(topicPartition: KafkaTopicPartition, offset: Int64, key: [UInt8]?, value: [UInt8]?) {
+        self.topicPartition = topicPartition
+        self.offset = offset
+        self.key = key
+        self.value = value
+    }
+
+    /// Copies a message that librdkafka owns; `topic` is its topic's name, looked up by the caller.
+    init(copying message: rd_kafka_message_t, topic: String) {
+        self.init(
+            topicPartition: KafkaTopicPartition(topic: topic, partition: message.partition),
+            offset: message.offset,
+            key: message.key.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: message.key_len)) },
+            value: message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: message.len)) }
+        )
+    }
+}

@@ -1,0 +1,92 @@
+import APNsCore
+
+/// One event per delivery (intent × device) on `pushline.outcomes`, the record analysts query.
+/// Schema: `Config/schemas/outcome-v1.schema.json`, documented in `docs/events.md`.
+public struct OutcomeEvent: Sendable, Equatable {
+    public static let schemaVersion: Int64 = 1
+
+    /// How the delivery ended. `accepted` means APNs took it — never that a device showed it.
+    public enum Status: String, Sendable, CaseIterable {
+        case accepted, rejected, suppressed, failed, invalid, expired
+    }
+
+    public var intentID: String
+    public var app: String
+    public var environment: String
+    public var token: String?
+    public var user: String?
+    public var template: String?
+    public var pushType: String?
+    public var topic: String?
+    public var collapseID: String?
+    public var apnsID: String?
+    public var apnsUniqueID: String?
+    public var status: Status
+    /// APNs' reason, or Pushline's machine-readable reason (`DuplicateIntent`, `StaleCollapse`, …).
+    public var reason: String?
+    public var apnsStatus: Int?
+    /// APNs' 410 `timestamp`, milliseconds.
+    public var apnsTimestamp: Int64?
+    public var attempts: Int
+    public var locale: String?
+    public var localeFellBack: Bool
+    public var source: SourcePosition
+    /// The intent's `created_at` and when this outcome was decided, Unix milliseconds.
+    public var createdAt: Int64?
+    public var completedAt: Int64
+    public var latencyMilliseconds: Double?
+
+    public init(intentID: String, app: String, environment: String, status: Status, source: SourcePosition, completedAt: Int64,
+                token: String? = nil, user: String? = nil, template: String? = nil, pushType: String? = nil,
+                topic: String? = nil, collapseID: String? = nil, apnsID: String? = nil, apnsUniqueID: String? = nil,
+                reason: String? = nil, apnsStatus: Int? = nil, apnsTimestamp: Int64? = nil, attempts: Int = 0,
+                locale: String? = nil, localeFellBack: Bool = false, createdAt: Int64? = nil, latencyMilliseconds: Double? = nil) {
+        self.intentID = intentID
+        self.app = app
+        self.environment = environment
+        self.status = status
+        self.source = source
+        self.completedAt = completedAt
+        self.token = token
+        self.user = user
+        self.template = template
+        self.pushType = pushType
+        self.topic = topic
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.apnsUniqueID = apnsUniqueID
+        self.reason = reason
+        self.apnsStatus = apnsStatus
+        self.apnsTimestamp = apnsTimestamp
+        self.attempts = attempts
+        self.locale = locale
+        self.localeFellBack = localeFellBack
+        self.createdAt = createdAt
+        self.latencyMilliseconds = latencyMilliseconds
+    }
+
+    /// The event as JSON bytes; absent optional fields are left out.
+    public var encoded: [UInt8] {
+        var object: JSONObject = ["schema_version": .integer(Self.schemaVersion), "intent_id": .string(intentID),
+                                  "app": .string(app), "environment": .string(environment), "status": .string(status.rawValue)]
+        object.append("token", token.map(JSONValue.string))
+        object.append("user", user.map(JSONValue.string))
+        object.append("template", template.map(JSONValue.string))
+        object.append("push_type", pushType.map(JSONValue.string))
+        object.append("topic", topic.map(JSONValue.string))
+        object.append("collapse_id", collapseID.map(JSONValue.string))
+        object.append("apns_id", apnsID.map(JSONValue.string))
+        object.append("apns_unique_id", apnsUniqueID.map(JSONValue.string))
+        object.append("reason", reason.map(JSONValue.string))
+        object.append("apns_status", apnsStatus.map { .integer(Int64($0)) })
+        object.append("apns_timestamp", apnsTimestamp.map(JSONValue.integer))
+        object.append("attempts", .integer(Int64(attempts)))
+        object.append("locale", locale.map(JSONValue.string))
+        object.append("locale_fell_back", .bool(localeFellBack))
+        object.append("source", source.json)
+        object.append("created_at", createdAt.map(JSONValue.integer))
+        object.append("completed_at", .integer(completedAt))
+        object.append("latency_ms", latencyMilliseconds.map(JSONValue.double))
+        return object.encoded
+    }
+}

@@ -1,0 +1,32 @@
+import APNsCore
+
+/// Where an intent was read: its Kafka topic, partition and offset.
+public struct SourcePosition: Sendable, Equatable {
+    public var topic: String
+    public var partition: Int32
+    public var offset: Int64
+
+    public init(topic: String, partition: Int32, offset: Int64) {
+        self.topic = topic
+        self.partition = partition
+        self.offset = offset
+    }
+
+    var json: JSONValue {
+        .object(["topic": .string(topic), "partition": .integer(Int64(partition)), "offset": .integer(offset)])
+    }
+}
+
+extension JSONObject {
+    /// Appends `key` only when `value` is present: optional fields are left out, not `null`.
+    mutating func append(_ key: String, _ value: JSONValue?) {
+        if let value { members.append(Member(key, value)) }
+    }
+
+    /// The object as one JSON document in bytes.
+    var encoded: [UInt8] {
+        var bytes: [UInt8] = []
+        JSONWriter.appendValue(.object(self), to: &bytes)
+        return bytes
+    }
+}

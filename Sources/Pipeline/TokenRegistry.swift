@@ -1,0 +1,92 @@
+import APNsCore
+import Redis
+
+/// Which device tokens a user has, per app and environment, with when each was registered; and
+/// the user's profile (locale). Fed by the `pushline.tokens` topic and `pushline tokens register`.
+///
+/// Keys: `pushline:tokens:<app>:<environment>:<user>` (hash token → registration time, ms),
+/// `pushline:token-owner:<app>:<environment>:<token>` (the user, for removal by token), and
+/// `pushline:profile:<user>` (hash with `locale`). Confined like its `RedisConnection`.
+public struct TokenRegistry {
+    /// A registered device.
+    public struct Device: Sendable, Equatable {
+        public var token: DeviceToken
+        /// Unix milliseconds.
+        public var registeredAt: Int64
+    }
+
+    /// Removes the token only if it was not registered again after `invalidated_at` (APNs' 410
+    /// timestamp): a device that re-registered after APNs declared the token gone keeps it.
+    private static let removeIfStale = RedisScript("""
+        local user = redis.call('GET', KEYS[1])
+        if not user then return 0 end
+        local tokens = ARGV[1] .. user
+        local registered = tonumber(redis.call('HGET', tokens, ARGV[2]) or '-1')
+        if registered > tonumber(ARGV[3]) then return 0 end
+        redis.call('HDEL', tokens, ARGV[2])
+        redis.call('DEL', KEYS[1])
+        return 1
+        """)
+
+    private let connection: RedisConnection
+
+    public init(connection: RedisConnection) {
+        self.connection = connection
+    }
+
+    /// Registers (or re-registers) `token` for `user`.
+    public func register(user: String, app: String, environment: String, token: DeviceToken, registeredAt: Int64) throws(RedisError) {
+        let replies = try connection.pipeline([
+            RedisCommand("HSET", Self.tokensKey(app, environment, user), token.hex, String(registeredAt)),
+            RedisCommand("SET", Self.ownerKey(app, environment, token), user),
+        ])
+        if let error = replies.lazy.compactMap(\.error).first { throw error }
+    }
+
+    /// Every user's devices, in one round trip, in the order of `users`.
+    public func devices(users: [String], app: String, environment: String) throws(RedisError) -> [[Device]] {
+        let replies = try connection.pipeline(users.map { RedisCommand("HGETALL", Self.tokensKey(app, environment, $0)) })
+        return try replies.map { (reply) throws(RedisError) -> [Device] in
+            if case .error(let error) = reply { throw error }
+            let fields = reply.array ?? []
+            return stride(from: 0, to: fields.count - 1, by: 2).compactMap { index in
+                guard let hex = fields[index].string, let token = try? DeviceToken(hex),
+                      let registered = fields[index + 1].string.flatMap({ Int64($0) }) else { return nil }
+                return Device(token: token, registeredAt: registered)
+            }
+        }
+    }
+
+    /// Removes a token APNs declared invalid at `invalidatedAt` (ms), unless it was registered
+    /// again later. Returns whether it was removed.
+    @discardableResult
+    public func remove(app: String, environment: String, token: DeviceToken, invalidatedAt: Int64) throws(RedisError) -> Bool {
+        let reply = try connection.evaluate(Self.removeIfStale, keys: [Self.ownerKey(app, environment, token)],
+                                            arguments: ["pushline:tokens:\(app):\(environment):", token.hex, String(invalidatedAt)])
+        return reply.integer == 1
+    }
+
+    public func setLocale(_ locale: String, user: String) throws(RedisError) {
+        if case .error(let error) = try connection.send(RedisCommand("HSET", Self.profileKey(user), "locale", locale)) { throw error }
+    }
+
+    /// Every user's locale (nil when unknown), in one round trip.
+    public func locales(users: [String]) throws(RedisError) -> [String?] {
+        try connection.pipeline(users.map { RedisCommand("HGET", Self.profileKey($0), "locale") }).map { (reply) throws(RedisError) -> String? in
+            if case .error(let error) = reply { throw error }
+            return reply == .null ? nil : reply.string
+        }
+    }
+
+    private static func tokensKey(_ app: String, _ environment: String, _ user: String) -> String {
+        "pushline:tokens:\(app):\(environment):\(user)"
+    }
+
+    private static func ownerKey(_ app: String, _ environment: String, _ token: DeviceToken) -> String {
+        "pushline:token-owner:\(app):\(environment):\(token.hex)"
+    }
+
+    private static func profileKey(_ user: String) -> String {
+        "pushline:profile:\(user)"
+    }
+}

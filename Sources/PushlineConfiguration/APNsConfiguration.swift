@@ -1,0 +1,23 @@
+/// The APNs side: named credentials, and the connection pools that use them.
+public struct APNsConfiguration: Sendable {
+    /// By name, as `apns.credentials` lists them.
+    public var credentials: [String: APNsCredentialsConfiguration] = [:]
+    public var pools: [APNsPoolConfiguration] = []
+    /// The names of every pool in the file, the unusable ones included.
+    var declaredPoolNames: Set<String> = []
+
+    public init() {}
+
+    /// Reads the `apns` section.
+    init(reading section: inout ConfigurationSection) {
+        var known: Set<String> = []
+        for (name, var entry) in section.namedSections("credentials") {
+            known.insert(name)
+            credentials[name] = APNsCredentialsConfiguration.read(&entry)
+        }
+        for var entry in section.sequence("pools") {
+            if let pool = APNsPoolConfiguration.read(&entry, credentialNames: known, poolNames: &declaredPoolNames) { pools.append(pool) }
+        }
+        section.finish()
+    }
+}

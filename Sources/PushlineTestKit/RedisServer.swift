@@ -1,0 +1,103 @@
+import Foundation
+import Synchronization
+
+/// A real `redis-server` (Debian package redis-server) for tests and benchmarks: its own temporary
+/// directory, a free TCP port on 127.0.0.1, optionally a password and a Unix socket, no persistence
+/// (`--save '' --appendonly no`). Stopped when released.
+public final class RedisServer: Sendable {
+    /// The TCP port on 127.0.0.1; it stays the same across ``restart()``.
+    public let port: Int
+    /// The Unix socket's path, when asked for one.
+    public let unixSocketPath: String?
+    /// The `requirepass` password, when asked for one.
+    public let password: String?
+    private let directory: URL
+    private let executable: String
+    /// The running server.
+    private let process: Mutex<ServerProcess?>
+
+    /// Starts a server and waits until it answers `PING`; blocks, so call it from a thread of its own
+    /// (``start(password:unixSocket:)`` does that). Throws, naming the Debian package, when
+    /// `redis-server` or `redis-cli` is not installed.
+    public init(password: String? = nil, unixSocket: Bool = false) throws {
+        executable = try ExternalCommand.locate("redis-server", package: "redis-server")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-redis-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        self.password = password
+        unixSocketPath = unixSocket ? directory.appendingPathComponent("redis.sock").path : nil
+        process = Mutex(nil)
+        // A port picked at random may be taken: a few tries, each noticed by the server exiting.
+        var lastError: (any Error)?
+        for candidate in (0..<5).map({ _ in Int.random(in: 20_000..<60_000) }) {
+            do {
+                let started = try Self.start(executable, port: candidate, directory: directory, password: password, unixSocket: unixSocketPath)
+                process.withLock { $0 = started }
+                port = candidate
+                return
+            } catch {
+                lastError = error
+            }
+        }
+        try? FileManager.default.removeItem(at: directory)
+        throw lastError ?? TestKitError("redis-server did not start")
+    }
+
+    /// Starts a server from async code, on a thread of its own (starting one waits for it).
+    public static func start(password: String? = nil, unixSocket: Bool = false) async throws -> RedisServer {
+        try await DedicatedThread.run { try RedisServer(password: password, unixSocket: unixSocket) }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Stops the server (SIGTERM, then SIGKILL after 5 seconds) and waits for it to exit; blocks.
+    public func stop() {
+        process.withLock { process in defer { process = nil }; return process }?.stop()
+    }
+
+    /// Stops the server and starts a new one on the same port, socket and password, empty; blocks.
+    public func restart() throws {
+        stop()
+        let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath)
+        process.withLock { $0 = started }
+    }
+
+    /// Runs `redis-cli` (Debian package redis-tools) against this server and returns what it
+    /// prints: checks that share no code with Pushline's client. Runs on a thread of its own.
+    public func cli(_ arguments: String...) async throws -> String {
+        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
+        let authentication = password.map { ["--no-auth-warning", "-a", $0] } ?? []
+        let command = ["-h", "127.0.0.1", "-p", String(port)] + authentication + arguments
+        return try await DedicatedThread.run { try ExternalCommand.run(cli, command).standardOutput }
+    }
+
+    /// Starts `redis-server` (logging to its standard output, which ``ServerProcess`` keeps) and
+    /// waits up to 10 seconds until it logs that it accepts connections and then answers `PING`
+    /// through `redis-cli` (`NOAUTH` counts: the server is up and wants its password).
+    private static func start(_ executable: String, port: Int, directory: URL, password: String?, unixSocket: String?) throws -> ServerProcess {
+        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
+        var arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path,
+            "--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", "",
+        ]
+        if let password { arguments += ["--requirepass", password] }
+        if let unixSocket { arguments += ["--unixsocket", unixSocket, "--unixsocketperm", "700"] }
+        let server = try ServerProcess(executable, arguments)
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard server.isRunning else {
+                let lastLines = server.log.split(separator: "\n").suffix(3).joined(separator: "\n")
+                throw TestKitError("redis-server exited at start on port \(port): \(lastLines)")
+            }
+            if server.log.contains("Ready to accept connections") {
+                let answer = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(port), "ping"]).standardOutput
+                if answer.contains("PONG") || answer.contains("NOAUTH") { return server }
+            }
+            usleep(10_000)
+        }
+        server.stop(graceMilliseconds: 0)
+        throw TestKitError("redis-server on port \(port) was not ready within 10 seconds; its log is \(server.logFile)")
+    }
+}

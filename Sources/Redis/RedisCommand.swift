@@ -1,0 +1,84 @@
+/// One Redis command: its name and arguments as bytes (binary-safe), kept in one contiguous buffer
+/// so building and encoding a command costs two allocations however many arguments it has.
+///
+/// Its description names the command and counts the arguments but never shows them, so an `AUTH`
+/// command cannot leak a password into a log.
+public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable {
+    /// Every argument's bytes, one after another.
+    @usableFromInline var storage: [UInt8] = []
+    /// Where each argument ends in ``storage``.
+    @usableFromInline var argumentEnds: [Int] = []
+    /// The script an `EVALSHA` command runs, so a `NOSCRIPT` reply can load it and retry.
+    private(set) var script: RedisScript?
+
+    /// A command from its name and text arguments, for example `RedisCommand("SET", "key", "value")`.
+    public init(_ name: String, _ arguments: String...) {
+        self.init(name, arguments)
+    }
+
+    /// A command from its name and text arguments.
+    public init(_ name: String, _ arguments: [String]) {
+        // Room for a typical command (SET key value NX PX ttl) without regrowing as it is built.
+        storage.reserveCapacity(64)
+        argumentEnds.reserveCapacity(max(8, arguments.count + 1))
+        append(name)
+        for argument in arguments { append(argument) }
+    }
+
+    /// `EVALSHA sha numkeys key… arg…` for `script`; the connection loads the script and retries
+    /// when the server answers `NOSCRIPT`.
+    public static func evalSHA(_ script: RedisScript, keys: [String] = [], arguments: [String] = []) -> RedisCommand {
+        var command = RedisCommand("EVALSHA", script.sha1)
+        command.append(keys.count)
+        for key in keys { command.append(key) }
+        for argument in arguments { command.append(argument) }
+        command.script = script
+        return command
+    }
+
+    /// Appends a text argument (its UTF-8 bytes).
+    @inlinable
+    public mutating func append(_ argument: String) {
+        storage.append(contentsOf: argument.utf8)
+        argumentEnds.append(storage.count)
+    }
+
+    /// Appends a binary argument, byte for byte.
+    @inlinable
+    public mutating func append(bytes argument: some Sequence<UInt8>) {
+        storage.append(contentsOf: argument)
+        argumentEnds.append(storage.count)
+    }
+
+    /// Appends an integer argument in decimal, without going through `String`.
+    @inlinable
+    public mutating func append(_ argument: Int) {
+        if argument < 0 { storage.append(UInt8(ascii: "-")) }
+        let firstDigit = storage.count
+        var magnitude = argument.magnitude
+        repeat {
+            storage.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        storage[firstDigit...].reverse()
+        argumentEnds.append(storage.count)
+    }
+
+    /// How many arguments, the command name included.
+    public var count: Int {
+        argumentEnds.count
+    }
+
+    /// The command's name, as given.
+    public var name: String {
+        String(decoding: storage[..<(argumentEnds.first ?? 0)], as: UTF8.self)
+    }
+
+    public var description: String {
+        "\(name) (\(count - 1) arguments)"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name, "count": count])
+    }
+}

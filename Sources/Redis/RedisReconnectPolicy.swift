@@ -1,0 +1,27 @@
+/// How a connection retries connecting: bounded attempts with exponential backoff and jitter.
+///
+/// The delay before retry `n` (counting from 0) is a random value between half and all of
+/// `min(maximumDelay, initialDelay × 2ⁿ)` ("equal jitter"): it grows, it never synchronises many
+/// clients that lost the same server, and it never waits longer than ``maximumDelay``.
+public struct RedisReconnectPolicy: Sendable, Equatable {
+    /// How many times to retry after the first attempt fails; 0 tries once.
+    public var maximumRetries: Int
+    public var initialDelay: Duration
+    public var maximumDelay: Duration
+
+    public init(maximumRetries: Int = 5, initialDelay: Duration = .milliseconds(50), maximumDelay: Duration = .seconds(2)) {
+        self.maximumRetries = maximumRetries
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    /// One attempt, no retry: for callers that run their own retry loop.
+    public static let never = RedisReconnectPolicy(maximumRetries: 0)
+
+    /// The wait before retry `retry` (0 for the first retry).
+    public func delay(beforeRetry retry: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        let doublings = min(retry, 30)
+        let ceiling = min(maximumDelay, initialDelay * (1 << doublings))
+        return ceiling * Double.random(in: 0.5...1.0, using: &generator)
+    }
+}

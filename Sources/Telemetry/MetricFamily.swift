@@ -1,0 +1,49 @@
+import Synchronization
+
+/// Every metric of one name, one member per set of label values: a Prometheus metric family, like
+/// client_golang's `CounterVec`. The registry validates the name and the label names once, when it
+/// makes the family, so looking up a member never fails.
+///
+/// Looking up a member holds a lock for one dictionary access; keep the member when its labels are
+/// fixed. Updating a member is lock-free.
+public final class MetricFamily<Metric: Sendable>: Sendable {
+    /// The metric name shared by every member.
+    public let name: String
+    /// The label names, in the order ``metric(labelValues:)`` takes their values.
+    public let labelNames: [String]
+    /// The `# HELP` text.
+    let help: String
+    /// The bucket bounds of histograms and timers; empty for counters and gauges.
+    let buckets: [Double]
+    private let makeMember: @Sendable (_ dimensions: [(String, String)]) -> Metric
+    private let members = Mutex<[[String]: Metric]>([:])
+
+    init(name: String, labelNames: [String], help: String, buckets: [Double],
+         makeMember: @escaping @Sendable (_ dimensions: [(String, String)]) -> Metric) {
+        self.name = name
+        self.labelNames = labelNames
+        self.help = help
+        self.buckets = buckets
+        self.makeMember = makeMember
+    }
+
+    /// The member with these label values, one per label name in the same order; made on first use.
+    /// A different number of values than label names is a programming error.
+    public func metric(labelValues: [String]) -> Metric {
+        precondition(labelValues.count == labelNames.count,
+                     "metric \(name) takes \(labelNames.count) label values (\(labelNames)), got \(labelValues.count)")
+        return members.withLock { members in
+            if let member = members[labelValues] { return member }
+            let member = makeMember(Array(zip(labelNames, labelValues)))
+            members[labelValues] = member
+            return member
+        }
+    }
+
+    /// The members, ordered by their label values so that expositions are stable.
+    func sortedMembers() -> [Metric] {
+        members.withLock { members in
+            members.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import APNsClient
+import APNsCore
+import CLI
+import Foundation
+import Runtime
+import Synchronization
+
+/// `pushline bench sender`: pushes N notifications through the sender as fast as it can and prints
+/// the rate and peak memory. `scripts/bench-sender.sh` runs it beside h2load and a capacity model.
+enum BenchSenderCommand: Command {
+    static let name = "bench sender"
+    static let summary = "measure the sender's requests per second against a server"
+    static let help = """
+        Usage: pushline bench sender --host HOST --port PORT [--ca-file FILE | --insecure]
+                                     [--requests N] [--connections C] [--payload FILE] [--topic TOPIC]
+
+        Sends N notifications (default 100000) to one device token through a pool of C connections
+        (default 4) with the dev provider key (Config/dev/), and prints:
+
+          sender: <accepted> accepted, <other> not, in <seconds> s = <rate> req/s; peak RSS <MiB> MiB
+
+        Progress goes to standard error. scripts/bench-sender.sh compares the rate with h2load
+        against nghttpd, and with the capacity model against apns-sim with injected latency.
+        """
+    static let arguments = ArgumentSpec(
+        valueOptions: ["--host", "--port", "--ca-file", "--requests", "--connections", "--payload", "--topic"],
+        flagOptions: ["--insecure"]
+    )
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let host = try arguments.required("--host")
+        guard let port = UInt16(exactly: try arguments.optionalInteger("--port") ?? 443) else {
+            throw UsageError(message: "--port must be 1…65535")
+        }
+        let requests = Int(try arguments.optionalInteger("--requests") ?? 100_000)
+        let connections = Int(try arguments.optionalInteger("--connections") ?? 4)
+        let topic = arguments.optional("--topic") ?? "com.example.app"
+        let payload = try arguments.optional("--payload").map { try readFile($0, purpose: "payload") }
+            ?? Array(#"{"aps":{"alert":"benchmark"}}"#.utf8)
+        var configuration = SenderConfiguration()
+        configuration.minimumConnections = connections
+        configuration.maximumConnections = connections
+        configuration.connectionSpacingMilliseconds = 0
+        configuration.maximumPending = 50_000
+        configuration.caFile = arguments.optional("--ca-file")
+        configuration.insecureSkipVerification = arguments.flags.contains("--insecure")
+        let key = String(decoding: try readFile("Config/dev/dev-provider-key.p8", purpose: "dev key"), as: UTF8.self)
+        let credentials = try ProviderTokenCredentials(keyID: "DEVKEY0001", teamID: "DEVTEAM001", p8: key)
+        let sender = try APNsSender(configuration: configuration)
+        defer { sender.shutdown() }
+        try sender.addPool(named: "bench", credentials: .token(ProviderTokenSource(credentials: credentials)),
+                           environment: APNsEnvironment(host: host, port: port))
+        let token = try DeviceToken(String(repeating: "ab", count: 32))
+        let batchSize = 1000
+        let batches = (requests + batchSize - 1) / batchSize
+
+        // Warm up: open the connections and get past the one-stream limit before the clock starts.
+        _ = wait { try await sender.send([APNsNotification(deviceToken: token, pushType: .alert, topic: topic, payload: payload)], pool: "bench") }
+        let start = MonotonicClock.nanoseconds()
+        let counts = wait { () async throws -> (Int, Int) in
+            try await withThrowingTaskGroup(of: (Int, Int).self) { group in
+                for batch in 0..<batches {
+                    let count = min(batchSize, requests - batch * batchSize)
+                    group.addTask {
+                        let notifications = (0..<count).map { _ in
+                            APNsNotification(deviceToken: token, pushType: .alert, topic: topic, payload: payload)
+                        }
+                        let results = try await sender.send(notifications, pool: "bench")
+                        let accepted = results.filter { $0.outcome == .accepted }.count
+                        return (accepted, results.count - accepted)
+                    }
+                }
+                var total = (0, 0)
+                var done = 0
+                for try await (accepted, other) in group {
+                    total.0 += accepted
+                    total.1 += other
+                    done += 1
+                    if done % 20 == 0 { printError("bench sender: \(done * batchSize)/\(requests)") }
+                }
+                return total
+            }
+        }
+        let seconds = Double(MonotonicClock.nanoseconds() - start) / 1_000_000_000
+        let (accepted, other) = try counts.get()
+        print(String(format: "sender: %d accepted, %d not, in %.2f s = %.0f req/s; peak RSS %.1f MiB",
+                     accepted, other, seconds, Double(accepted) / seconds, peakResidentMebibytes()))
+        return other == 0 ? 0 : 1
+    }
+
+    /// VmHWM from /proc/self/status.
+    private static func peakResidentMebibytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kibibytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kibibytes / 1024
+    }
+}

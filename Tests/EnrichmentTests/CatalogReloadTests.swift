@@ -1,0 +1,89 @@
+import Enrichment
+import Foundation
+import Synchronization
+import Testing
+
+private let version1 = "templates:\n  hello:\n    alert:\n      body: \"v1 {{name}}\"\n"
+private let version2 = "templates:\n  hello:\n    alert:\n      body: \"v2 {{name}}\"\n"
+
+@Suite("Catalog reload", .serialized)
+struct CatalogReloadTests {
+    private let fixture: CatalogFixture
+    private let templateFile: URL
+
+    init() throws {
+        fixture = try CatalogFixture(templates: version1)
+        templateFile = URL(fileURLWithPath: "\(fixture.templatesDirectory)/\(CatalogFixture.app).yaml")
+    }
+
+    private func body(_ store: CatalogStore) throws -> String? {
+        let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(CatalogFixture.app)","tokens":["00"],"template":"hello","args":{"name":"A"}}"#.utf8))
+        let payload = try store.enricher.deliveries(for: intent)[0].payload
+        return String(decoding: payload, as: UTF8.self).contains("v2") ? "v2" : "v1"
+    }
+
+    @Test("a reload swaps the catalog; a snapshot taken before keeps the old one")
+    func swap() throws {
+        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let before = store.enricher
+        try Data(version2.utf8).write(to: templateFile)
+        try store.reload()
+        #expect(try body(store) == "v2")
+        let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(CatalogFixture.app)","tokens":["00"],"template":"hello","args":{"name":"A"}}"#.utf8))
+        #expect(String(decoding: try before.deliveries(for: intent)[0].payload, as: UTF8.self).contains("v1 A"))
+    }
+
+    @Test("a broken file is rejected and the previous catalog stays in use")
+    func brokenReloadKeepsOld() throws {
+        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        try Data("templates: [".utf8).write(to: templateFile)
+        #expect(throws: CatalogLoadError.self) { try store.reload() }
+        #expect(try body(store) == "v1")
+    }
+
+    @Test("writing a template file reloads it")
+    func fileChange() async throws {
+        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let log = ReloadLog()
+        let reloader = try CatalogReloader(store: store, onReload: log.record)
+        defer { reloader.cancel() }
+        try Data(version2.utf8).write(to: templateFile, options: .atomic)
+        try await log.waitForFirst()
+        // An atomic write is several file events, and other suites' SIGHUPs reach this process too:
+        // what matters is that every reload succeeded.
+        #expect(!log.results.isEmpty && log.results.allSatisfy { $0 })
+        #expect(try body(store) == "v2")
+    }
+
+    @Test("SIGHUP reloads")
+    func hangUp() async throws {
+        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        // Change the file before anyone watches it: only the signal can make the store see it.
+        try Data(version2.utf8).write(to: templateFile)
+        let log = ReloadLog()
+        let reloader = try CatalogReloader(store: store, onReload: log.record)
+        defer { reloader.cancel() }
+        kill(getpid(), SIGHUP)
+        try await log.waitForFirst()
+        #expect(!log.results.isEmpty && log.results.allSatisfy { $0 })
+        #expect(try body(store) == "v2")
+    }
+}
+
+/// What a reloader reported: true for each successful reload, false for each rejected one.
+private final class ReloadLog: Sendable {
+    private let recorded = Mutex<[Bool]>([])
+
+    var results: [Bool] { recorded.withLock { $0 } }
+
+    @Sendable func record(_ result: Result<Void, CatalogLoadError>) {
+        recorded.withLock { $0.append((try? result.get()) != nil) }
+    }
+
+    /// Waits up to five seconds for the first report.
+    func waitForFirst() async throws {
+        for _ in 0..<100 where results.isEmpty {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Kafka
+import PushlineTestKit
+import Testing
+
+@Suite("Kafka consumer groups and offsets", .timeLimit(.minutes(2)))
+struct KafkaConsumerGroupTests {
+    @Test("two consumers in a group split the partitions between them and together receive everything")
+    func twoConsumersSplitPartitions() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["split": 6])
+            try cluster.produce(60, to: "split", partitions: 6)
+            let first = try cluster.consumer(group: "splitters", topics: ["split"])
+            let second = try cluster.consumer(group: "splitters", topics: ["split"])
+            var values: Set<String> = []
+            let all = Set((0..<6).map { KafkaTopicPartition(topic: "split", partition: $0) })
+            try Deadline.wait(for: "both consumers to own part of the topic and all 60 messages to arrive") {
+                for consumer in [first, second] {
+                    let batch = consumer.poll(maxMessages: 100, timeout: .milliseconds(50))
+                    consumer.complete(batch)
+                    values.formUnion(batch.map(text))
+                }
+                return !first.assignment.isEmpty && !second.assignment.isEmpty
+                    && first.assignment.union(second.assignment) == all && values.count == 60
+            }
+            #expect(first.assignment.isDisjoint(with: second.assignment))
+            #expect(values == Set((0..<60).map { "m\($0)" }))
+            try first.close()
+            try Deadline.wait(for: "the remaining consumer to take over every partition") {
+                second.complete(second.poll(maxMessages: 100, timeout: .milliseconds(50)))
+                return second.assignment == all
+            }
+            try second.close()
+        }
+    }
+
+    @Test("a rebalance while work is in flight commits revoked partitions at their watermark, and the next owner gets the unfinished work")
+    func rebalanceWithWorkInFlight() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["work": 4])
+            try cluster.produce(160, to: "work", partitions: 4)  // offsets 0...39 in each partition
+            let eventsOfA = EventLog<KafkaConsumerEvent>()
+            let a = try cluster.consumer(group: "workers", topics: ["work"], events: eventsOfA)
+            let held = try consume(a, until: "consumer A to receive all 160 messages", completing: false) { $0.count >= 160 }
+            // Offsets 10 and 25 of every partition stay in flight; everything else is done.
+            let unfinished: Set<Int64> = [10, 25]
+            a.complete(held.filter { !unfinished.contains($0.offset) })
+
+            let b = try cluster.consumer(group: "workers", topics: ["work"])
+            var receivedByB: [KafkaConsumerMessage] = []
+            try Deadline.wait(for: "B to join and A to give up partitions") {
+                _ = a.poll(maxMessages: 100, timeout: .milliseconds(50))
+                let batch = b.poll(maxMessages: 100, timeout: .milliseconds(50))
+                b.complete(batch)
+                receivedByB += batch
+                return !b.assignment.isEmpty && a.assignment.isDisjoint(with: b.assignment) && a.assignment.count + b.assignment.count == 4
+            }
+            let revoked = eventsOfA.all.flatMap { event -> [KafkaTopicPartition] in
+                if case .revoked(let partitions) = event { return partitions } else { return [] }
+            }
+            #expect(Set(revoked) == b.assignment)
+
+            // Nothing was committed past the lowest unfinished offset.
+            let committed = try a.committedOffsets(for: revoked, timeout: .seconds(10))
+            for partition in revoked {
+                #expect(committed[partition] == 10, "\(partition)")
+            }
+            // B starts at the unfinished work and receives everything from there on.
+            receivedByB += try consume(b, until: "B to receive offsets 10...39 of each partition it took over") { more in
+                let offsets = (receivedByB + more).map { "\($0.topicPartition)@\($0.offset)" }
+                return revoked.allSatisfy { partition in (10...39).allSatisfy { offsets.contains("\(partition)@\($0)") } }
+            }
+            for partition in revoked {
+                #expect(receivedByB.filter { $0.topicPartition == partition }.map(\.offset).min() == 10, "\(partition)")
+            }
+
+            // A finishes its unfinished work; both close; every partition ends fully committed.
+            a.complete(held.filter { unfinished.contains($0.offset) })
+            try a.close()
+            // B keeps polling, as a worker does, so it rejoins the group A left before it closes in turn.
+            try Deadline.wait(for: "B to take over the partitions A left") {
+                b.complete(b.poll(maxMessages: 100, timeout: .milliseconds(50)))
+                return b.assignment.count == 4
+            }
+            try b.close()
+            let checker = try cluster.consumer(group: "workers", topics: [])
+            let final = try checker.committedOffsets(for: (0..<4).map { KafkaTopicPartition(topic: "work", partition: $0) },
+                                                    timeout: .seconds(10))
+            #expect(final.values.sorted() == [40, 40, 40, 40])
+        }
+    }
+
+    @Test("close commits each partition's watermark, not past unfinished work")
+    func closeCommitsWatermark() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["closing": 1])
+            try cluster.produce(10, to: "closing", partitions: 1)
+            let consumer = try cluster.consumer(group: "closers", topics: ["closing"]) { $0.autoCommitInterval = .seconds(3600) }
+            let received = try consume(consumer, until: "10 messages", completing: false) { $0.count >= 10 }
+            consumer.complete(received.filter { $0.offset != 7 })
+            try consumer.close()
+            let partition = KafkaTopicPartition(topic: "closing", partition: 0)
+            let checker = try cluster.consumer(group: "closers", topics: [])
+            #expect(try checker.committedOffsets(for: [partition], timeout: .seconds(10))[partition] == 7)
+        }
+    }
+
+    @Test("a consumer restarted after a crash resumes from the last committed offset, not past it",
+          arguments: [nil, "journal-worker-1"])
+    func resumeAfterCrash(staticMember: String?) async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["journal": 1])
+            try cluster.produce(50, to: "journal", partitions: 1)
+            try {
+                let crashing = try cluster.consumer(group: "journalists", topics: ["journal"]) { configuration in
+                    configuration.autoCommitInterval = .seconds(3600)
+                    configuration.groupInstanceID = staticMember
+                }
+                let received = try consume(crashing, until: "50 messages", completing: false) { $0.count >= 50 }
+                crashing.complete(received.filter { $0.offset < 20 || $0.offset == 25 })
+                try crashing.commit()  // 20 is committed
+                crashing.complete(received.filter { (20..<30).contains($0.offset) })  // 30 is stored, never committed
+                // Dropped here without close(): nothing more is committed, as in a crash.
+            }()
+            let restarted = try cluster.consumer(group: "journalists", topics: ["journal"]) { $0.groupInstanceID = staticMember }
+            let resumed = try consume(restarted, until: "the partition to come back after the crashed member's session expired") {
+                !$0.isEmpty
+            }
+            #expect(resumed.first?.offset == 20)
+            try restarted.close()
+        }
+    }
+
+    @Test("a paused partition delivers nothing new until it is resumed, while the others keep flowing")
+    func pauseAndResume() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["paced": 2])
+            try cluster.produce(20, to: "paced", partitions: 2, prefix: "early")
+            let consumer = try cluster.consumer(group: "pacers", topics: ["paced"])
+            _ = try consume(consumer, until: "20 early messages") { $0.count >= 20 }
+            let paused = KafkaTopicPartition(topic: "paced", partition: 0)
+            try consumer.pause([paused])
+            try cluster.produce(20, to: "paced", partitions: 2, prefix: "late")
+            var late = try consume(consumer, until: "10 late messages from the partition still flowing") { $0.count >= 10 }
+            for _ in 0..<10 { late += consumer.poll(maxMessages: 100, timeout: .milliseconds(100)) }
+            #expect(late.allSatisfy { $0.topicPartition != paused })
+            try consumer.resume([paused])
+            let resumed = try consume(consumer, until: "10 late messages from the resumed partition") { $0.count >= 10 }
+            #expect(resumed.allSatisfy { $0.topicPartition == paused && text($0).hasPrefix("late") })
+            try consumer.close()
+        }
+    }
+
+    @Test("statistics give each assigned partition's lag behind the stored watermark")
+    func lagFromStatistics() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["lagging": 1])
+            try cluster.produce(100, to: "lagging", partitions: 1)
+            let consumer = try cluster.consumer(group: "laggards", topics: ["lagging"]) { $0.statisticsInterval = .milliseconds(100) }
+            let received = try consume(consumer, until: "100 messages", completing: false) { $0.count >= 100 }
+            consumer.complete(received.filter { $0.offset < 40 })
+            let partition = KafkaTopicPartition(topic: "lagging", partition: 0)
+            try Deadline.wait(for: "statistics to show a stored lag of 60") {
+                _ = consumer.poll(maxMessages: 10, timeout: .milliseconds(50))  // statistics are served by polling
+                return consumer.lag[partition]?.stored == 60
+            }
+            #expect(consumer.lag[partition]?.highWatermark == 100)
+            try consumer.close()
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import APNsCore
+import Foundation
+import Pipeline
+import PushlineTestKit
+import Testing
+
+private let source = SourcePosition(topic: "pushline.intents", partition: 3, offset: 1234)
+
+private func object(_ bytes: [UInt8]) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+}
+
+@Suite("Event records and their schemas")
+struct EventRecordTests {
+    @Test("a full outcome event and a minimal one both match outcome-v1.schema.json")
+    func outcomeMatchesSchema() throws {
+        let full = OutcomeEvent(
+            intentID: "intent-1", app: "com.example.app", environment: "production", status: .accepted, source: source,
+            completedAt: 1_764_489_600_500, token: String(repeating: "ab", count: 32), user: "anna", template: "chat_message",
+            pushType: "alert", topic: "com.example.app", collapseID: "chat-4521", apnsID: "949d31e3-556c-4088-806a-0d08f05d0c78",
+            apnsUniqueID: "0f01f601-506c-4300-a8c7-c9dc335565da", apnsStatus: 200, attempts: 1, locale: "ja",
+            localeFellBack: true, createdAt: 1_764_489_600_000, latencyMilliseconds: 12.5)
+        let minimal = OutcomeEvent(intentID: "broken", app: "com.example.app", environment: "sandbox", status: .invalid,
+                                   source: source, completedAt: 1_764_489_600_000, reason: "MissingField")
+        let problems = try JSONSchemaValidator.problems(of: [full.encoded, minimal.encoded],
+                                                        schemaFile: RepositoryPaths.file("Config/schemas/outcome-v1.schema.json"))
+        #expect(problems == [[], []])
+        let decoded = try object(full.encoded)
+        #expect(decoded["status"] as? String == "accepted")
+        #expect((decoded["source"] as? [String: Any])?["offset"] as? Int == 1234)
+        #expect(try object(minimal.encoded)["token"] == nil, "absent fields are left out, not null")
+    }
+
+    @Test("the outcome schema is strict: an unknown status or field is refused")
+    func outcomeSchemaIsStrict() throws {
+        var event = try object(OutcomeEvent(intentID: "i", app: "a", environment: "production", status: .accepted,
+                                            source: source, completedAt: 1).encoded)
+        event["status"] = "delivered"
+        event["extra"] = 1
+        let problems = try JSONSchemaValidator.problems(of: [Array(try JSONSerialization.data(withJSONObject: event))],
+                                                        schemaFile: RepositoryPaths.file("Config/schemas/outcome-v1.schema.json"))
+        #expect(problems[0].count == 2)
+    }
+
+    @Test("token events: 410 reasons are terminal, BadDeviceToken and DeviceTokenNotForTopic only suspect; all match the schema")
+    func tokenEvents() throws {
+        #expect(TokenEvent.kind(for: .unregistered) == .unregistered)
+        #expect(TokenEvent.kind(for: .expiredToken) == .expired)
+        #expect(TokenEvent.kind(for: .badDeviceToken) == .suspect)
+        #expect(TokenEvent.kind(for: .deviceTokenNotForTopic) == .suspect)
+        #expect(TokenEvent.kind(for: .payloadTooLarge) == nil)
+        let events = [
+            TokenEvent(kind: .unregistered, reason: "Unregistered", app: "com.example.app", environment: "production",
+                       token: "abcd", user: "anna", intentID: "i", apnsTimestamp: 1_767_225_600_000, observedAt: 1_767_225_601_000,
+                       removedFromRegistry: true),
+            TokenEvent(kind: .suspect, reason: "BadDeviceToken", app: "com.example.app", environment: "sandbox",
+                       token: "abcd", user: nil, intentID: "i", apnsTimestamp: nil, observedAt: 1, removedFromRegistry: false),
+        ]
+        let problems = try JSONSchemaValidator.problems(of: events.map(\.encoded),
+                                                        schemaFile: RepositoryPaths.file("Config/schemas/token-event-v1.schema.json"))
+        #expect(problems == [[], []])
+    }
+
+    @Test("a dead letter keeps the original bytes exactly (base64), with text when they are UTF-8, and matches its schema")
+    func deadLetters() throws {
+        let binary: [UInt8] = [0x7B, 0x00, 0xFF, 0xFE, 0x22]
+        let text = Array(#"{"id": "x", "tokens": [}"#.utf8)
+        let letters = [
+            DeadLetter(reason: "MalformedJSON", detail: "unexpected character at byte 1", source: source, original: binary,
+                       intentID: nil, recordedAt: 1),
+            DeadLetter(reason: "MalformedJSON", detail: "expected a value at byte 24", source: source, original: text,
+                       intentID: "x", recordedAt: 2),
+        ]
+        let problems = try JSONSchemaValidator.problems(of: letters.map(\.encoded),
+                                                        schemaFile: RepositoryPaths.file("Config/schemas/dlq-v1.schema.json"))
+        #expect(problems == [[], []])
+        let first = try object(letters[0].encoded)
+        #expect(Data(base64Encoded: try #require(first["original_base64"] as? String)).map(Array.init) == binary)
+        #expect(first["original_text"] == nil)
+        let second = try object(letters[1].encoded)
+        #expect(second["original_text"] as? String == String(decoding: text, as: UTF8.self))
+        #expect(Data(base64Encoded: try #require(second["original_base64"] as? String)).map(Array.init) == text)
+    }
+
+    @Test("every example intent in docs/examples/intents matches intent-v1.schema.json")
+    func exampleIntentsMatchSchema() throws {
+        let folder = RepositoryPaths.root.appendingPathComponent("docs/examples/intents")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(!files.isEmpty)
+        let documents = try files.map { file -> [UInt8] in
+            let data = try Data(contentsOf: folder.appendingPathComponent(file))
+            return Array(try JSONSerialization.data(withJSONObject: try JSONSerialization.jsonObject(with: data))) // one line each
+        }
+        let problems = try JSONSchemaValidator.problems(of: documents, schemaFile: RepositoryPaths.file("Config/schemas/intent-v1.schema.json"))
+        for (file, found) in zip(files, problems) { #expect(found.isEmpty, "\(file): \(found)") }
+    }
+}

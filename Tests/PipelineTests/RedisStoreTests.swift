@@ -1,0 +1,179 @@
+import APNsCore
+import Pipeline
+import PushlineTestKit
+import Redis
+import Testing
+
+/// Runs `body` with a connection to a fresh real redis-server, on a thread of its own (the client
+/// blocks, so never on the cooperative pool).
+private func withRedis<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection, RedisServer) throws -> Result) async throws -> Result {
+    let server = try await RedisServer.start()
+    return try await DedicatedThread.run {
+        let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))
+        return try body(connection, server)
+    }
+}
+
+private func token(_ byte: Int) throws -> DeviceToken {
+    try DeviceToken(String(repeating: String(format: "%02x", byte), count: 32))
+}
+
+@Suite("Idempotency claims in Redis")
+struct IdempotencyStoreTests {
+    @Test("the first claim wins; a second sees pending, then sent once marked")
+    func claimLifecycle() async throws {
+        let results = try await withRedis { connection, _ in
+            let store = IdempotencyStore(connection: connection)
+            let delivery = DeliveryKey(intentID: "intent-1", deviceToken: try token(1))
+            let first = try store.claim([delivery])
+            let second = try store.claim([delivery])
+            try store.markSent([delivery])
+            let third = try store.claim([delivery])
+            return first + second + third
+        }
+        #expect(results == [.claimed, .pending, .sent])
+    }
+
+    @Test("a released claim can be claimed again; a failed one is remembered")
+    func releaseAndFail() async throws {
+        let results = try await withRedis { connection, _ in
+            let store = IdempotencyStore(connection: connection)
+            let retried = DeliveryKey(intentID: "intent-2", deviceToken: try token(2))
+            let rejected = DeliveryKey(intentID: "intent-3", deviceToken: try token(3))
+            _ = try store.claim([retried, rejected])
+            try store.release([retried])
+            try store.markFailed([rejected])
+            return try store.claim([retried, rejected])
+        }
+        #expect(results == [.claimed, .failed])
+    }
+
+    @Test("release never deletes a finished claim (compare-and-delete)")
+    func releaseKeepsSent() async throws {
+        let result = try await withRedis { connection, _ in
+            let store = IdempotencyStore(connection: connection)
+            let delivery = DeliveryKey(intentID: "intent-4", deviceToken: try token(4))
+            _ = try store.claim([delivery])
+            try store.markSent([delivery])
+            try store.release([delivery])
+            return try store.claim([delivery])
+        }
+        #expect(result == [.sent])
+    }
+
+    @Test("a pending claim expires, so a crashed worker's deliveries are claimed again")
+    func pendingExpires() async throws {
+        let result = try await withRedis { connection, _ in
+            var configuration = IdempotencyStore.Configuration()
+            configuration.pendingMilliseconds = 50
+            let store = IdempotencyStore(connection: connection, configuration: configuration)
+            let delivery = DeliveryKey(intentID: "intent-5", deviceToken: try token(5))
+            _ = try store.claim([delivery])
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                if try store.claim([delivery]) == [.claimed] { return true }
+            }
+            return false
+        }
+        #expect(result)
+    }
+
+    @Test("a batch of 1000 claims is one round trip and each key is independent")
+    func largeBatch() async throws {
+        let results = try await withRedis { connection, server in
+            let store = IdempotencyStore(connection: connection)
+            let deliveries = try (0..<1000).map { DeliveryKey(intentID: "bulk-\($0)", deviceToken: try token($0 % 200)) }
+            let first = try store.claim(deliveries)
+            let again = try store.claim(deliveries)
+            return (first, again)
+        }
+        #expect(results.0.allSatisfy { $0 == .claimed })
+        #expect(results.1.allSatisfy { $0 == .pending })
+    }
+}
+
+@Suite("Collapse window in Redis")
+struct CollapseWindowTests {
+    private func entry(_ intent: String, createdAt: Int64, device: Int = 1) throws -> CollapseWindow.Entry {
+        CollapseWindow.Entry(deviceToken: try token(device), collapseID: "score", intentID: intent, createdAt: createdAt, windowSeconds: 60)
+    }
+
+    @Test("newer intents pass; an older one is stale, one created at the same moment a duplicate")
+    func ordering() async throws {
+        let decisions = try await withRedis { connection, _ in
+            let window = CollapseWindow(connection: connection)
+            return try window.decide([
+                try entry("a", createdAt: 1000),
+                try entry("b", createdAt: 2000),
+                try entry("c", createdAt: 1500),
+                try entry("d", createdAt: 2000),
+                try entry("b", createdAt: 2000),
+                try entry("e", createdAt: 1500, device: 2),
+            ])
+        }
+        #expect(decisions == [.accepted, .accepted, .stale, .duplicate, .sameIntent, .accepted])
+    }
+
+    @Test("after the window the collapse id is free again")
+    func windowExpires() async throws {
+        let decision = try await withRedis { connection, server in
+            let window = CollapseWindow(connection: connection)
+            var short = try entry("a", createdAt: 5000)
+            short.windowSeconds = 1
+            _ = try window.decide([short])
+            let deadline = ContinuousClock.now + .seconds(5)
+            while ContinuousClock.now < deadline {
+                if try window.decide([try entry("old", createdAt: 1000)]) == [.accepted] { return true }
+            }
+            return false
+        }
+        #expect(decision)
+    }
+}
+
+@Suite("Token registry in Redis")
+struct TokenRegistryTests {
+    @Test("tokens are listed per user, app and environment")
+    func registerAndList() async throws {
+        let devices = try await withRedis { connection, _ in
+            let registry = TokenRegistry(connection: connection)
+            try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(1), registeredAt: 10)
+            try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(2), registeredAt: 20)
+            try registry.register(user: "anna", app: "com.example.app", environment: "sandbox", token: try token(3), registeredAt: 30)
+            try registry.register(user: "ben", app: "com.example.app", environment: "production", token: try token(4), registeredAt: 40)
+            return try registry.devices(users: ["anna", "ben", "nobody"], app: "com.example.app", environment: "production")
+        }
+        #expect(Set(devices[0].map(\.token.hex)) == [try token(1).hex, try token(2).hex])
+        #expect(devices[1].map(\.registeredAt) == [40])
+        #expect(devices[2].isEmpty)
+    }
+
+    @Test("a 410 removes the token, unless the device registered it again after APNs' timestamp")
+    func removalRespectsReregistration() async throws {
+        let outcome = try await withRedis { connection, _ in
+            let registry = TokenRegistry(connection: connection)
+            let app = "com.example.app"
+            try registry.register(user: "anna", app: app, environment: "production", token: try token(1), registeredAt: 1_000)
+            try registry.register(user: "anna", app: app, environment: "production", token: try token(2), registeredAt: 5_000)
+            let removedOld = try registry.remove(app: app, environment: "production", token: try token(1), invalidatedAt: 2_000)
+            let keptReregistered = try registry.remove(app: app, environment: "production", token: try token(2), invalidatedAt: 2_000)
+            let unknown = try registry.remove(app: app, environment: "production", token: try token(9), invalidatedAt: 2_000)
+            let left = try registry.devices(users: ["anna"], app: app, environment: "production")[0].map(\.token.hex)
+            return (removedOld, keptReregistered, unknown, left)
+        }
+        #expect(outcome.0)
+        #expect(!outcome.1)
+        #expect(!outcome.2)
+        #expect(outcome.3 == [try token(2).hex])
+    }
+
+    @Test("user locales come from the profile, nil when unknown")
+    func locales() async throws {
+        let locales = try await withRedis { connection, _ in
+            let registry = TokenRegistry(connection: connection)
+            try registry.setLocale("ja-JP", user: "anna")
+            return try registry.locales(users: ["anna", "ben"])
+        }
+        #expect(locales == ["ja-JP", nil])
+    }
+}

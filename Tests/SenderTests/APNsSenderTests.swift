@@ -1,0 +1,243 @@
+import APNsClient
+import APNsCore
+import APNsSimulator
+import Foundation
+import PushlineTestKit
+import Synchronization
+import TLS
+import Testing
+
+@Suite("APNs sender against apns-sim", .serialized, .timeLimit(.minutes(2)))
+struct APNsSenderTests {
+    @Test("every notification of a batch is accepted, in order, with its apns-id and an apns-unique-id")
+    func acceptedBatch() async throws {
+        let fixture = try SenderFixture()
+        defer { fixture.stop() }
+        let batch = try SenderFixture.notifications(200)
+        let results = try await fixture.sender.send(batch, pool: "dev")
+        #expect(results.count == 200)
+        for (notification, result) in zip(batch, results) {
+            #expect(result.outcome == .accepted)
+            #expect(result.status == 200)
+            #expect(result.id == notification.id)
+            #expect(result.apnsID == notification.id)
+            #expect(result.apnsUniqueID != nil)
+            #expect(result.attempts == 1)
+        }
+        #expect(fixture.harness.simulator.inbox().count == 200)
+    }
+
+    @Test("a permanent rejection is reported with its reason and not retried")
+    func permanentRejection() async throws {
+        let fixture = try SenderFixture()
+        defer { fixture.stop() }
+        var notification = try SenderFixture.notifications(1)[0]
+        notification.pushType = .voip // topic without .voip: TopicDisallowed
+        let result = try #require(try await fixture.sender.send([notification], pool: "dev").first)
+        #expect(result.outcome == .rejected)
+        #expect(result.status == 400)
+        #expect(result.reason == .topicDisallowed)
+        #expect(result.attempts == 1)
+    }
+
+    @Test("a 410 carries the token's invalidation timestamp in milliseconds")
+    func unregistered() async throws {
+        let token = String(repeating: "ab", count: 32)
+        var configuration = SimulatorConfiguration()
+        configuration.devices = DeviceRegistry(acceptsUnknownTokens: true, entries: [
+            .init(token: try DeviceToken(token), topic: SenderFixture.topic, environment: .sandbox, unregisteredAt: 1_767_225_600_123),
+        ])
+        let fixture = try SenderFixture(simulator: configuration)
+        defer { fixture.stop() }
+        let result = try #require(try await fixture.sender.send(SenderFixture.notifications(1, token: token), pool: "dev").first)
+        #expect(result.outcome == .rejected)
+        #expect(result.status == 410)
+        #expect(result.reason == .unregistered)
+        #expect(result.reason?.retryClass == .tokenNoLongerValid)
+        #expect(result.timestamp == 1_767_225_600_123)
+    }
+
+    @Test("server errors are retried with back-off until accepted, within the attempt limit")
+    func serverErrorsAreRetried() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.internalServerErrorRate = 0.3
+        configuration.faults.serviceUnavailableRate = 0.2
+        configuration.randomSeed = 42
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 20 })
+        defer { fixture.stop() }
+        let results = try await fixture.sender.send(SenderFixture.notifications(100), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+        #expect(results.contains { $0.attempts > 1 }, "with half the answers failing some must have been retried")
+        #expect(fixture.harness.simulator.inbox().count == 100, "nothing accepted twice")
+    }
+
+    @Test("a 503 storm that ends: deliveries wait it out and are accepted")
+    func stormThatEnds() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.serviceUnavailableRate = 1
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 50 })
+        defer { fixture.stop() }
+        let simulator = fixture.harness.simulator
+        Task.detached {
+            try? await Task.sleep(for: .milliseconds(300))
+            var calm = simulator.faults
+            calm.serviceUnavailableRate = 0
+            simulator.setFaults(calm)
+        }
+        let results = try await fixture.sender.send(SenderFixture.notifications(20), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+        #expect(results.allSatisfy { $0.attempts > 1 })
+    }
+
+    @Test("a device over its rate gets 429 and backs off alone; other devices are not slowed")
+    func perDeviceThrottling() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.deviceRequestsPerSecond = 2
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 30; $0.retryBackoffMilliseconds = 200; $0.maximumRetryBackoffMilliseconds = 1000 })
+        defer { fixture.stop() }
+        let busy = try SenderFixture.notifications(6, token: String(repeating: "cd", count: 32), intent: "busy")
+        let others = try SenderFixture.notifications(30, intent: "others")
+        async let busyResults = fixture.sender.send(busy, pool: "dev")
+        async let otherResults = fixture.sender.send(others, pool: "dev")
+        let (throttled, calm) = try await (busyResults, otherResults)
+        #expect(calm.allSatisfy { $0.outcome == .accepted && $0.attempts == 1 })
+        #expect(throttled.allSatisfy { $0.outcome == .accepted })
+        #expect(throttled.contains { $0.attempts > 1 })
+        let slowestCalm = calm.map(\.latencyMilliseconds).max() ?? 0
+        let slowestThrottled = throttled.map(\.latencyMilliseconds).max() ?? 0
+        #expect(slowestCalm < slowestThrottled, "other devices finished before the throttled one")
+    }
+
+    @Test("GOAWAY mid-flight: refused streams are retried on another connection and nothing is lost")
+    func goAwayMidFlight() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.goAwayEveryStreams = 25
+        configuration.maxConcurrentStreams = 10 // so a connection cannot take all 300 before its GOAWAY
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 10 })
+        defer { fixture.stop() }
+        let results = try await fixture.sender.send(SenderFixture.notifications(300), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+        let stats = fixture.harness.simulator.stats()
+        #expect(stats.connectionsOpened > 1)
+        #expect((stats.goAwaysByReason["Shutdown"] ?? 0) > 1)
+        #expect(Set(fixture.harness.simulator.inbox().map(\.token)).count == 300)
+    }
+
+    @Test("a stuck stream is cancelled at the notification's deadline and reported expired")
+    func stuckStreamHitsDeadline() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.neverRespondRate = 1
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumDeadlineMilliseconds = 400 })
+        defer { fixture.stop() }
+        let result = try #require(try await fixture.sender.send(SenderFixture.notifications(1), pool: "dev").first)
+        #expect(result.outcome == .expired)
+        #expect(result.status == nil)
+    }
+
+    @Test("ExpiredProviderToken: a fresh token on a new connection, and the notification is retried once")
+    func expiredTokenRotatesAndRetriesOnce() async throws {
+        let calls = Atomic<Int>(0)
+        // The first token is signed as if 70 minutes ago; later ones at the real time.
+        let clock: @Sendable () -> Int64 = {
+            calls.add(1, ordering: .relaxed).oldValue == 0 ? ProviderTokenSource.systemNow() - 70 * 60 : ProviderTokenSource.systemNow()
+        }
+        let fixture = try SenderFixture(tokenClock: clock)
+        defer { fixture.stop() }
+        let result = try #require(try await fixture.sender.send(SenderFixture.notifications(1), pool: "dev").first)
+        #expect(result.outcome == .accepted)
+        #expect(result.attempts == 2)
+        #expect(fixture.harness.simulator.stats().rejectionsByReason["ExpiredProviderToken"] == 1)
+        #expect(fixture.harness.simulator.stats().connectionsOpened >= 2)
+    }
+
+    @Test("with the stream limit collapsing after rejections, every request still completes")
+    func streamLimitCollapse() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.collapseStreams = true
+        let fixture = try SenderFixture(simulator: configuration)
+        defer { fixture.stop() }
+        var batch = try SenderFixture.notifications(100)
+        for index in stride(from: 0, to: 100, by: 10) { batch[index].pushType = .voip } // rejected: TopicDisallowed
+        let results = try await fixture.sender.send(batch, pool: "dev")
+        #expect(results.filter { $0.outcome == .rejected }.count == 10)
+        #expect(results.filter { $0.outcome == .accepted }.count == 90)
+    }
+
+    @Test("submission waits when the sender holds its maximum of pending notifications")
+    func backpressure() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.latencyMilliseconds = 50
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumPending = 10 })
+        defer { fixture.stop() }
+        let results = try await withThrowingTaskGroup(of: [DeliveryResult].self) { group in
+            for batch in 0..<5 {
+                group.addTask { try await fixture.sender.send(SenderFixture.notifications(10, intent: "b\(batch)"), pool: "dev") }
+            }
+            return try await group.reduce(into: [DeliveryResult]()) { $0 += $1 }
+        }
+        #expect(results.count == 50)
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+        // Each batch of 10 fills the limit, so the five batches ran one after another.
+        #expect((results.map(\.latencyMilliseconds).max() ?? 0) < 5 * 1000)
+    }
+
+    /// A client certificate whose subject UID is the app's bundle id, as Apple's push certificates have.
+    private static func clientCertificate() throws -> (certificateFile: String, keyFile: String) {
+        let certificate = try SelfSignedCertificate(commonName: "Apple Push Services: com.example.app", alternativeNames: [],
+                                                    userID: SenderFixture.topic)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cert-\(UUID().uuidString)")
+        let files = try certificate.write(to: directory)
+        return (files.certificateFile, files.privateKeyFile)
+    }
+
+    @Test("certificate authentication (PEM): no provider token, topics from the certificate")
+    func certificateAuthentication() async throws {
+        let fixture = try SenderFixture(credentials: { _ in
+            let files = try Self.clientCertificate()
+            return .certificate(certificateFile: files.certificateFile, privateKeyFile: files.keyFile)
+        })
+        defer { fixture.stop() }
+        let results = try await fixture.sender.send(SenderFixture.notifications(10), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+        let wrongTopic = try #require(try await fixture.sender.send(SenderFixture.notifications(1, topic: "com.example.other"), pool: "dev").first)
+        #expect(wrongTopic.outcome == .rejected)
+    }
+
+    @Test("certificate authentication (PKCS#12 with a password)")
+    func pkcs12Authentication() async throws {
+        let fixture = try SenderFixture(credentials: { _ in
+            let files = try Self.clientCertificate()
+            let bundle = files.certificateFile.replacingOccurrences(of: "certificate.pem", with: "push.p12")
+            let openssl = try ExternalCommand.locate("openssl", package: "openssl")
+            let exported = try ExternalCommand.run(openssl, ["pkcs12", "-export", "-in", files.certificateFile, "-inkey", files.keyFile,
+                                                             "-out", bundle, "-passout", "pass:s3cret"])
+            guard exported.status == 0 else { throw TestKitError("openssl pkcs12 failed: \(exported.standardError)") }
+            return .pkcs12(file: bundle, password: "s3cret")
+        })
+        defer { fixture.stop() }
+        let results = try await fixture.sender.send(SenderFixture.notifications(5), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+    }
+
+    @Test("a PKCS#12 file opened with the wrong password is an error that names the file, not the password")
+    func pkcs12WrongPassword() throws {
+        let files = try Self.clientCertificate()
+        let bundle = files.certificateFile.replacingOccurrences(of: "certificate.pem", with: "push.p12")
+        let openssl = try ExternalCommand.locate("openssl", package: "openssl")
+        _ = try ExternalCommand.run(openssl, ["pkcs12", "-export", "-in", files.certificateFile, "-inkey", files.keyFile,
+                                              "-out", bundle, "-passout", "pass:s3cret"])
+        let error = #expect(throws: OpenSSLError.self) {
+            _ = try TLSContext.client(alpn: ["h2"], verification: .insecureNoVerification, pkcs12File: bundle, password: "not-the-password")
+        }
+        #expect(error?.operation.contains(bundle) == true)
+        #expect(error?.description.contains("not-the-password") == false)
+        #expect(error?.description.contains("s3cret") == false)
+    }
+
+    @Test("an unknown pool is an error naming it")
+    func unknownPool() async throws {
+        let fixture = try SenderFixture()
+        defer { fixture.stop() }
+        await #expect(throws: SenderError.self) { try await fixture.sender.send(SenderFixture.notifications(1), pool: "nope") }
+    }
+}

@@ -1,0 +1,91 @@
+import APNsClient
+import APNsCore
+import APNsSimulator
+import Foundation
+import PushlineTestKit
+import Synchronization
+import TLS
+import Testing
+
+/// Wall-clock time the test moves by hand, shared by the token source and the simulator.
+private final class SharedClock: Sendable {
+    private let milliseconds = Mutex<Int64>(APNsSimulator.systemNow())
+    func advance(minutes: Int64) { milliseconds.withLock { $0 += minutes * 60_000 } }
+    var unixMilliseconds: @Sendable () -> Int64 { { [self] in milliseconds.withLock { $0 } } }
+    var unixSeconds: @Sendable () -> Int64 { { [self] in milliseconds.withLock { $0 } / 1000 } }
+}
+
+/// Counts what the sender reports.
+private final class RecordingMetrics: SenderMetrics {
+    let results = Mutex<[String: Int]>([:])
+    let retries = Mutex<[String: Int]>([:])
+    let tokenRefreshes = Atomic<Int>(0)
+    let lastPoolState = Mutex<(open: Int, inFlight: Int, free: Int)?>(nil)
+
+    func recordResult(pool: String, outcome: DeliveryResult.Outcome, status: Int?, reason: String?, latencyMilliseconds: Double) {
+        results.withLock { $0[outcome.rawValue, default: 0] += 1 }
+    }
+    func recordRetry(pool: String, cause: String) { retries.withLock { $0[cause, default: 0] += 1 } }
+    func recordTokenRefresh(pool: String) { tokenRefreshes.add(1, ordering: .relaxed) }
+    func recordPoolState(pool: String, openConnections: Int, inFlightStreams: Int, freeStreamCapacity: Int) {
+        lastPoolState.withLock { $0 = (openConnections, inFlightStreams, freeStreamCapacity) }
+    }
+}
+
+@Suite("Provider tokens over hours, many credentials, metrics", .serialized, .timeLimit(.minutes(1)))
+struct ProviderTokenLifecycleTests {
+    @Test("six hours of traffic with tokens refreshed every 50 minutes never trigger TooManyProviderTokenUpdates or expiry")
+    func longRunWithRefreshes() async throws {
+        let clock = SharedClock()
+        let metrics = RecordingMetrics()
+        let fixture = try SenderFixture(simulatorClock: clock.unixMilliseconds, metrics: metrics, tokenClock: clock.unixSeconds)
+        defer { fixture.stop() }
+        for step in 0..<36 { // every 10 simulated minutes for 6 hours
+            let results = try await fixture.sender.send(SenderFixture.notifications(5, intent: "step\(step)"), pool: "dev")
+            #expect(results.allSatisfy { $0.outcome == .accepted && $0.attempts == 1 }, "step \(step)")
+            clock.advance(minutes: 10)
+        }
+        let stats = fixture.harness.simulator.stats()
+        #expect(stats.rejectionsByReason["TooManyProviderTokenUpdates"] == nil)
+        #expect(stats.rejectionsByReason["ExpiredProviderToken"] == nil)
+        #expect(metrics.tokenRefreshes.load(ordering: .relaxed) >= 6, "the connection adopted fresh tokens along the way")
+    }
+
+    @Test("two teams' keys in one process: each pool signs with its own key and both are accepted")
+    func manyCredentials() async throws {
+        let otherKey = try ES256SigningKey.generate()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let publicKeyFile = directory.appendingPathComponent("other.pem").path
+        try otherKey.publicKeyPEM().write(toFile: publicKeyFile, atomically: true, encoding: .utf8)
+        var configuration = SimulatorConfiguration()
+        try configuration.trustKey(id: "OTHERKEY01", teamID: "OTHERTEAM1", pemFile: publicKeyFile)
+        let fixture = try SenderFixture(simulator: configuration)
+        defer { fixture.stop() }
+        let other = ProviderTokenCredentials(keyID: "OTHERKEY01", teamID: "OTHERTEAM1", signingKey: otherKey)
+        try fixture.sender.addPool(named: "other-team", credentials: .token(ProviderTokenSource(credentials: other)),
+                                   environment: APNsEnvironment(host: "localhost", port: fixture.harness.devicePort))
+        async let first = fixture.sender.send(SenderFixture.notifications(20, intent: "a"), pool: "dev")
+        async let second = fixture.sender.send(SenderFixture.notifications(20, intent: "b"), pool: "other-team")
+        let results = try await first + second
+        #expect(results.count == 40)
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+    }
+
+    @Test("metrics hooks see results by outcome, retries by cause, token refreshes and pool state")
+    func metricsHooks() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.internalServerErrorRate = 0.5
+        configuration.randomSeed = 7
+        let metrics = RecordingMetrics()
+        let fixture = try SenderFixture(simulator: configuration, metrics: metrics, sender: { $0.maximumAttempts = 20 })
+        defer { fixture.stop() }
+        var batch = try SenderFixture.notifications(40)
+        batch[0].pushType = .voip // rejected
+        _ = try await fixture.sender.send(batch, pool: "dev")
+        #expect(metrics.results.withLock { $0 } == ["accepted": 39, "rejected": 1])
+        #expect((metrics.retries.withLock { $0["InternalServerError"] } ?? 0) > 0)
+        #expect(metrics.tokenRefreshes.load(ordering: .relaxed) >= 1)
+        #expect((metrics.lastPoolState.withLock { $0?.open } ?? 0) >= 1)
+    }
+}
