@@ -33,7 +33,8 @@ let package = Package(
         // Wrappers.
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
-        .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS"]),
+        .target(name: "HTTPFields"),
+        .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
         .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL"]),
 
@@ -43,7 +44,7 @@ let package = Package(
         // APNs.
         .target(name: "APNsCore"),
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
-        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP"]),
+        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
 

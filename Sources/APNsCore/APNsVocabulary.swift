@@ -11,6 +11,8 @@ public protocol APNsVocabulary: Hashable, Sendable, CustomStringConvertible {
 
 extension APNsVocabulary {
     /// The documented value with this wire form, or nil for one Apple does not document.
+    /// Inlinable, so callers get a lookup specialised for the concrete vocabulary.
+    @inlinable
     public init?(rawValue: RawValue) {
         guard let known = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
         self = known

@@ -14,27 +14,22 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
     /// Accepts hex of any even length; throws a ``Violation`` naming what is wrong otherwise.
     public init(_ hex: String) throws(Violation) {
         if let violation = Self.violation(hex) { throw violation }
-        self.hex = Self.anyByte(of: hex, { (UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }) ? hex.lowercased() : hex
+        // Violation-free means ASCII hex; most tokens are lower case already, so skip the copy.
+        let isLowerCase = hex.allUTF8Bytes { !(UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
+        self.hex = isLowerCase ? hex : hex.lowercased()
     }
 
     /// The rule behind the token, shared with the validator.
     static func violation(_ hex: String) -> Violation? {
         if hex.isEmpty { return Violation(.missingDeviceToken, "device token is empty") }
         // Bytes first: Unicode property look-ups are slow, and the simulator checks every request.
-        if anyByte(of: hex, { !isHexDigit($0) }), let bad = hex.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
+        if !hex.allUTF8Bytes(satisfy: isHexDigit), let bad = hex.unicodeScalars.first(where: { !$0.properties.isASCIIHexDigit }) {
             return Violation(.badDeviceToken, "device token has a non-hexadecimal character '\(bad.escaped(asASCII: true))'")
         }
         if hex.utf8.count % 2 != 0 {
             return Violation(.badDeviceToken, "device token has an odd number of hex digits (\(hex.utf8.count))")
         }
         return nil
-    }
-
-    /// Whether any UTF-8 byte of `text` matches, read from its contiguous storage: every intent's
-    /// tokens pass through here, and iterating `String.UTF8View` byte by byte costs several times more.
-    private static func anyByte(of text: String, _ matches: (UInt8) -> Bool) -> Bool {
-        var contiguous = text
-        return contiguous.withUTF8 { $0.contains(where: matches) }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

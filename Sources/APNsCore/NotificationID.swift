@@ -4,8 +4,15 @@
 /// analysts can join outcomes on it. APNs has been seen answering with upper-case ids, so parsing
 /// is case-insensitive and ``description`` is always the canonical lower-case form.
 public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
+    /// The UUID's 16 bytes, big-endian, as two words: random ids are drawn and written out per
+    /// request in the simulator, and words need no heap storage.
+    private let high: UInt64
+    private let low: UInt64
+
     /// The 16 bytes of the UUID.
-    public let bytes: [UInt8]
+    public var bytes: [UInt8] {
+        (0..<16).map(byte)
+    }
 
     /// The name-space of Pushline's name-based ids (a fixed random UUID; changing it changes every
     /// derived id).
@@ -13,8 +20,19 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
         0x38, 0xA6, 0x36, 0x95, 0x90, 0x9F, 0x41, 0x3A, 0xAA, 0x2D, 0x63, 0xBD, 0xDC, 0x57, 0x59, 0x44,
     ])
 
+    private init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// `validBytes` holds 16 bytes.
     private init(validBytes: [UInt8]) {
-        self.bytes = validBytes
+        self.init(high: Self.word(validBytes[0..<8]), low: Self.word(validBytes[8..<16]))
+    }
+
+    /// Eight bytes as a big-endian word.
+    private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reduce(0) { $0 << 8 | UInt64($1) }
     }
 
     /// Parses the canonical 8-4-4-4-12 form, in either case. Nil when APNs would answer `BadMessageId`.
@@ -34,7 +52,7 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
             bytes.append(high << 4 | low)
             index += 2
         }
-        self.bytes = bytes
+        self.init(validBytes: bytes)
     }
 
     /// A random (version 4) id.
@@ -46,15 +64,10 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// A random (version 4) id from `generator`: two 64-bit draws, so a system generator costs two
     /// calls, not sixteen.
     public static func random(using generator: inout some RandomNumberGenerator) -> NotificationID {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        for _ in 0..<2 {
-            let word = generator.next()
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
-        }
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return NotificationID(validBytes: bytes)
+        let high: UInt64 = generator.next()
+        let low: UInt64 = generator.next()
+        // Byte 6's high nibble is the version (4); byte 8's top two bits the variant (10).
+        return NotificationID(high: high & ~0xF000 | 0x4000, low: low & ~(0xC0 << 56) | 0x80 << 56)
     }
 
     /// A name-based (version 5, SHA-1) id in `namespace` (RFC 9562 §5.5).
@@ -87,17 +100,38 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Lower-case 8-4-4-4-12.
-    public var description: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(36)
-        for (index, byte) in bytes.enumerated() {
-            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+    public var description: String { text(upperCase: false) }
+
+    /// Upper-case 8-4-4-4-12, as APNs has been seen generating ids.
+    public var upperCaseDescription: String { text(upperCase: true) }
+
+    /// 8-4-4-4-12 written straight into the string's storage: ids are generated per request.
+    private func text(upperCase: Bool) -> String {
+        let digits = upperCase ? Self.upperCaseDigits : Self.lowerCaseDigits
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var count = 0
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                let byte = byte(index)
+                text[count] = digits[Int(byte >> 4)]
+                text[count + 1] = digits[Int(byte & 0x0F)]
+                count += 2
+            }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
     }
+
+    /// Byte `index` (0 to 15) of the UUID.
+    private func byte(_ index: Int) -> UInt8 {
+        let word = index < 8 ? high : low
+        return UInt8(truncatingIfNeeded: word >> UInt64(8 * (7 - index % 8)))
+    }
+
+    private static let lowerCaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    private static let upperCaseDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

@@ -55,7 +55,7 @@ public struct PushType: APNsVocabulary {
     public func topicMismatch(_ topic: String) -> String? {
         if self == .mdm { return nil }
         if !topicSuffix.isEmpty {
-            guard topic.hasSuffix(topicSuffix), topic.utf8.count > topicSuffix.utf8.count else {
+            guard isSuffix(of: topic, topicIsASCII: Self.isASCII(topic)), topic.utf8.count > topicSuffix.utf8.count else {
                 return "push type \(rawValue) needs topic <bundle id>\(topicSuffix), got \"\(topic)\""
             }
             return nil
@@ -68,6 +68,19 @@ public struct PushType: APNsVocabulary {
 
     /// The push type whose topic suffix `topic` ends with, if any.
     public static func owningSuffix(of topic: String) -> PushType? {
-        all.first { !$0.topicSuffix.isEmpty && topic.hasSuffix($0.topicSuffix) }
+        let topicIsASCII = isASCII(topic)
+        return all.first { !$0.topicSuffix.isEmpty && $0.isSuffix(of: topic, topicIsASCII: topicIsASCII) }
+    }
+
+    /// `topic.hasSuffix(topicSuffix)`. Suffixes are ASCII, so for an ASCII topic (every valid one)
+    /// the bytes give the same answer, compared from the end, without the Unicode segmentation
+    /// `hasSuffix` pays on every push.
+    private func isSuffix(of topic: String, topicIsASCII: Bool) -> Bool {
+        guard topicIsASCII else { return topic.hasSuffix(topicSuffix) }
+        return topic.utf8.count >= topicSuffix.utf8.count && topic.utf8.reversed().starts(with: topicSuffix.utf8.reversed())
+    }
+
+    private static func isASCII(_ text: String) -> Bool {
+        text.allUTF8Bytes { $0 < 0x80 }
     }
 }

@@ -7,8 +7,11 @@ extension APNsSimulator {
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
-        let tokenText = String(request.path.dropFirst(Self.devicePathPrefix.count))
-        guard !tokenText.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
+        // The route matched the ASCII prefix, so skipping its bytes skips its characters, without
+        // the grapheme walk `dropFirst` would do.
+        let tokenStart = request.path.utf8.index(request.path.startIndex, offsetBy: Self.devicePathPrefix.utf8.count)
+        let tokenText = String(request.path[tokenStart...])
+        guard tokenText.allUTF8Bytes(satisfy: { $0 != UInt8(ascii: "/") }) else { return reject(.badPath) }
         let token: DeviceToken
         do {
             token = try DeviceToken(tokenText)

@@ -13,8 +13,12 @@ struct DevicePushHeaders {
     static func read(_ request: SimulatorRequest) -> Result<DevicePushHeaders, Rejection> {
         var pushType: PushType?
         if let value = request.value(of: "apns-push-type") {
-            // Case-insensitive: whether APNs is, is unconfirmed (spec §9.3), so be lenient.
-            guard let known = PushType(rawValue: value.lowercased()) else { return .failure(Rejection(.invalidPushType)) }
+            // Case-insensitive: whether APNs is, is unconfirmed (spec §9.3), so be lenient. Values
+            // are nearly always lower-case ASCII already; then `lowercased()` would only copy.
+            let isLowerCaseASCII = value.allUTF8Bytes { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+            guard let known = PushType(rawValue: isLowerCaseASCII ? value : value.lowercased()) else {
+                return .failure(Rejection(.invalidPushType))
+            }
             pushType = known
         }
         var priority = APNsPriority.immediate

@@ -1,16 +1,5 @@
-/// One HTTP header field. Names are lower case, as HTTP/2 requires.
-public struct HTTPHeader: Sendable, Equatable {
-    public var name: String
-    public var value: String
+import HTTPFields
 
-    /// A header; `name` must already be lower case.
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-
-    /// Shorthand for `HTTPHeader(name:value:)`.
-    public init(_ name: String, _ value: String) {
-        self.init(name: name, value: value)
-    }
-}
+/// One HTTP header field of a request or a response. Names are lower case, as HTTP/2 requires.
+/// The transport's own type, so requests and responses cross it without conversion.
+public typealias HTTPHeader = HTTPField

@@ -45,7 +45,7 @@ struct ProviderTokenAuthentication: Sendable {
 
     private func check(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
         if wedgesAfterExpiredToken && connection.sawExpiredToken { return Rejection(.expiredProviderToken) }
-        let jwt: String
+        let jwt: Substring
         switch Self.bearerToken(request.value(of: "authorization")) {
         case .missing: return Rejection(.missingProviderToken)
         case .notBearer: return Rejection(.invalidProviderToken)
@@ -66,21 +66,22 @@ struct ProviderTokenAuthentication: Sendable {
         }
         if claims.issuedAt - nowSeconds > Self.maximumTokenAgeSeconds { return Rejection(.invalidProviderToken) }
         guard let current = connection.currentToken else {
-            connection.currentToken = (jwt, claims)
+            connection.currentToken = (String(jwt), claims)
             return nil
         }
         guard current.jwt != jwt else { return nil }
         if let lastChange = connection.lastTokenChange, now - lastChange < Self.minimumTokenChangeIntervalMilliseconds {
             return Rejection(.tooManyProviderTokenUpdates)
         }
-        connection.currentToken = (jwt, claims)
+        connection.currentToken = (String(jwt), claims)
         connection.lastTokenChange = now
         return nil
     }
 
     /// The claims of `jwt`, verified at most once per connection.
-    private func claims(of jwt: String, on connection: SimulatedConnection) -> VerifiedProviderToken? {
+    private func claims(of jwt: Substring, on connection: SimulatedConnection) -> VerifiedProviderToken? {
         if let current = connection.currentToken, current.jwt == jwt { return current.claims }
+        let jwt = String(jwt)
         if let checked = connection.checkedTokens[jwt] { return checked }
         let claims = verifier.verify(jwt)
         connection.tokenVerifications += 1
@@ -92,25 +93,28 @@ struct ProviderTokenAuthentication: Sendable {
     private enum BearerToken {
         case missing
         case notBearer
-        case token(String)
+        /// A slice of the header, so the connection's current token is matched without a copy.
+        case token(Substring)
     }
 
     /// Reads `bearer <token>`: the word in any case, then white space, then the token, with
     /// optional white space around (HTTP OWS: spaces and tabs).
     private static func bearerToken(_ header: String?) -> BearerToken {
         guard let header else { return .missing }
-        let bytes = Array(header.utf8)
+        let bytes = header.utf8
         let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let end = bytes.lastIndex(where: { !isSpace($0) })
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
         else { return .missing }
-        let word = Array("bearer".utf8)
-        guard end - start + 1 >= word.count,
-              zip(bytes[start..<start + word.count], word).allSatisfy({ $0 | 0x20 == $1 })
+        let end = bytes.index(after: last)
+        let word = "bearer".utf8
+        guard let wordEnd = bytes.index(start, offsetBy: word.count, limitedBy: end),
+              zip(bytes[start..<wordEnd], word).allSatisfy({ $0 | 0x20 == $1 })
         else { return .notBearer }
-        var tokenStart = start + word.count
-        guard tokenStart > end || isSpace(bytes[tokenStart]) else { return .notBearer }
-        while tokenStart <= end, isSpace(bytes[tokenStart]) { tokenStart += 1 }
-        guard tokenStart <= end else { return .missing }
-        return .token(String(decoding: bytes[tokenStart...end], as: UTF8.self))
+        var tokenStart = wordEnd
+        guard tokenStart == end || isSpace(bytes[tokenStart]) else { return .notBearer }
+        while tokenStart < end, isSpace(bytes[tokenStart]) { tokenStart = bytes.index(after: tokenStart) }
+        guard tokenStart < end else { return .missing }
+        // Both ends border ASCII white space or the header's ends, so they fall on scalar boundaries.
+        return .token(header[tokenStart..<end])
     }
 }

@@ -44,7 +44,7 @@ public final class SimulatedConnection {
     /// A generated `apns-id`/`apns-request-id`: upper case, as APNs has been seen sending them
     /// (spec §1.5), so clients that compare case-sensitively find out here.
     func generatedID() -> String {
-        NotificationID.random(using: &random).description.uppercased()
+        NotificationID.random(using: &random).upperCaseDescription
     }
 
     /// `apns-unique-id`, lower case as observed.

@@ -29,10 +29,11 @@ public struct SimulatorRequest: Sendable {
     ]
 
     /// Whether a header APNs reads appears more than once. Requests carry a handful of headers, so
-    /// comparing each with those before it is cheaper than building a set.
+    /// comparing each with those before it is cheaper than building a set; only a repeated name is
+    /// looked up among the APNs names (hashing every name would cost more than the comparisons).
     var repeatsAnAPNsHeader: Bool {
-        for (index, header) in headers.enumerated() where Self.apnsHeaderNames.contains(header.name) {
-            if headers[..<index].contains(where: { $0.name == header.name }) { return true }
+        for (index, header) in headers.enumerated() where headers[..<index].contains(where: { $0.name == header.name }) {
+            if Self.apnsHeaderNames.contains(header.name) { return true }
         }
         return false
     }

@@ -32,12 +32,10 @@ final class SimulatorConnectionHandler: HTTP2ConnectionDelegate, @unchecked Send
 
     func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {
         guard let model = connection.attachment as? SimulatedConnection else { return }
-        let simulated = SimulatorRequest(method: request.method, path: request.path,
-                                         headers: request.headers.map { HTTPHeader($0.name, $0.value) }, body: request.body)
+        let simulated = SimulatorRequest(method: request.method, path: request.path, headers: request.headers, body: request.body)
         switch simulator.handle(simulated, on: model) {
         case .respond(let response, let delay):
-            let answer = HTTP2Response(status: response.status, headers: response.headers.map { HTTP2Header($0.name, $0.value) },
-                                       body: response.body)
+            let answer = HTTP2Response(status: response.status, headers: response.headers, body: response.body)
             if delay > 0 {
                 loop.schedule(afterMilliseconds: delay) { [weak connection] in
                     connection?.respond(streamID: request.streamID, answer)

@@ -1,13 +1,7 @@
-/// One HTTP/2 header field. Names are lower-case, as HTTP/2 requires.
-public struct HTTP2Header: Sendable, Equatable {
-    public var name: String
-    public var value: String
+import HTTPFields
 
-    public init(_ name: String, _ value: String) {
-        self.name = name
-        self.value = value
-    }
-}
+/// One HTTP/2 header field. Names are lower-case, as HTTP/2 requires.
+public typealias HTTP2Header = HTTPField
 
 /// A complete request as a server received it.
 public struct HTTP2Request: Sendable, Equatable {

@@ -33,7 +33,24 @@ final class HTTP2Session {
         init() {
             headers.reserveCapacity(8)
         }
+
+        /// Empties the message for another stream; the header array keeps its storage (the request
+        /// that shared it is gone once its stream closed).
+        func reset() {
+            method = ""
+            path = ""
+            authority = nil
+            status = 0
+            headers.removeAll(keepingCapacity: true)
+            body = []
+            complete = false
+        }
     }
+
+    /// Messages of closed streams, handed to new ones instead of allocating a message and its
+    /// header array per stream.
+    private var spareMessages: [PartialMessage] = []
+    private static let spareMessageLimit = 128
 
     private struct OutgoingBody {
         var bytes: [UInt8]
@@ -134,8 +151,10 @@ final class HTTP2Session {
     }
 
     func submitResponse(streamID: Int32, _ response: HTTP2Response) throws(HTTP2Error) {
-        let fields = [HTTP2Header(":status", String(response.status))] + response.headers
-        let result = try withHeaderFields(fields) { nva, count in
+        startHeaderFields()
+        appendHeaderField(":status", String(response.status))
+        response.headers.forEach(appendHeaderField)
+        let result = try withHeaderFields { nva, count in
             withBodyProvider(streamID: streamID, body: response.body) { provider in
                 nghttp2_submit_response(session, streamID, nva, count, provider)
             }
@@ -149,11 +168,15 @@ final class HTTP2Session {
     /// Opens a stream for a request and returns its id.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
                        headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        let fields = [HTTP2Header(":method", method), HTTP2Header(":scheme", scheme),
-                      HTTP2Header(":authority", authority), HTTP2Header(":path", path)] + headers
+        startHeaderFields()
+        appendHeaderField(":method", method)
+        appendHeaderField(":scheme", scheme)
+        appendHeaderField(":authority", authority)
+        appendHeaderField(":path", path)
+        headers.forEach(appendHeaderField)
         // The body is stored before nghttp2 assigns the stream id; it is re-keyed right after.
         let pendingID: Int32 = -1
-        let streamID = try withHeaderFields(fields) { nva, count in
+        let streamID = try withHeaderFields { nva, count in
             withBodyProvider(streamID: pendingID, body: body) { provider in
                 nghttp2_submit_request(session, nil, nva, count, provider, nil)
             }
@@ -163,7 +186,7 @@ final class HTTP2Session {
             throw HTTP2Error("nghttp2_submit_request", code: streamID)
         }
         if let body = outgoing.removeValue(forKey: pendingID) { outgoing[streamID] = body }
-        partial[streamID] = PartialMessage()
+        partial[streamID] = newMessage()
         return streamID
     }
 
@@ -200,19 +223,30 @@ final class HTTP2Session {
 
     // MARK: Helpers for submit
 
-    /// Lends nghttp2 a header array whose names and values stay valid for the one call (nghttp2
-    /// copies them).
-    private func withHeaderFields<Result>(_ fields: [HTTP2Header],
-                                          _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result) throws(HTTP2Error) -> Result {
+    /// Empties the reused header storage before the fields of one submission are appended.
+    private func startHeaderFields() {
         headerStorage.removeAll(keepingCapacity: true)
         headerRanges.removeAll(keepingCapacity: true)
-        for field in fields {
-            let nameStart = headerStorage.count
-            headerStorage.append(contentsOf: field.name.utf8)
-            let valueStart = headerStorage.count
-            headerStorage.append(contentsOf: field.value.utf8)
-            headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
-        }
+    }
+
+    /// Copies one field into the reused storage: no array of fields is built per submission.
+    private func appendHeaderField(_ name: String, _ value: String) {
+        let nameStart = headerStorage.count
+        headerStorage.append(contentsOf: name.utf8)
+        let valueStart = headerStorage.count
+        headerStorage.append(contentsOf: value.utf8)
+        headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
+    }
+
+    private func appendHeaderField(_ field: HTTP2Header) {
+        appendHeaderField(field.name, field.value)
+    }
+
+    /// Lends nghttp2 the appended fields as an `nghttp2_nv` array whose names and values stay valid
+    /// for the one call (nghttp2 copies them).
+    private func withHeaderFields<Result>(
+        _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result
+    ) throws(HTTP2Error) -> Result {
         headerStorage.append(0) // a valid base address even when every field is empty
         let ranges = headerRanges
         return try headerStorage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
@@ -249,13 +283,18 @@ final class HTTP2Session {
 
     fileprivate func beginHeaders(streamID: Int32) {
         guard role == .server else { return }
-        let message = PartialMessage()
+        let message = newMessage()
         partial[streamID] = message
         recent = (streamID, message)
     }
 
     fileprivate func header(streamID: Int32, name: String, value: String) {
         guard let message = message(streamID) else { return }
+        // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
+        guard name.utf8.first == UInt8(ascii: ":") else {
+            message.headers.append(HTTP2Header(name, value))
+            return
+        }
         switch name {
         case ":method": message.method = value
         case ":path": message.path = value
@@ -301,6 +340,14 @@ final class HTTP2Session {
         if !message.complete {
             events.append(.streamFailed(streamID: streamID, errorCode: errorCode))
         }
+        if spareMessages.count < Self.spareMessageLimit {
+            message.reset()
+            spareMessages.append(message)
+        }
+    }
+
+    private func newMessage() -> PartialMessage {
+        spareMessages.popLast() ?? PartialMessage()
     }
 
     fileprivate func readOutgoing(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, finished: Bool) {
@@ -333,14 +380,17 @@ public struct HTTP2Error: Error, CustomStringConvertible, Sendable {
 
 // MARK: - nghttp2 callbacks: recover the session, record, return 0.
 
-private func owner(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-    Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+/// Lends `body` the session nghttp2 calls back for. The session is alive for the whole nghttp2
+/// call that leads here, so it is borrowed without the retain and release `takeUnretainedValue()`
+/// would cost on every callback (nghttp2 calls back per header field).
+private func withOwner<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
+    Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
 
 private func onBeginHeaders(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_frame>?,
                             _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
-    owner(userData).beginHeaders(streamID: frame.pointee.hd.stream_id)
+    withOwner(userData) { $0.beginHeaders(streamID: frame.pointee.hd.stream_id) }
     return 0
 }
 
@@ -348,17 +398,18 @@ private func onHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_
                       _ name: UnsafePointer<UInt8>?, _ nameLength: Int, _ value: UnsafePointer<UInt8>?,
                       _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, let name, let value else { return 0 }
-    owner(userData).header(
-        streamID: frame.pointee.hd.stream_id,
-        name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-        value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+    withOwner(userData) { owner in
+        owner.header(streamID: frame.pointee.hd.stream_id,
+                     name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
+                     value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+    }
     return 0
 }
 
 private func onDataChunk(_ session: OpaquePointer?, _ flags: UInt8, _ streamID: Int32, _ data: UnsafePointer<UInt8>?,
                          _ length: Int, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let data else { return 0 }
-    owner(userData).data(streamID: streamID, UnsafeBufferPointer(start: data, count: length))
+    withOwner(userData) { $0.data(streamID: streamID, UnsafeBufferPointer(start: data, count: length)) }
     return 0
 }
 
@@ -366,27 +417,28 @@ private func onFrame(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_f
                      _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame else { return 0 }
     let header = frame.pointee.hd
-    let owner = owner(userData)
-    switch UInt32(header.type) {
-    case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
-        if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { owner.endOfStream(streamID: header.stream_id) }
-    case NGHTTP2_GOAWAY.rawValue:
-        let goAway = frame.pointee.goaway
-        let debug = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
-        owner.goAway(HTTP2GoAway(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug))
-    case NGHTTP2_SETTINGS.rawValue:
-        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.remoteSettingsChanged() }
-    case NGHTTP2_PING.rawValue:
-        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { owner.pingAcknowledged() }
-    default:
-        break
+    withOwner(userData) { owner in
+        switch UInt32(header.type) {
+        case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { owner.endOfStream(streamID: header.stream_id) }
+        case NGHTTP2_GOAWAY.rawValue:
+            let goAway = frame.pointee.goaway
+            let debug = goAway.opaque_data.map { Array(UnsafeBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
+            owner.goAway(HTTP2GoAway(lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code, debugData: debug))
+        case NGHTTP2_SETTINGS.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { owner.remoteSettingsChanged() }
+        case NGHTTP2_PING.rawValue:
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { owner.pingAcknowledged() }
+        default:
+            break
+        }
     }
     return 0
 }
 
 private func onStreamClose(_ session: OpaquePointer?, _ streamID: Int32, _ errorCode: UInt32,
                            _ userData: UnsafeMutableRawPointer?) -> Int32 {
-    owner(userData).streamClosed(streamID: streamID, errorCode: errorCode)
+    withOwner(userData) { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
     return 0
 }
 
@@ -394,7 +446,7 @@ private func readBody(_ session: OpaquePointer?, _ streamID: Int32, _ buffer: Un
                       _ flags: UnsafeMutablePointer<UInt32>?, _ source: UnsafeMutablePointer<nghttp2_data_source>?,
                       _ userData: UnsafeMutableRawPointer?) -> Int {
     guard let buffer, let flags else { return Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue) }
-    let (count, finished) = owner(userData).readOutgoing(streamID: streamID, into: buffer, capacity: length)
+    let (count, finished) = withOwner(userData) { $0.readOutgoing(streamID: streamID, into: buffer, capacity: length) }
     if finished { flags.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
     return count
 }
