@@ -9,20 +9,30 @@ public final class SimulatorHarness: @unchecked Sendable {
     // Safe to share: every stored property is set in `init` and never changed.
     public let server: SimulatorServer
     public let certificateFile: String
+    public let privateKeyFile: String
     public var simulator: APNsSimulator { server.simulator }
     public var devicePort: UInt16 { server.devicePort }
     public var managementPort: UInt16 { server.managementPort }
 
-    /// - Parameter now: the simulator's clock, UNIX milliseconds (tests move it by hand).
+    /// - Parameters:
+    ///   - now: the simulator's clock, UNIX milliseconds (tests move it by hand).
+    ///   - replacing: a stopped harness whose port and certificate this one takes over, as a
+    ///     restarted APNs would look to a client that keeps reconnecting.
     public init(configuration: SimulatorConfiguration = SimulatorConfiguration(),
-                now: @escaping @Sendable () -> Int64 = APNsSimulator.systemNow) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-sim-\(UUID().uuidString)")
-        let files = try SelfSignedCertificate(commonName: "localhost").write(to: directory)
-        certificateFile = files.certificateFile
-        let keyFile = files.privateKeyFile
+                now: @escaping @Sendable () -> Int64 = APNsSimulator.systemNow, replacing previous: SimulatorHarness? = nil) throws {
+        if let previous {
+            certificateFile = previous.certificateFile
+            privateKeyFile = previous.privateKeyFile
+        } else {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-sim-\(UUID().uuidString)")
+            (certificateFile, privateKeyFile) = try SelfSignedCertificate(commonName: "localhost").write(to: directory)
+        }
+        let keyFile = privateKeyFile
+        let devicePort = previous?.devicePort ?? 0
         let tls = try TLSContext.server(certificateFile: certificateFile, privateKeyFile: keyFile, alpn: ["h2"],
                                         requestClientCertificate: true)
-        server = try SimulatorServer(simulator: APNsSimulator(configuration: configuration, now: now), tls: tls, eventLoops: 1)
+        server = try SimulatorServer(simulator: APNsSimulator(configuration: configuration, now: now), tls: tls,
+                                     devicePort: devicePort, eventLoops: 1)
     }
 
     /// GOAWAY to clients, drain, stop.

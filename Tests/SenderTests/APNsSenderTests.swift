@@ -234,6 +234,19 @@ struct APNsSenderTests {
         #expect(error?.description.contains("s3cret") == false)
     }
 
+    @Test("when APNs goes away and comes back, the pool reconnects and sends again")
+    func reconnectsAfterServerRestart() async throws {
+        let fixture = try SenderFixture(sender: { $0.reconnectBackoffMilliseconds = 20; $0.maximumAttempts = 50 })
+        defer { fixture.sender.shutdown() }
+        #expect(try await fixture.sender.send(SenderFixture.notifications(5, intent: "before"), pool: "dev").allSatisfy { $0.outcome == .accepted })
+        fixture.harness.stop()
+        let restarted = try SimulatorHarness(replacing: fixture.harness)
+        defer { restarted.stop() }
+        let results = try await fixture.sender.send(SenderFixture.notifications(5, intent: "after"), pool: "dev")
+        #expect(results.allSatisfy { $0.outcome == .accepted })
+        #expect(restarted.simulator.inbox().count == 5)
+    }
+
     @Test("an unknown pool is an error naming it")
     func unknownPool() async throws {
         let fixture = try SenderFixture()
