@@ -47,8 +47,7 @@ public struct CommandLineTool: Sendable {
             .filter { words.starts(with: $0.1) }
             .max { $0.1.count < $1.1.count }
         guard let (command, nameWords) = match else {
-            printError("\(name): unknown command \"\(words.prefix(2).joined(separator: " "))\"\n\n\(overview)")
-            return 2
+            return group(words)
         }
         let fullName = command.name.isEmpty ? name : "\(name) \(command.name)"
         do {
@@ -65,6 +64,26 @@ public struct CommandLineTool: Sendable {
             printError("\(fullName): \(error)")
             return 1
         }
+    }
+
+    /// `pushline bench` or `pushline bench --help`: the commands that start with those words.
+    private func group(_ words: [String]) -> Int32 {
+        let asksHelp = words.last == "--help" || words.last == "-h"
+        let prefix = asksHelp ? Array(words.dropLast()) : words
+        let members = commands.filter { !prefix.isEmpty && $0.name.split(separator: " ").map(String.init).starts(with: prefix) }
+        guard !members.isEmpty else {
+            printError("\(name): unknown command \"\(words.prefix(2).joined(separator: " "))\"\n\n\(overview)")
+            return 2
+        }
+        let list = members.map { "  " + Self.padded($0.name, to: 20) + $0.summary }.joined(separator: "\n")
+        let text = "Usage: \(name) \(prefix.joined(separator: " ")) <command> [options]\n\nCommands:\n\(list)\n\n"
+            + "Run \"\(name) <command> --help\" for a command's options."
+        if asksHelp {
+            print(text)
+            return 0
+        }
+        printError(text)
+        return 2
     }
 
     private static func padded(_ text: String, to width: Int) -> String {

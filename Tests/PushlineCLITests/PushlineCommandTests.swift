@@ -47,6 +47,19 @@ struct PushlineCommandTests {
         #expect(result.standardOutput.hasPrefix("Usage: pushline \(words.joined(separator: " "))"))
     }
 
+    @Test("a command group lists its commands: --help exits 0, the bare group 2")
+    func commandGroup() throws {
+        let help = try pushline("bench", "--help")
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("bench sender"))
+        #expect(help.standardOutput.contains("bench kafka"))
+        #expect(!help.standardOutput.contains("jwt"))
+        let bare = try pushline("validate")
+        #expect(bare.status == 2)
+        #expect(bare.standardError.contains("validate payload"))
+        #expect(bare.standardError.contains("validate config"))
+    }
+
     @Test("an unknown option is named in the error, with a pointer to --help")
     func unknownOption() throws {
         let result = try pushline("jwt", "--kee", "x")
