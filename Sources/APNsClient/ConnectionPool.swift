@@ -123,10 +123,13 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 waiting.removeFirst()
                 continue
             }
-            if let key = delivery.request.throttleKey, let until = deviceBackoff[key], until > now {
-                held.append(delivery)
-                waiting.removeFirst()
-                continue
+            if let key = delivery.request.throttleKey, let until = deviceBackoff[key] {
+                if until > now {
+                    held.append(delivery)
+                    waiting.removeFirst()
+                    continue
+                }
+                deviceBackoff[key] = nil // served its back-off: forget it, so the table stays small
             }
             guard let connection = bestConnection() else { break }
             waiting.removeFirst()
