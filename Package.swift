@@ -55,6 +55,8 @@ let package = Package(
         .target(name: "Pipeline", dependencies: ["APNsCore", "Redis"]),
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
+        // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
+        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
@@ -77,6 +79,9 @@ let package = Package(
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Redis", "PushlineTestKit"]),
+        .testTarget(name: "WorkerTests", dependencies: [
+            "Worker", "APNsClient", "APNsCore", "APNsSimulator", "Enrichment", "Kafka", "Pipeline", "Redis", "PushlineTestKit",
+        ]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
