@@ -35,7 +35,7 @@ struct BatchProcessor {
         self.configuration = configuration
         self.enricher = enricher
         self.sender = sender
-        idempotency = IdempotencyStore(connection: redis)
+        idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency)
         collapse = CollapseWindow(connection: redis)
         registry = TokenRegistry(connection: redis)
     }

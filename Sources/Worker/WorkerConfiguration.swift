@@ -1,5 +1,6 @@
 import Enrichment
 import Kafka
+import Pipeline
 import Redis
 
 /// What one worker needs: where intents come from, where outcomes go, Redis, and which sender pool
@@ -10,6 +11,8 @@ public struct WorkerConfiguration: Sendable {
     /// The producer for outcomes, token events and dead letters.
     public var producer: KafkaProducerConfiguration
     public var redis: RedisConfiguration
+    /// How long `pending`, `sent` and `failed` claims live.
+    public var idempotency = IdempotencyStore.Configuration()
     /// The ``APNsSender`` pool name for each environment; an intent for an environment without a
     /// pool becomes an `invalid` outcome with reason `NoPoolForEnvironment`.
     public var pools: [Intent.Environment: String]
