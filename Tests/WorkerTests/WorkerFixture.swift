@@ -4,6 +4,7 @@ import APNsSimulator
 import Enrichment
 import Foundation
 import Kafka
+import Pipeline
 import PushlineTestKit
 import Redis
 import Worker
@@ -108,13 +109,32 @@ final class WorkerFixture: Sendable {
         redis.stop()
     }
 
-    /// An intent with a raw payload for `tokens` (sandbox).
-    static func intent(id: String, tokens: [DeviceToken], text: String = "hello") -> [UInt8] {
-        let list = tokens.map { "\"\($0.hex)\"" }.joined(separator: ",")
-        return Array("""
-            {"schema_version":1,"id":"\(id)","app":"\(app)","environment":"sandbox","tokens":[\(list)],
-             "payload":{"aps":{"alert":"\(text)"}}}
+    /// An intent with a raw payload for `tokens` (sandbox); `extra` adds top-level fields (`"k":v,…`).
+    static func intent(id: String, tokens: [DeviceToken], extra: String = "") -> [UInt8] {
+        intent(id: id, recipients: #""tokens":[\#(tokens.map { "\"\($0.hex)\"" }.joined(separator: ","))]"#, extra: extra)
+    }
+
+    /// An intent with a raw payload for a user of the token registry (sandbox).
+    static func intent(id: String, user: String) -> [UInt8] {
+        intent(id: id, recipients: #""user":"\#(user)""#)
+    }
+
+    private static func intent(id: String, recipients: String, extra: String = "") -> [UInt8] {
+        Array("""
+            {"schema_version":1,"id":"\(id)","app":"\(app)","environment":"sandbox",\(recipients),\(extra)
+             "payload":{"aps":{"alert":"hello"}}}
             """.utf8)
+    }
+
+    /// Registers `tokens` for `user` in the worker's token registry.
+    func register(_ tokens: [DeviceToken], user: String) async throws {
+        let port = redis.port
+        try await DedicatedThread.run {
+            let registry = TokenRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))))
+            for token in tokens {
+                try registry.register(user: user, app: Self.app, environment: "sandbox", token: token, registeredAt: 1_700_000_000_000)
+            }
+        }
     }
 
     static func token(_ index: Int) throws -> DeviceToken {

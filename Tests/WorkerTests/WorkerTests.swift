@@ -76,4 +76,38 @@ struct WorkerTests {
         #expect(event["apns_timestamp"] as? Int == 1_767_225_600_123)
         #expect(fixture.harness.simulator.inbox().isEmpty)
     }
+
+    @Test("a user's intent goes to every device the token registry holds for the user")
+    func userRecipients() async throws {
+        let fixture = try await WorkerFixture()
+        let tokens = try (20..<22).map(WorkerFixture.token)
+        try await fixture.register(tokens, user: "u-1")
+        try await fixture.publish([WorkerFixture.intent(id: "for-user", user: "u-1")])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 2)
+        try await fixture.stop()
+
+        #expect(outcomes.allSatisfy { $0["status"] as? String == "accepted" && $0["user"] as? String == "u-1" })
+        #expect(Set(outcomes.compactMap { $0["token"] as? String }) == Set(tokens.map(\.hex)))
+        #expect(Set(fixture.harness.simulator.inbox().compactMap(\.token)) == Set(tokens.map(\.hex)))
+    }
+
+    @Test("an older intent with the same collapse id inside the dedupe window is suppressed as stale")
+    func staleCollapse() async throws {
+        let fixture = try await WorkerFixture()
+        let token = try WorkerFixture.token(30)
+        let window = #""collapse_id":"score","dedupe_window":60,"#
+        try await fixture.publish([
+            WorkerFixture.intent(id: "newer", tokens: [token], extra: window + #""created_at":1700000002000,"#),
+            WorkerFixture.intent(id: "older", tokens: [token], extra: window + #""created_at":1700000001000,"#),
+        ])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 2)
+        try await fixture.stop()
+
+        // Within a batch, suppressed outcomes are recorded before the sent ones.
+        let byIntent = Dictionary(uniqueKeysWithValues: outcomes.map { ($0["intent_id"] as? String ?? "", $0) })
+        #expect(byIntent["newer"]?["status"] as? String == "accepted")
+        #expect(byIntent["older"]?["status"] as? String == "suppressed")
+        #expect(byIntent["older"]?["reason"] as? String == "StaleCollapse")
+        #expect(fixture.harness.simulator.inbox().count == 1)
+    }
 }
