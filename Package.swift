@@ -55,11 +55,13 @@ let package = Package(
         .target(name: "Pipeline", dependencies: ["APNsCore", "Redis"]),
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
+        // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
+        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "PushlineConfiguration", "Redis", "PushlineTestKit"]),
+                                                         "PushlineConfiguration", "Redis", "PushlineTestKit", "Worker"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
@@ -77,9 +79,12 @@ let package = Package(
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Redis", "PushlineTestKit"]),
+        .testTarget(name: "WorkerTests", dependencies: [
+            "Worker", "APNsClient", "APNsCore", "APNsSimulator", "Enrichment", "Kafka", "Pipeline", "Redis", "PushlineTestKit",
+        ]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
-        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "PushlineTestKit"]),
+        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),

@@ -42,13 +42,8 @@ enum DevKafkaCommand: Command {
         let requested = try arguments.all("--topic").map(topic)
         let topics = requested.isEmpty ? defaultTopics : requested
 
-        // Block SIGINT and SIGTERM before the cluster starts its threads: they inherit the mask, so
-        // the signals stay pending until sigwait below takes them, and the cluster shuts down cleanly.
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGINT)
-        sigaddset(&signals, SIGTERM)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        // Before the cluster starts its threads, so they inherit the mask.
+        let signals = TerminationSignals()
 
         let cluster = try KafkaMockCluster(brokers: Int(brokers))
         for topic in topics {
@@ -59,8 +54,7 @@ enum DevKafkaCommand: Command {
         let created = topics.map { "\($0.name):\($0.partitions)" }.joined(separator: " ")
         FileHandle.standardError.write(Data("dev-kafka: \(brokers) brokers, topics \(created); stop with SIGINT or SIGTERM\n".utf8))
 
-        var received: Int32 = 0
-        sigwait(&signals, &received)
+        let received = signals.wait()
         FileHandle.standardError.write(Data("dev-kafka: stopping on signal \(received)\n".utf8))
         withExtendedLifetime(cluster) {}
         return 0

@@ -1,0 +1,104 @@
+import APNsClient
+import CLI
+import Enrichment
+import Foundation
+import PushlineConfiguration
+import Worker
+
+/// `pushline run`: one worker per pipeline of a configuration, until SIGINT or SIGTERM.
+enum RunCommand: Command {
+    static let name = "run"
+    static let summary = "run the configuration's pipelines: Kafka intents to APNs, outcomes back to Kafka"
+    static let help = """
+        Usage: pushline run --config FILE [--pipelines DIR]
+
+        Loads the worker settings and pipelines (as `pushline validate config` checks them) and runs
+        one worker per pipeline: intents from its source topic, notifications through its APNs pool,
+        outcomes, token events and dead letters to its output topics (docs/worker.md). A pool whose
+        environment is `production` or `sandbox` serves intents for that environment; a pool at a
+        host:port (a simulator) serves both.
+
+        SIGINT or SIGTERM: every worker finishes the batch in hand, flushes its outputs, commits its
+        offsets and closes; exit 0. Exit 1 when the configuration is invalid or a worker stopped on
+        an error (printed to standard error).
+
+        Options:
+          --config FILE     the worker settings, e.g. Config/pushline.yaml
+          --pipelines DIR   the pipeline definitions (default: the file's `pipelines` setting)
+          -h, --help        show this help
+        """
+    static let arguments = ArgumentSpec(valueOptions: ["--config", "--pipelines"])
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let signals = TerminationSignals()
+        let configuration: PushlineConfiguration
+        do {
+            configuration = try PushlineConfiguration.load(
+                file: try arguments.required("--config"), pipelinesDirectory: arguments.optional("--pipelines"),
+                environment: ProcessInfo.processInfo.environment)
+        } catch let error as InvalidConfiguration {
+            for problem in error.errors { printNote("\(problem)") }
+            return 1
+        }
+        var senders: [APNsSender] = []
+        var workers: [Worker] = []
+        for pipeline in configuration.pipelines {
+            // `load` checked that the pool and its credentials exist.
+            guard let pool = configuration.apns.pools.first(where: { $0.name == pipeline.apnsPool }),
+                  let credentials = configuration.apns.credentials[pool.credentials] else { continue }
+            let sender = try APNsSender(configuration: pool.senderConfiguration)
+            senders.append(sender)
+            try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)
+            let catalog = try EnrichmentCatalog.load(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
+            workers.append(Worker(configuration: workerConfiguration(pipeline, pool: pool, configuration), enricher: Enricher(catalog: catalog),
+                                  sender: sender))
+        }
+        for worker in workers { worker.start() }
+        printNote("running \(workers.count) pipeline(s): \(configuration.pipelines.map(\.name).joined(separator: ", ")); stop with SIGINT or SIGTERM")
+        printNote("stopping on signal \(signals.wait())")
+        var status: Int32 = 0
+        for worker in workers {
+            do {
+                try worker.stop()
+            } catch {
+                printNote("a worker stopped on an error: \(error)")
+                status = 1
+            }
+        }
+        for sender in senders { sender.shutdown() }
+        return status
+    }
+
+    private static func workerConfiguration(_ pipeline: PipelineConfiguration, pool: APNsPoolConfiguration,
+                                            _ configuration: PushlineConfiguration) -> WorkerConfiguration {
+        let pools: [Intent.Environment: String] = switch pool.environment.name {
+        case Intent.Environment.production.rawValue: [.production: pool.name]
+        case Intent.Environment.sandbox.rawValue: [.sandbox: pool.name]
+        default: [.production: pool.name, .sandbox: pool.name]
+        }
+        var worker = WorkerConfiguration(consumer: configuration.kafka.consumerConfiguration(for: pipeline),
+                                         producer: configuration.kafka.producerConfiguration, redis: configuration.redis, pools: pools)
+        worker.outcomesTopic = pipeline.outputs.outcomes
+        worker.tokenEventsTopic = pipeline.outputs.tokenEvents
+        worker.dlqTopic = pipeline.outputs.dlq
+        worker.batchSize = pipeline.batchSize
+        worker.idempotency.pendingMilliseconds = milliseconds(pipeline.dedupe.pendingTTL)
+        worker.idempotency.finishedMilliseconds = milliseconds(pipeline.dedupe.sentTTL)
+        return worker
+    }
+
+    private static func apnsCredentials(_ credentials: APNsCredentialsConfiguration) -> APNsCredentials {
+        switch credentials {
+        case .token(let key): .token(ProviderTokenSource(credentials: key))
+        case .certificate(let certificateFile, let privateKeyFile): .certificate(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    private static func printNote(_ message: String) {
+        FileHandle.standardError.write(Data("pushline run: \(message)\n".utf8))
+    }
+}
