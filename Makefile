@@ -12,7 +12,7 @@ setup:
 build: setup
 	$(SWIFT) build -c release
 
-## run: build, then run Pushline's main job (today: validate the example payloads, print a dev token)
+## run: build, validate the example payloads, then run `pushline demo` (the pipeline end to end, docs/demo.md)
 run: build
 	@bash scripts/run.sh $(RELEASE_BIN)/pushline
 

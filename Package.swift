@@ -65,7 +65,9 @@ let package = Package(
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.
-        .target(name: "PushlineTestKit", dependencies: ["APNsSimulator", "APNsSimulatorServer", "TLS"]),
+        .target(name: "PushlineTestKit", dependencies: [
+            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "Redis", "TLS", "Worker",
+        ]),
 
         // Tests.
         .testTarget(

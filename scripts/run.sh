@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# What `make run` runs until the pipeline demo exists: validate every example payload under
-# Config/examples/<push-type>/ against the APNs rules, then sign a provider token with the dev key.
+# What `make run` runs: validate every example payload under Config/examples/<push-type>/ against
+# the APNs rules, then `pushline demo`, the pipeline end to end on local components (docs/demo.md).
 set -euo pipefail
 pushline=${1:-.build/release/pushline}
 cd "$(dirname "$0")/.."
@@ -16,6 +16,6 @@ for file in Config/examples/*/*.json; do
 done
 
 echo
-echo "== Provider token signed with the dev key (Config/dev/, not a secret)"
-"$pushline" jwt --key Config/dev/dev-provider-key.p8 --key-id DEVKEY0001 --team-id DEVTEAM001
+echo "== pushline demo: Pipelines/examples/*.json through mock Kafka, redis-server, a worker and apns-sim"
+"$pushline" demo || failed=1
 exit $failed

@@ -40,7 +40,7 @@ struct PushlineCommandTests {
         #expect(result.standardError.contains("unknown command \"frobnicate\""))
     }
 
-    @Test("every command has --help", arguments: [["validate", "payload"], ["jwt"], ["bench", "redis"]])
+    @Test("every command has --help", arguments: [["validate", "payload"], ["jwt"], ["bench", "redis"], ["demo"]])
     func commandHelp(words: [String]) throws {
         let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), words + ["--help"])
         #expect(result.status == 0)

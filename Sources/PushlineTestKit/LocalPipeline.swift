@@ -1,0 +1,101 @@
+import APNsClient
+import APNsCore
+import APNsSimulator
+import Enrichment
+import Foundation
+import Kafka
+import Redis
+import Worker
+
+/// A worker wired to real components: a mock Kafka cluster, a real redis-server and an in-process
+/// APNs simulator, serving the example app's templates. Intents go in on `intents` (one
+/// partition, so order is kept); the worker's outputs are read back with a consumer of its own.
+/// Every wait has a deadline; every method blocks, so async callers use `DedicatedThread`.
+/// The worker tests and `pushline demo` share it.
+public final class LocalPipeline: Sendable {
+    public static let app = "com.example.pushline"
+    public static let intentsTopic = "pushline.intents"
+    public static let outputTopics = ["pushline.outcomes", "pushline.token-events", "pushline.dlq"]
+
+    public let redis: RedisServer
+    public let harness: SimulatorHarness
+    public let sender: APNsSender
+    public let worker: Worker
+    private let outputs: KafkaConsumer
+    /// Everything read back so far: (topic, value).
+    private let received = RecordLog<(topic: String, value: [UInt8])>()
+    /// Declared last so it outlives the clients above when the pipeline goes away.
+    public let cluster: KafkaMockCluster
+
+    /// Starts everything and the worker. Throws, naming the Debian package, when redis-server is
+    /// not installed.
+    /// - Parameter unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    public init(unregistered: [(token: DeviceToken, at: Int64)] = []) throws {
+        cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic(Self.intentsTopic, partitions: 1)
+        for topic in Self.outputTopics { try cluster.createTopic(topic, partitions: 1) }
+        redis = try RedisServer()
+
+        var simulator = SimulatorConfiguration()
+        simulator.devices = DeviceRegistry(acceptsUnknownTokens: true, entries: unregistered.map {
+            .init(token: $0.token, topic: Self.app, environment: .sandbox, unregisteredAt: $0.at)
+        })
+        harness = try SimulatorHarness(configuration: simulator)
+        var senderConfiguration = SenderConfiguration()
+        senderConfiguration.caFile = harness.certificateFile
+        sender = try APNsSender(configuration: senderConfiguration)
+        let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID,
+                                                       p8: String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8))
+        try sender.addPool(named: "dev", credentials: .token(ProviderTokenSource(credentials: credentials)),
+                           environment: APNsEnvironment(host: "localhost", port: harness.devicePort))
+
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: cluster.bootstrapServers, groupID: "worker", topics: [Self.intentsTopic])
+        consumer.heartbeatInterval = .milliseconds(100)
+        consumer.sessionTimeout = .seconds(3)
+        consumer.autoCommitInterval = .milliseconds(200)
+        let configuration = WorkerConfiguration(
+            consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers),
+            redis: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)), pools: [.sandbox: "dev"])
+        let catalog = try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
+                                                 localesDirectory: RepositoryPaths.file("Config/locales"))
+        worker = Worker(configuration: configuration, enricher: Enricher(catalog: catalog), sender: sender)
+
+        outputs = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
+            bootstrapServers: cluster.bootstrapServers, groupID: "output-reader", topics: Self.outputTopics))
+        worker.start()
+    }
+
+    /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.
+    public func publish(_ intents: [[UInt8]]) throws {
+        let reports = RecordLog<KafkaDeliveryReport>()
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)) { event in
+            if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
+        }
+        _ = try producer.send(intents.map { KafkaProducerMessage(topic: Self.intentsTopic, partition: 0, value: $0) })
+        try Deadline.wait(for: "\(intents.count) intents published") { reports.all.count == intents.count }
+        try producer.close()
+    }
+
+    /// Reads the worker's outputs until `done` holds for everything read so far, and returns it all
+    /// as (topic, value) in the order read.
+    public func outputs(timeout: Duration = .seconds(30), waitingFor what: String,
+                        until done: ([(topic: String, value: [UInt8])]) -> Bool) throws -> [(topic: String, value: [UInt8])] {
+        let deadline = Deadline(timeout, waitingFor: what)
+        while !done(received.all) {
+            try deadline.check()
+            let batch = outputs.poll(maxMessages: 500, timeout: .milliseconds(100))
+            outputs.complete(batch)
+            received.append(contentsOf: batch.map { (topic: $0.topicPartition.topic, value: $0.value ?? []) })
+        }
+        return received.all
+    }
+
+    /// Stops the worker (draining) and everything else.
+    public func stop() throws {
+        try worker.stop()
+        try outputs.close()
+        sender.shutdown()
+        harness.stop()
+        redis.stop()
+    }
+}

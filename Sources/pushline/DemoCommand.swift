@@ -1,0 +1,128 @@
+import APNsCore
+import CLI
+import Foundation
+import PushlineTestKit
+
+/// `pushline demo`: the whole pipeline on one machine, what `make run` shows.
+enum DemoCommand: Command {
+    static let name = "demo"
+    static let summary = "run the pipeline end to end on local components and print what came out"
+    static let help = """
+        Usage: pushline demo
+
+        Starts, in this process, librdkafka's mock Kafka cluster, the APNs simulator (apns-sim) on a
+        self-signed certificate, a redis-server on a free port, and one worker of the example app
+        \(LocalPipeline.app). Publishes the example intents of Pipelines/examples/*.json (in name
+        order) to \(LocalPipeline.intentsTopic), waits until every one of them shows in the outputs
+        (at most \(timeout), progress on standard error), then prints on standard output:
+
+          - the outcomes read back from pushline.outcomes, counted by status and reason;
+          - the token events of pushline.token-events;
+          - the dead letters of pushline.dlq (reason and the first bytes of the original);
+          - how many notifications the simulator's inbox holds.
+
+        The simulator knows the token \(unregisteredToken) as unregistered (410). Every example
+        intent names one token, so each one yields one outcome. docs/demo.md says what to expect.
+
+        Exit 0 when everything showed up; 1 when something could not start (redis-server missing:
+        install the Debian package redis-server) or the outputs did not arrive in time.
+
+        Options:
+          -h, --help   show this help
+        """
+    static let arguments = ArgumentSpec()
+
+    /// The token the simulator answers with 410 `Unregistered` (07-unregistered-token.json).
+    static let unregisteredToken = String(repeating: "0410", count: 16)
+    static let timeout: Duration = .seconds(60)
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let directory = RepositoryPaths.file("Pipelines/examples")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+        let examples = try files.map { (file: $0, intent: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)))) }
+
+        note("starting mock Kafka, redis-server, apns-sim and a worker")
+        let pipeline: LocalPipeline
+        do {
+            pipeline = try LocalPipeline(unregistered: [(token: try DeviceToken(unregisteredToken), at: 1_700_000_000_000)])
+        } catch {
+            note("could not start: \(error)")
+            return 1
+        }
+        note("Kafka \(pipeline.cluster.bootstrapServers), redis-server :\(pipeline.redis.port), apns-sim :\(pipeline.harness.devicePort)")
+        let outputs: [(topic: String, value: [UInt8])]
+        do {
+            outputs = try publish(examples, to: pipeline)
+        } catch {
+            note("\(error)")
+            try pipeline.stop()
+            return 1
+        }
+        let inbox = pipeline.harness.simulator.inbox().count
+        try pipeline.stop()
+        printReport(outputs, inbox: inbox)
+        return 0
+    }
+
+    /// Publishes the intents one at a time, each once the one before has its outcome (so the
+    /// duplicate arrives as a redelivery would), then waits for a dead letter per `invalid` outcome
+    /// and a token event per 410; returns every output read.
+    private static func publish(_ examples: [(file: String, intent: [UInt8])],
+                                to pipeline: LocalPipeline) throws -> [(topic: String, value: [UInt8])] {
+        for (index, (file, intent)) in examples.enumerated() {
+            try pipeline.publish([intent])
+            let outcomes = records(try pipeline.outputs(timeout: timeout, waitingFor: "the outcome of \(file)") {
+                records($0, on: "pushline.outcomes").count > index
+            }, on: "pushline.outcomes")
+            let last = outcomes[index]
+            note("\(index + 1)/\(examples.count) \(file): \(last["status"] as? String ?? "?") \(last["reason"] as? String ?? "")")
+        }
+        return try pipeline.outputs(timeout: timeout, waitingFor: "the dead letters and token events") { received in
+            let outcomes = records(received, on: "pushline.outcomes")
+            return records(received, on: "pushline.dlq").count >= outcomes.count { $0["status"] as? String == "invalid" }
+                && records(received, on: "pushline.token-events").count >= outcomes.count { $0["apns_status"] as? Int == 410 }
+        }
+    }
+
+    private static func printReport(_ outputs: [(topic: String, value: [UInt8])], inbox: Int) {
+        let outcomes = records(outputs, on: "pushline.outcomes")
+        print("== Outcomes (pushline.outcomes): \(outcomes.count)")
+        let counts = Dictionary(grouping: outcomes) { outcome in
+            [outcome["status"] as? String ?? "?", outcome["reason"] as? String ?? "-", (outcome["apns_status"] as? Int).map(String.init) ?? "-"]
+        }
+        print(row("STATUS", "REASON", "APNS", "COUNT"))
+        for key in counts.keys.sorted(by: { $0.joined(separator: " ") < $1.joined(separator: " ") }) {
+            print(row(key[0], key[1], key[2], "\(counts[key]?.count ?? 0)"))
+        }
+
+        let tokenEvents = records(outputs, on: "pushline.token-events")
+        print("\n== Token events (pushline.token-events): \(tokenEvents.count)")
+        for event in tokenEvents {
+            let removed = event["removed_from_registry"] as? Bool ?? false
+            print(row(event["kind"] as? String ?? "?", event["token"] as? String ?? "?") + " removed_from_registry=\(removed)")
+        }
+
+        let deadLetters = records(outputs, on: "pushline.dlq")
+        print("\n== Dead letters (pushline.dlq): \(deadLetters.count)")
+        for letter in deadLetters {
+            let original = (letter["original_text"] as? String ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            print(row(letter["reason"] as? String ?? "?", String(original.prefix(48)) + (original.count > 48 ? "…" : "")))
+        }
+
+        print("\n== Simulator inbox: \(inbox) notification(s)")
+    }
+
+    private static func records(_ outputs: [(topic: String, value: [UInt8])], on topic: String) -> [[String: Any]] {
+        outputs.filter { $0.topic == topic }.map { (try? JSONSerialization.jsonObject(with: Data($0.value))) as? [String: Any] ?? [:] }
+    }
+
+    /// Columns padded (never cut) to 14, 24 and 6 characters, the last one as it is.
+    private static func row(_ columns: String...) -> String {
+        zip(columns.dropLast(), [14, 24, 6]).map { text, width in text + String(repeating: " ", count: max(1, width - text.count)) }.joined()
+            + (columns.last ?? "")
+    }
+
+    private static func note(_ message: String) {
+        FileHandle.standardError.write(Data("pushline demo: \(message)\n".utf8))
+    }
+}
