@@ -119,16 +119,24 @@ struct BatchProcessor {
 
     // MARK: Deduplicate
 
-    /// Claims every delivery in one round trip; already finished ones are suppressed, ones another
-    /// attempt holds (`pending`) are left to that attempt.
+    /// Claims every delivery in one round trip; already finished ones are suppressed, and so is a
+    /// second copy of a delivery this batch already claimed. Ones another attempt holds (`pending`)
+    /// are left to that attempt.
     private func claim(_ planned: [Planned], outputs: inout [KafkaProducerMessage]) throws -> [Planned] {
         guard !planned.isEmpty else { return [] }
         var claimed: [Planned] = []
+        var claimedHere = Set<DeliveryKey>()
         for (delivery, claim) in zip(planned, try idempotency.claim(planned.map(\.key))) {
             switch claim {
-            case .claimed: claimed.append(delivery)
-            case .sent, .failed: outputs.append(outcome(delivery, .suppressed, reason: "DuplicateIntent"))
-            case .pending: continue
+            case .claimed:
+                claimed.append(delivery)
+                claimedHere.insert(delivery.key)
+            case .sent, .failed:
+                outputs.append(outcome(delivery, .suppressed, reason: "DuplicateIntent"))
+            case .pending where claimedHere.contains(delivery.key):
+                outputs.append(outcome(delivery, .suppressed, reason: "DuplicateIntent"))
+            case .pending:
+                continue
             }
         }
         return claimed

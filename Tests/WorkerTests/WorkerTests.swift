@@ -38,6 +38,20 @@ struct WorkerTests {
         #expect(fixture.harness.simulator.inbox().count == 2)
     }
 
+    @Test("the same intent twice in one publish (possibly one batch): still exactly one outcome per message and device")
+    func duplicateInOneBatch() async throws {
+        let fixture = try await WorkerFixture()
+        let tokens = try (0..<2).map(WorkerFixture.token)
+        let intent = WorkerFixture.intent(id: "dup-batch", tokens: tokens)
+        try await fixture.publish([intent, intent])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 4)
+        try await fixture.stop()
+
+        #expect(outcomes.filter { $0["status"] as? String == "accepted" }.count == 2)
+        #expect(outcomes.filter { $0["status"] as? String == "suppressed" && $0["reason"] as? String == "DuplicateIntent" }.count == 2)
+        #expect(fixture.harness.simulator.inbox().count == 2)
+    }
+
     @Test("a broken intent goes to the DLQ with its bytes and an invalid outcome; the partition keeps moving")
     func brokenIntent() async throws {
         let fixture = try await WorkerFixture()
