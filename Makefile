@@ -19,7 +19,9 @@ run: build
 ## test: build and run every test
 test: setup
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	# One test at a time: many suites start real servers (Kafka mock clusters, redis-server, apns-sim,
+	# nghttpd, h2load) and time-bounded waits; run side by side on two cores they starve each other.
+	$(SWIFT) test --skip-build --no-parallel
 
 ## fuzz: build the enrichment fuzz target with libFuzzer and run it for FUZZ_SECONDS (default 60)
 FUZZ_SECONDS ?= 60

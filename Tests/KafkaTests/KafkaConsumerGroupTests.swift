@@ -59,8 +59,14 @@ struct KafkaConsumerGroupTests {
             }
             #expect(Set(revoked) == b.assignment)
 
-            // Nothing was committed past the lowest unfinished offset.
-            let committed = try a.committedOffsets(for: revoked, timeout: .seconds(10))
+            // Nothing was committed past the lowest unfinished offset. The commit on revoke reaches
+            // the (mock) coordinator asynchronously, so on a loaded machine it may take a moment to
+            // be visible: wait for exactly 10, which also fails if anything past it was committed.
+            var committed: [KafkaTopicPartition: Int64] = [:]
+            try? Deadline.wait(.seconds(20), for: "the revoke commit to be visible") {
+                committed = try a.committedOffsets(for: revoked, timeout: .seconds(10))
+                return revoked.allSatisfy { committed[$0] == 10 }
+            }
             for partition in revoked {
                 #expect(committed[partition] == 10, "\(partition)")
             }
