@@ -56,12 +56,13 @@ let package = Package(
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
-        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime"]),
+        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "PushlineConfiguration", "Redis", "PushlineTestKit", "Worker"]),
+                                                         "PushlineConfiguration", "Redis", "PushlineTestKit", "Worker",
+                                                         "APNsTelemetry", "Telemetry"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Test support.

@@ -29,8 +29,12 @@ public final class LocalPipeline: Sendable {
 
     /// Starts everything and the worker. Throws, naming the Debian package, when redis-server is
     /// not installed.
-    /// - Parameter unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
-    public init(unregistered: [(token: DeviceToken, at: Int64)] = []) throws {
+    /// - Parameters:
+    ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    ///   - telemetry: where the worker's metrics and logs go.
+    ///   - configure: changes to the worker's configuration (batching, limits, policies, TTLs).
+    public init(unregistered: [(token: DeviceToken, at: Int64)] = [], telemetry: WorkerTelemetry = WorkerTelemetry(),
+                configure: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(Self.intentsTopic, partitions: 1)
         for topic in Self.outputTopics { try cluster.createTopic(topic, partitions: 1) }
@@ -53,12 +57,13 @@ public final class LocalPipeline: Sendable {
         consumer.heartbeatInterval = .milliseconds(100)
         consumer.sessionTimeout = .seconds(3)
         consumer.autoCommitInterval = .milliseconds(200)
-        let configuration = WorkerConfiguration(
+        var configuration = WorkerConfiguration(
             consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers),
             redis: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)), pools: [.sandbox: "dev"])
+        configure(&configuration)
         let catalog = try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
                                                  localesDirectory: RepositoryPaths.file("Config/locales"))
-        worker = Worker(configuration: configuration, enricher: Enricher(catalog: catalog), sender: sender)
+        worker = try Worker(configuration: configuration, enricher: Enricher(catalog: catalog), sender: sender, telemetry: telemetry)
 
         outputs = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
             bootstrapServers: cluster.bootstrapServers, groupID: "output-reader", topics: Self.outputTopics))

@@ -1,8 +1,0 @@
-/// Why a worker stopped on its own.
-public struct WorkerError: Error, Sendable, CustomStringConvertible {
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
-    }
-}
