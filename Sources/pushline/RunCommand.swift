@@ -54,6 +54,7 @@ enum RunCommand: Command {
                                   sender: sender))
         }
         for worker in workers { worker.start() }
+        let tokenFeed = startTokenFeed(configuration)
         printNote("running \(workers.count) pipeline(s): \(configuration.pipelines.map(\.name).joined(separator: ", ")); stop with SIGINT or SIGTERM")
         printNote("stopping on signal \(signals.wait())")
         var status: Int32 = 0
@@ -65,6 +66,7 @@ enum RunCommand: Command {
                 status = 1
             }
         }
+        status = max(status, stopTokenFeed(tokenFeed))
         for sender in senders { sender.shutdown() }
         return status
     }
