@@ -61,13 +61,17 @@ let package = Package(
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "PushlineConfiguration", "Redis", "PushlineTestKit", "Worker"]),
+                                                         "PushlineConfiguration", "Redis", "LocalStack", "Worker"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
-        // Test support.
-        .target(name: "PushlineTestKit", dependencies: [
+        // Local components for the demo, benchmarks and tests: redis-server on a free port, the
+        // simulator in process, the mock Kafka cluster wired to a worker.
+        .target(name: "LocalStack", dependencies: [
             "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "Redis", "TLS", "Worker",
         ]),
+
+        // Test support (re-exports LocalStack).
+        .target(name: "PushlineTestKit", dependencies: ["LocalStack"]),
 
         // Tests.
         .testTarget(
