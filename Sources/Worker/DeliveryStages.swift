@@ -12,7 +12,7 @@ import Redis
 /// caller retries the whole call, which is safe to repeat.
 struct DeliveryStages {
     /// What claiming a set of deliveries decided.
-    struct Claims {
+    struct Claims: Sendable {
         /// Claimed and through the collapse windows: send these.
         var admitted: [PlannedDelivery] = []
         /// Another attempt holds the claim: check again later.

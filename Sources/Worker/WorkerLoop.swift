@@ -50,7 +50,10 @@ final class WorkerLoop {
     private let consumerEvents = Inbox<KafkaConsumerEvent>()
     private let producer: KafkaProducer
     private let consumer: KafkaConsumer
+    /// The loop's own Redis work: the token registry for `user` recipients, `PING`, releases.
     private let stages: DeliveryStages
+    /// Claims and records.
+    private let redisStage: RedisStage
 
     private var ledger = MessageLedger()
     private var deferred = DeferredDeliveries()
@@ -62,8 +65,9 @@ final class WorkerLoop {
     private var openedAt = ContinuousClock.now
     /// Messages handed to the planners and not yet back.
     private var messagesPlanning = 0
-    /// Deliveries claimed by this worker and not yet recorded.
-    private var claimedKeys = Set<DeliveryKey>()
+    /// Claim and record jobs at the ``RedisStage``, not yet answered.
+    private var claimJobs = 0
+    private var recordJobs = 0
     private var sends: [Int: Send] = [:]
     /// Batches at the sender, with how many of their sends are still out.
     private var batchesAtSender: [Int: Int] = [:]
@@ -88,6 +92,10 @@ final class WorkerLoop {
         }
         var consumerConfiguration = configuration.consumer
         consumerConfiguration.statisticsInterval = consumerConfiguration.statisticsInterval ?? configuration.lagInterval
+        // librdkafka's default lets a broker hold a fetch 500 ms when it has nothing new (librdkafka's
+        // mock broker always does): intents would wait that long. A worker that has caught up asks again soon.
+        consumerConfiguration.additionalProperties["fetch.wait.max.ms"] = consumerConfiguration.additionalProperties["fetch.wait.max.ms"]
+            ?? String(configuration.fetchWait.components.seconds * 1000 + configuration.fetchWait.components.attoseconds / 1_000_000_000_000_000)
         consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents] event in
             consumerEvents.append(contentsOf: [event])
         }
@@ -95,8 +103,10 @@ final class WorkerLoop {
         // fails at once instead of running the connection's reconnect backoff.
         var redis = configuration.redis
         redis.reconnect = .never
+        let owner = NotificationID.random().description
         stages = DeliveryStages(configuration: configuration, enricher: enricher, redis: try RedisConnection(configuration: redis),
-                                owner: NotificationID.random().description)
+                                owner: owner)
+        redisStage = RedisStage(configuration: configuration, enricher: enricher, redis: redis, owner: owner, wakeUp: wakeUp)
         completions = SendCompletions(records: stages.planner.records, wakeUp: wakeUp)
         planning = PlanningTasks(planner: stages.planner, wakeUp: wakeUp)
     }
@@ -116,7 +126,7 @@ final class WorkerLoop {
                 _ = wakeUp.wait(milliseconds: 10)
                 continue
             }
-            guard batchesAtSender.count < configuration.concurrency && messagesPlanning < 2 * configuration.batchSize else {
+            guard batchesInProgress < configuration.concurrency && messagesPlanning < 2 * configuration.batchSize else {
                 _ = wakeUp.wait(milliseconds: 5)
                 continue
             }
@@ -145,13 +155,14 @@ final class WorkerLoop {
             }
         }
         for completion in completions.take() { try recordSend(completion) }
+        for outcome in redisStage.take() { try handle(outcome) }
         try acknowledge(acknowledgements.take())
         let now = ContinuousClock.now
         if outage.isOut && now >= outage.nextAttempt { try retryRedis() }
         if !outage.isOut, let due = deferred.nextDue, due <= now {
             try submit(.claim(deferred.takeDue(at: now)))
         }
-        if !openBatch.isEmpty && (draining || (batchesAtSender.count < configuration.concurrency
+        if !openBatch.isEmpty && (draining || (batchesInProgress < configuration.concurrency
             && (openBatch.count >= configuration.batchSize || now >= openedAt + configuration.batchLinger))) {
             try closeBatch()
         }
@@ -161,6 +172,9 @@ final class WorkerLoop {
             nextLagUpdate = now + configuration.lagInterval
         }
     }
+
+    /// Batches being claimed or at the sender: what `concurrency` bounds.
+    private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
 
     /// A short wait while other work is out (what it hands back is taken between polls); the
     /// configured poll timeout when there is nothing else to do.
@@ -233,15 +247,40 @@ final class WorkerLoop {
                 try send(planned)
                 return
             }
-            let claims = try stages.claim(planned, inFlight: claimedKeys)
-            for delivery in claims.admitted { claimedKeys.insert(delivery.key) }
+            claimJobs += 1
+            redisStage.submit(.claim(planned))
+        case .record(let sent):
+            guard !outage.isOut else {
+                // fail_open: what ``splitForOutage(_:)`` let through touches no Redis.
+                try produce(sent.flatMap(\.outputs) + (try stages.record(sent)))
+                return
+            }
+            recordJobs += 1
+            redisStage.submit(.record(sent))
+        }
+    }
+
+    /// A claim or record job's answer from the ``RedisStage``. A job that met a Redis outage is
+    /// submitted again, which under the outage keeps it (or its part that needs Redis) for later.
+    private func handle(_ outcome: RedisStage.Outcome) throws {
+        switch outcome {
+        case .claimed, .failed(.claim, _): claimJobs -= 1
+        case .recorded, .failed(.record, _): recordJobs -= 1
+        }
+        switch outcome {
+        case .claimed(let claims):
             if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
             try produce(claims.outputs)
             try send(claims.admitted)
-        case .record(let sent):
-            let tokenEvents = try stages.record(sent)
+        case .recorded(let sent, let tokenEvents):
             try produce(sent.flatMap(\.outputs) + tokenEvents)
-            for delivery in sent where delivery.planned.holdsClaim { claimedKeys.remove(delivery.planned.key) }
+        case .failed(let job, let error):
+            guard let error = error as? RedisError, error.isRetryable else { throw error }
+            redisFailed(error)
+            switch job {
+            case .claim(let planned): try submit(.claim(planned))
+            case .record(let sent): try submit(.record(sent))
+            }
         }
     }
 
@@ -352,21 +391,28 @@ final class WorkerLoop {
         logger.error("redis lost", metadata: ["error": .string(error.code.description), "policy": .string(configuration.redisUnreachable.rawValue)])
     }
 
-    /// Retries the steps that wait for Redis, in order; the first that fails again puts itself and
-    /// the rest back. With nothing waiting, a `PING` tells whether Redis is back.
+    /// Asks Redis whether it is back (`PING`); if so, runs the steps that waited, in order (claims
+    /// and records go to the ``RedisStage`` again, and come back through ``handle(_:)`` if they fail
+    /// once more). A step that fails here puts itself and the rest back.
     private func retryRedis() throws {
-        var steps = waitingForRedis[...]
-        waitingForRedis = []
         do {
-            if steps.isEmpty { try stages.ping() }
-            outageAnswered()
-            while let step = steps.first {
-                try perform(step)
-                steps.removeFirst()
-            }
-        } catch let error as RedisError where error.isRetryable {
+            try stages.ping()
+        } catch {
+            guard error.isRetryable else { throw error }
             redisFailed(error)
-            waitingForRedis = Array(steps) + waitingForRedis
+            return
+        }
+        outageAnswered()
+        let steps = waitingForRedis
+        waitingForRedis = []
+        for (index, step) in steps.enumerated() {
+            do {
+                try perform(step)
+            } catch let error as RedisError where error.isRetryable {
+                redisFailed(error)
+                waitingForRedis = Array(steps[index...]) + waitingForRedis
+                return
+            }
         }
     }
 
@@ -387,9 +433,10 @@ final class WorkerLoop {
         let unsent = waitingForRedis.flatMap { step -> [PlannedDelivery] in
             if case .claim(let planned) = step { planned } else { [] }
         }
+        redisStage.stop()
         if !unsent.isEmpty { try? stages.release(unsent) }
         if !ledger.isEmpty {
-            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"),
+            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "redis_jobs": .string("\(claimJobs + recordJobs)"),
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])
         }
         try producer.close()
