@@ -81,7 +81,7 @@ final class EndToEndStack: Sendable {
     }
 
     /// The keys of idempotency claims that are still `pending` (a delivery claimed and not settled;
-    /// a worker writes `pending <its id>`).
+    /// a worker's claims read `pending <owner>`).
     func pendingClaims() throws -> Set<String> {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
         let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
