@@ -7,8 +7,9 @@ import Kafka
 import Redis
 import Worker
 
-/// A worker wired to real components: a mock Kafka cluster, a real redis-server and an in-process
-/// APNs simulator, serving the example app's templates. Intents go in on `intents` (one
+/// A worker wired to real components: a mock Kafka cluster, a real redis-server (or, for the demo
+/// without one, in-memory stores) and an in-process APNs simulator, serving the example app's
+/// templates. Intents go in on `intents` (one
 /// partition, so order is kept); the worker's outputs are read back with a consumer of its own.
 /// Every wait has a deadline; every method blocks, so async callers run it on a thread of their own
 /// (the tests' `DedicatedThread`). The worker tests and `pushline demo` share it.
@@ -17,7 +18,16 @@ public final class LocalPipeline: Sendable {
     public static let intentsTopic = "pushline.intents"
     public static let outputTopics = ["pushline.outcomes", "pushline.token-events", "pushline.dlq"]
 
-    public let redis: RedisServer
+    /// Where the worker keeps its claims, collapse windows and token registry.
+    public enum Stores: Sendable {
+        /// A redis-server started on a free port (``redis``).
+        case redisServer
+        /// The worker's in-memory stores (``WorkerConfiguration/Stores/inMemory``): no redis-server.
+        case inMemory
+    }
+
+    /// The redis-server the worker uses; nil with in-memory stores.
+    public let redis: RedisServer?
     public let harness: SimulatorHarness
     public let sender: APNsSender
     public let worker: Worker
@@ -27,26 +37,31 @@ public final class LocalPipeline: Sendable {
     /// Declared last so it outlives the clients above when the pipeline goes away.
     public let cluster: KafkaMockCluster
 
-    /// Starts everything and the worker. Throws, naming the Debian package, when redis-server is
-    /// not installed.
+    /// Starts everything and the worker. Throws, naming the Debian package, when `stores` is
+    /// ``Stores/redisServer`` and redis-server is not installed.
     /// - Parameters:
+    ///   - stores: a redis-server of its own, or in-memory stores.
     ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
     ///   - telemetry: where the worker's metrics and logs go.
+    ///   - senderMetrics: where the sender reports (`pushline run` and the demo: a `SenderMetricsRecorder`).
     ///   - configure: changes to the worker's configuration (batching, limits, policies, TTLs).
-    public init(unregistered: [(token: DeviceToken, at: Int64)] = [], telemetry: WorkerTelemetry = WorkerTelemetry(),
+    public init(stores: Stores = .redisServer, unregistered: [(token: DeviceToken, at: Int64)] = [],
+                telemetry: WorkerTelemetry = WorkerTelemetry(), senderMetrics: SenderMetrics = NoSenderMetrics(),
                 configure: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(Self.intentsTopic, partitions: 1)
         for topic in Self.outputTopics { try cluster.createTopic(topic, partitions: 1) }
-        redis = try RedisServer()
+        let redis = stores == .redisServer ? try RedisServer() : nil
+        self.redis = redis
 
         var simulator = SimulatorConfiguration()
         simulator.devices = DeviceRegistry(acceptsUnknownTokens: true, entries: unregistered.map {
             .init(token: $0.token, topic: Self.app, environment: .sandbox, unregisteredAt: $0.at)
         })
         harness = try SimulatorHarness(configuration: simulator)
-        sender = try Self.sender(port: harness.devicePort, caFile: harness.certificateFile)
-        var configuration = Self.workerConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port)
+        sender = try Self.sender(port: harness.devicePort, caFile: harness.certificateFile, metrics: senderMetrics)
+        let workerStores = redis.map { WorkerConfiguration.Stores.redis(RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: $0.port))) }
+        var configuration = Self.workerConfiguration(kafka: cluster.bootstrapServers, stores: workerStores ?? .inMemory)
         configuration.consumer.sessionTimeout = .seconds(3)
         configuration.consumer.autoCommitInterval = .milliseconds(200)
         configure(&configuration)
@@ -58,11 +73,11 @@ public final class LocalPipeline: Sendable {
     }
 
     /// A sender with one pool, `dev`, signed with the dev key and trusting `caFile`, to a simulator
-    /// on localhost.
-    public static func sender(port: UInt16, caFile: String) throws -> APNsSender {
+    /// on localhost, reporting to `metrics`.
+    public static func sender(port: UInt16, caFile: String, metrics: SenderMetrics = NoSenderMetrics()) throws -> APNsSender {
         var configuration = SenderConfiguration()
         configuration.caFile = caFile
-        let sender = try APNsSender(configuration: configuration)
+        let sender = try APNsSender(configuration: configuration, metrics: metrics)
         let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID,
                                                        p8: String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8))
         try sender.addPool(named: "dev", credentials: .token(ProviderTokenSource(credentials: credentials)),
@@ -70,13 +85,13 @@ public final class LocalPipeline: Sendable {
         return sender
     }
 
-    /// A worker of the `worker` group on ``intentsTopic``, with Redis on 127.0.0.1 at `redisPort`,
-    /// sending sandbox intents through the `dev` pool of ``sender(port:caFile:)``.
-    public static func workerConfiguration(kafka bootstrapServers: String, redisPort: Int) -> WorkerConfiguration {
+    /// A worker of the `worker` group on ``intentsTopic``, with `stores`, sending sandbox intents
+    /// through the `dev` pool of ``sender(port:caFile:metrics:)``.
+    public static func workerConfiguration(kafka bootstrapServers: String, stores: WorkerConfiguration.Stores) -> WorkerConfiguration {
         var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "worker", topics: [intentsTopic])
         consumer.heartbeatInterval = .milliseconds(100)
         return WorkerConfiguration(consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: bootstrapServers),
-                                   redis: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redisPort)), pools: [.sandbox: "dev"])
+                                   stores: stores, pools: [.sandbox: "dev"])
     }
 
     /// The example app's templates (`Config/templates`) and strings (`Config/locales`).
@@ -116,6 +131,6 @@ public final class LocalPipeline: Sendable {
         try outputs.close()
         sender.shutdown()
         harness.stop()
-        redis.stop()
+        redis?.stop()
     }
 }

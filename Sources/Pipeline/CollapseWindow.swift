@@ -7,7 +7,7 @@ import Redis
 /// retries). A newer one replaces the recorded one. One round trip per batch.
 ///
 /// Confined like its `RedisConnection`: one thread at a time.
-public struct CollapseWindow {
+public struct CollapseWindow: CollapseStore {
     /// One intent for one device with a collapse id.
     public struct Entry: Sendable {
         public var deviceToken: DeviceToken

@@ -10,7 +10,7 @@ import Redis
 /// rather than as another attempt's.
 ///
 /// Confined like its `RedisConnection`: one thread at a time.
-public struct IdempotencyStore {
+public struct IdempotencyStore: ClaimStore {
     /// What a claim found.
     public enum ClaimResult: String, Sendable, Equatable {
         /// This worker holds the claim: send.
@@ -69,21 +69,6 @@ public struct IdempotencyStore {
                 return state == "sent" ? .sent : state == "failed" ? .failed : .pending
             }
         }
-    }
-
-    /// Records acceptances: these deliveries are never sent again within the horizon.
-    public func markSent(_ deliveries: [DeliveryKey]) throws(RedisError) {
-        try settle(sent: deliveries)
-    }
-
-    /// Records permanent failures.
-    public func markFailed(_ deliveries: [DeliveryKey]) throws(RedisError) {
-        try settle(failed: deliveries)
-    }
-
-    /// Gives claims back after retryable failures, so a later attempt can claim them.
-    public func release(_ deliveries: [DeliveryKey]) throws(RedisError) {
-        try settle(released: deliveries)
     }
 
     /// Marks `sent` and `failed` (plain `SET … PX <horizon>`) and releases `released`

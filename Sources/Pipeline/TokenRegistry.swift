@@ -7,7 +7,7 @@ import Redis
 /// Keys: `pushline:tokens:<app>:<environment>:<user>` (hash token → registration time, ms),
 /// `pushline:token-owner:<app>:<environment>:<token>` (the user, for removal by token), and
 /// `pushline:profile:<user>` (hash with `locale`). Confined like its `RedisConnection`.
-public struct TokenRegistry {
+public struct TokenRegistry: TokenStore {
     /// A registered device.
     public struct Device: Sendable, Equatable {
         public var token: DeviceToken

@@ -23,20 +23,31 @@ struct DeliveryStages {
 
     let planner: DeliveryPlanner
     private let records: OutputRecords
-    private let redis: RedisConnection
-    private let idempotency: IdempotencyStore
-    private let collapse: CollapseWindow
-    private let registry: TokenRegistry
+    /// The stores' connection; nil with in-memory stores.
+    private let redis: RedisConnection?
+    private let idempotency: any ClaimStore
+    private let collapse: any CollapseStore
+    private let registry: any TokenStore
 
-    /// - Parameter owner: this worker's id, written into its `pending` claims.
-    init(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConnection, owner: String) {
-        self.redis = redis
+    /// Connects to Redis, or takes the worker's in-memory stores.
+    /// - Parameter owner: this worker's id, written into its `pending` claims in Redis.
+    init(configuration: WorkerConfiguration, enricher: Enricher, stores: StoreAccess, owner: String) throws(RedisError) {
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
                                 dlqTopic: configuration.dlqTopic)
         planner = DeliveryPlanner(pools: configuration.pools, enricher: enricher, records: records)
-        idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency, owner: owner)
-        collapse = CollapseWindow(connection: redis)
-        registry = TokenRegistry(connection: redis)
+        switch stores {
+        case .redis(let redisConfiguration):
+            let redis = try RedisConnection(configuration: redisConfiguration)
+            self.redis = redis
+            idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency, owner: owner)
+            collapse = CollapseWindow(connection: redis)
+            registry = TokenRegistry(connection: redis)
+        case .inMemory(let claims, let collapseWindow, let tokenRegistry):
+            redis = nil
+            idempotency = claims
+            collapse = collapseWindow
+            registry = tokenRegistry
+        }
     }
 
     // MARK: Plan
@@ -111,9 +122,9 @@ struct DeliveryStages {
         if !keys.isEmpty { try idempotency.release(keys) }
     }
 
-    /// Whether Redis answers.
+    /// Whether Redis answers (in-memory stores always do).
     func ping() throws(RedisError) {
-        _ = try redis.send(RedisCommand("PING"))
+        _ = try redis?.send(RedisCommand("PING"))
     }
 
     // MARK: Send and record

@@ -32,12 +32,12 @@ final class RedisStage: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let stopped = Runtime.Semaphore()
 
-    /// Starts the thread; it connects to Redis when its first job comes.
-    init(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConfiguration, owner: String, wakeUp: Runtime.Semaphore) {
+    /// Starts the thread; it connects to Redis (with Redis stores) when its first job comes.
+    init(configuration: WorkerConfiguration, enricher: Enricher, stores: StoreAccess, owner: String, wakeUp: Runtime.Semaphore) {
         jobs = Inbox(wakeUp: jobArrived)
         outcomes = Inbox(wakeUp: wakeUp)
         let thread = Thread { [self] in
-            run(configuration: configuration, enricher: enricher, redis: redis, owner: owner)
+            run(configuration: configuration, enricher: enricher, stores: stores, owner: owner)
         }
         thread.name = "pushline-redis-\(configuration.pipelineName)"
         thread.start()
@@ -61,7 +61,7 @@ final class RedisStage: Sendable {
         stopped.signal()  // a second stop() returns at once
     }
 
-    private func run(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConfiguration, owner: String) {
+    private func run(configuration: WorkerConfiguration, enricher: Enricher, stores: StoreAccess, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
         while !stopping.load(ordering: .acquiring) {
@@ -69,8 +69,7 @@ final class RedisStage: Sendable {
             for job in jobs.take() where !stopping.load(ordering: .acquiring) {
                 do {
                     if stages == nil {
-                        stages = DeliveryStages(configuration: configuration, enricher: enricher,
-                                                redis: try RedisConnection(configuration: redis), owner: owner)
+                        stages = try DeliveryStages(configuration: configuration, enricher: enricher, stores: stores, owner: owner)
                     }
                     outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed)])
                 } catch {

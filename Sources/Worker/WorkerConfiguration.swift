@@ -3,7 +3,7 @@ import Kafka
 import Pipeline
 import Redis
 
-/// What one worker needs: where intents come from, where outcomes go, Redis, which sender pool
+/// What one worker needs: where intents come from, where outcomes go, its stores (Redis), which sender pool
 /// serves each APNs environment, and how batches are formed, overlapped and bounded.
 public struct WorkerConfiguration: Sendable {
     /// What the worker does while Redis cannot be reached.
@@ -15,11 +15,22 @@ public struct WorkerConfiguration: Sendable {
         case failOpen = "fail_open"
     }
 
+    /// Where the worker keeps its idempotency claims, collapse windows and token registry.
+    public enum Stores: Sendable {
+        /// In Redis: what `pushline run` uses.
+        case redis(RedisConfiguration)
+        /// In this process (``InMemoryIdempotencyStore``, ``InMemoryCollapseWindow``,
+        /// ``InMemoryTokenRegistry``): nothing is shared with other workers nor kept after the
+        /// process ends, and Redis outage handling never triggers. For `pushline demo` without
+        /// redis-server only; the YAML configuration does not offer it.
+        case inMemory
+    }
+
     /// The intents topic and consumer group.
     public var consumer: KafkaConsumerConfiguration
     /// The producer for outcomes, token events and dead letters.
     public var producer: KafkaProducerConfiguration
-    public var redis: RedisConfiguration
+    public var stores: Stores
     /// How long `pending`, `sent` and `failed` claims live.
     public var idempotency = IdempotencyStore.Configuration()
     /// The ``APNsSender`` pool name for each environment; an intent for an environment without a
@@ -54,11 +65,17 @@ public struct WorkerConfiguration: Sendable {
     /// the consumer configuration sets none).
     public var lagInterval = Duration.seconds(1)
 
-    public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, redis: RedisConfiguration,
+    public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, stores: Stores,
                 pools: [Intent.Environment: String]) {
         self.consumer = consumer
         self.producer = producer
-        self.redis = redis
+        self.stores = stores
         self.pools = pools
+    }
+
+    /// A worker with its stores in Redis.
+    public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, redis: RedisConfiguration,
+                pools: [Intent.Environment: String]) {
+        self.init(consumer: consumer, producer: producer, stores: .redis(redis), pools: pools)
     }
 }

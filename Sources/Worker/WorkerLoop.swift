@@ -99,14 +99,10 @@ final class WorkerLoop {
         consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents] event in
             consumerEvents.append(contentsOf: [event])
         }
-        // The worker retries Redis itself, on its own schedule: a call to a server that is down
-        // fails at once instead of running the connection's reconnect backoff.
-        var redis = configuration.redis
-        redis.reconnect = .never
         let owner = NotificationID.random().description
-        stages = DeliveryStages(configuration: configuration, enricher: enricher, redis: try RedisConnection(configuration: redis),
-                                owner: owner)
-        redisStage = RedisStage(configuration: configuration, enricher: enricher, redis: redis, owner: owner, wakeUp: wakeUp)
+        let stores = StoreAccess(configuration.stores, idempotency: configuration.idempotency, owner: owner)
+        stages = try DeliveryStages(configuration: configuration, enricher: enricher, stores: stores, owner: owner)
+        redisStage = RedisStage(configuration: configuration, enricher: enricher, stores: stores, owner: owner, wakeUp: wakeUp)
         completions = SendCompletions(records: stages.planner.records, wakeUp: wakeUp)
         planning = PlanningTasks(planner: stages.planner, wakeUp: wakeUp)
     }

@@ -1,7 +1,10 @@
 import APNsCore
+import APNsTelemetry
 import CLI
 import Foundation
 import LocalStack
+import Telemetry
+import Worker
 
 /// `pushline demo`: the whole pipeline on one machine, what `make run` shows.
 enum DemoCommand: Command {
@@ -12,20 +15,25 @@ enum DemoCommand: Command {
 
         Starts, in this process, librdkafka's mock Kafka cluster, the APNs simulator (apns-sim) on a
         self-signed certificate, a redis-server on a free port, and one worker of the example app
-        \(LocalPipeline.app). Publishes the example intents of Pipelines/examples/*.json (in name
-        order) to \(LocalPipeline.intentsTopic), waits until every one of them shows in the outputs
-        (at most \(timeout), progress on standard error), then prints on standard output:
+        \(LocalPipeline.app). When redis-server is not installed, the worker keeps its claims,
+        collapse windows and token registry in memory instead (a warning on standard error says
+        so; nothing is kept). The worker's metrics are served on a free port of 127.0.0.1
+        (/metrics, /healthz, /readyz) while the demo runs; the first line of standard output says
+        where. Publishes the example intents of Pipelines/examples/*.json (in name order) to
+        \(LocalPipeline.intentsTopic), waits until every one of them shows in the outputs (at most
+        \(timeout), progress on standard error), then prints on standard output:
 
           - the outcomes read back from pushline.outcomes, counted by status and reason;
           - the token events of pushline.token-events;
           - the dead letters of pushline.dlq (reason and the first bytes of the original);
-          - how many notifications the simulator's inbox holds.
+          - how many notifications the simulator's inbox holds;
+          - figures read from the metrics: deliveries by status, APNs requests and their latency.
 
         The simulator knows the token \(unregisteredToken) as unregistered (410). Every example
         intent names one token, so each one yields one outcome. docs/demo.md says what to expect.
 
-        Exit 0 when everything showed up; 1 when something could not start (redis-server missing:
-        install the Debian package redis-server) or the outputs did not arrive in time.
+        Exit 0 when everything showed up; 1 when something could not start or the outputs did not
+        arrive in time.
 
         Options:
           -h, --help   show this help
@@ -41,27 +49,52 @@ enum DemoCommand: Command {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
         let examples = try files.map { (file: $0, intent: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)))) }
 
-        note("starting mock Kafka, redis-server, apns-sim and a worker")
+        let stores = storesOnThisMachine()
+        note("starting mock Kafka, \(stores == .redisServer ? "redis-server" : "in-memory stores"), apns-sim and a worker")
+        let registry = MetricsRegistry()
         let pipeline: LocalPipeline
+        let server: TelemetryServer
         do {
-            pipeline = try LocalPipeline(unregistered: [(token: try DeviceToken(unregisteredToken), at: 1_700_000_000_000)])
+            pipeline = try LocalPipeline(stores: stores, unregistered: [(token: try DeviceToken(unregisteredToken), at: 1_700_000_000_000)],
+                                         telemetry: WorkerTelemetry(registry: registry),
+                                         senderMetrics: try SenderMetricsRecorder(registry: registry))
+            server = try TelemetryServer(registry: registry) { [worker = pipeline.worker] in worker.isReady }
         } catch {
             note("could not start: \(error)")
             return 1
         }
-        note("Kafka \(pipeline.cluster.bootstrapServers), redis-server :\(pipeline.redis.port), apns-sim :\(pipeline.harness.devicePort)")
+        let metricsURL = "http://127.0.0.1:\(server.port)"
+        print("== Metrics while the demo runs: \(metricsURL)/metrics \(metricsURL)/healthz \(metricsURL)/readyz\n")
+        fflush(nil)  // shown now, not when the demo ends
+        note("Kafka \(pipeline.cluster.bootstrapServers), \(pipeline.redis.map { "redis-server :\($0.port)" } ?? "in-memory stores"), "
+            + "apns-sim :\(pipeline.harness.devicePort), metrics :\(server.port)")
         let outputs: [(topic: String, value: [UInt8])]
         do {
             outputs = try publish(examples, to: pipeline)
         } catch {
             note("\(error)")
             try pipeline.stop()
+            server.stop()
             return 1
         }
         let inbox = pipeline.harness.simulator.inbox().count
         try pipeline.stop()
+        server.stop()
         printReport(outputs, inbox: inbox)
+        printMetrics(DemoMetrics(registry: registry), servedAt: metricsURL)
         return 0
+    }
+
+    /// A redis-server when one is installed; otherwise in-memory stores, with a warning that says
+    /// what is missing and what the demo does instead.
+    private static func storesOnThisMachine() -> LocalPipeline.Stores {
+        if (try? ExternalCommand.locate("redis-server", package: "redis-server")) != nil { return .redisServer }
+        note("""
+            warning: redis-server is not installed (Debian package redis-server; scripts/setup.sh \
+            installs it). The worker keeps its idempotency claims, collapse windows and token registry \
+            in memory instead, with the same rules; nothing is kept after the demo ends.
+            """)
+        return .inMemory
     }
 
     /// Publishes the intents one at a time, each once the one before has its outcome (so the
@@ -110,6 +143,24 @@ enum DemoCommand: Command {
         }
 
         print("\n== Simulator inbox: \(inbox) notification(s)")
+    }
+
+    /// The figures read from the metrics registry once the worker has stopped.
+    private static func printMetrics(_ metrics: DemoMetrics, servedAt url: String) {
+        print("\n== Metrics (served at \(url)/metrics while the demo ran)")
+        let statuses = metrics.deliveriesByStatus.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        print("pushline_deliveries_total by status: " + statuses.joined(separator: " "))
+        guard let median = metrics.apnsLatencyMedianBound else {
+            print("pushline_apns_latency_seconds: no requests")
+            return
+        }
+        let mean = metrics.apnsLatencySum / Double(metrics.apnsRequests)
+        print("pushline_apns_latency_seconds: \(metrics.apnsRequests) requests, mean \(milliseconds(mean)), p50 <= \(milliseconds(median))")
+    }
+
+    /// Seconds as milliseconds with one decimal (`+Inf` for the last bucket's bound).
+    private static func milliseconds(_ seconds: Double) -> String {
+        seconds.isFinite ? String(format: "%.1f ms", seconds * 1000) : "+Inf"
     }
 
     private static func records(_ outputs: [(topic: String, value: [UInt8])], on topic: String) -> [[String: Any]] {

@@ -2,7 +2,6 @@ import APNsCore
 import Foundation
 import Pipeline
 import PushlineTestKit
-import Redis
 import Testing
 
 private let schema = "Config/schemas/token-registration-v1.schema.json"
@@ -84,19 +83,12 @@ struct TokenRegistrationRecordTests {
     }
 }
 
-/// Runs `body` with a token registry on a fresh real redis-server, on a thread of its own.
-private func withRegistry<Result: Sendable>(_ body: @escaping @Sendable (TokenRegistry) throws -> Result) async throws -> Result {
-    let server = try await RedisServer.start()
-    return try await DedicatedThread.run {
-        try body(TokenRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))))
-    }
-}
-
 @Suite("Token registrations applied to the registry")
 struct TokenRegistrationRegistryTests {
-    @Test("registrations appear with their times, and a locale becomes the user's profile locale")
-    func registrationsAppear() async throws {
-        let (effects, devices, locales) = try await withRegistry { registry in
+    @Test("registrations appear with their times, and a locale becomes the user's profile locale", arguments: StoreBackend.allCases)
+    func registrationsAppear(backend: StoreBackend) async throws {
+        let (effects, devices, locales) = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             let second = String(repeating: "cd", count: 32)
             let effects = try registry.apply([try registration(at: 100, locale: "de"), try registration(token: second, at: 200)])
             return (effects, try registry.devices(users: ["anna"], app: "com.example.app", environment: "sandbox")[0],
@@ -107,9 +99,10 @@ struct TokenRegistrationRegistryTests {
         #expect(locales == ["de"])
     }
 
-    @Test("an unregistration removes the token, but not when the device registered it again later")
-    func unregisterRespectsLaterRegistration() async throws {
-        let (effects, devices) = try await withRegistry { registry in
+    @Test("an unregistration removes the token, but not when the device registered it again later", arguments: StoreBackend.allCases)
+    func unregisterRespectsLaterRegistration(backend: StoreBackend) async throws {
+        let (effects, devices) = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             let effects = try registry.apply([
                 try registration(at: 100), try registration(.unregister, at: 200),  // logged out: removed
                 try registration(at: 300), try registration(.unregister, at: 250),  // an older logout arriving late: kept
@@ -120,18 +113,19 @@ struct TokenRegistrationRegistryTests {
         #expect(devices.map(\.registeredAt) == [300])
     }
 
-    @Test("an unregistration of a token the user does not have changes nothing")
-    func unregisterUnknownToken() async throws {
-        let effects = try await withRegistry { registry in
-            try registry.apply([try registration(.unregister, at: 100), try registration(user: "bo", at: 100),
-                                try registration(.unregister, user: "anna", at: 200)])
+    @Test("an unregistration of a token the user does not have changes nothing", arguments: StoreBackend.allCases)
+    func unregisterUnknownToken(backend: StoreBackend) async throws {
+        let effects = try await withStores(backend) { stores in
+            try stores.tokenRegistry().apply([try registration(.unregister, at: 100), try registration(user: "bo", at: 100),
+                                              try registration(.unregister, user: "anna", at: 200)])
         }
         #expect(effects == [.notRegistered, .applied, .notRegistered])
     }
 
-    @Test("a token registered by another user later moves to that user; an older registration does not take it back")
-    func tokenChangesHands() async throws {
-        let (effects, anna, bo) = try await withRegistry { registry in
+    @Test("a token registered by another user later moves to that user; an older registration does not take it back", arguments: StoreBackend.allCases)
+    func tokenChangesHands(backend: StoreBackend) async throws {
+        let (effects, anna, bo) = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             let effects = try registry.apply([try registration(user: "anna", at: 100), try registration(user: "bo", at: 200),
                                               try registration(user: "anna", at: 150)])
             let devices = try registry.devices(users: ["anna", "bo"], app: "com.example.app", environment: "sandbox")
@@ -142,9 +136,10 @@ struct TokenRegistrationRegistryTests {
         #expect(bo.map(\.registeredAt) == [200])
     }
 
-    @Test("applying the same records again (a batch read again after a crash) leaves the same registry")
-    func replayIsHarmless() async throws {
-        let (first, again) = try await withRegistry { registry in
+    @Test("applying the same records again (a batch read again after a crash) leaves the same registry", arguments: StoreBackend.allCases)
+    func replayIsHarmless(backend: StoreBackend) async throws {
+        let (first, again) = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             let records = [try registration(at: 100), try registration(.unregister, at: 200), try registration(at: 300),
                            try registration(user: "bo", token: String(repeating: "ef", count: 32), at: 400)]
             _ = try registry.apply(records)
@@ -156,9 +151,10 @@ struct TokenRegistrationRegistryTests {
         #expect(first.map { $0.map(\.registeredAt) } == [[300], [400]])
     }
 
-    @Test("a 410 removal after a re-registration through the feed keeps the token (the worker's path sees feed times)")
-    func workerRemovalSeesFeedTimes() async throws {
-        let removed = try await withRegistry { registry in
+    @Test("a 410 removal after a re-registration through the feed keeps the token (the worker's path sees feed times)", arguments: StoreBackend.allCases)
+    func workerRemovalSeesFeedTimes(backend: StoreBackend) async throws {
+        let removed = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             _ = try registry.apply([try registration(at: 500)])
             return try registry.remove(app: "com.example.app", environment: "sandbox", token: try DeviceToken(hex), invalidatedAt: 400)
         }

@@ -13,7 +13,8 @@ final class WorkerFixture: Sendable {
 
     let pipeline: LocalPipeline
     var harness: SimulatorHarness { pipeline.harness }
-    var redis: RedisServer { pipeline.redis }
+    /// Always there: the fixture's pipeline runs a redis-server.
+    var redis: RedisServer { pipeline.redis! }
 
     let registry: MetricsRegistry
     let logLines: LogLines

@@ -1,29 +1,17 @@
 import APNsCore
 import Pipeline
-import PushlineTestKit
-import Redis
 import Testing
-
-/// Runs `body` with a connection to a fresh real redis-server, on a thread of its own (the client
-/// blocks, so never on the cooperative pool).
-private func withRedis<Result: Sendable>(_ body: @escaping @Sendable (RedisConnection, RedisServer) throws -> Result) async throws -> Result {
-    let server = try await RedisServer.start()
-    return try await DedicatedThread.run {
-        let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))
-        return try body(connection, server)
-    }
-}
 
 private func token(_ byte: Int) throws -> DeviceToken {
     try DeviceToken(String(repeating: String(format: "%02x", byte), count: 32))
 }
 
-@Suite("Idempotency claims in Redis")
+@Suite("Idempotency claims")
 struct IdempotencyStoreTests {
-    @Test("the first claim wins; a second sees pending, then sent once marked")
-    func claimLifecycle() async throws {
-        let results = try await withRedis { connection, _ in
-            let store = IdempotencyStore(connection: connection)
+    @Test("the first claim wins; a second sees pending, then sent once marked", arguments: StoreBackend.allCases)
+    func claimLifecycle(backend: StoreBackend) async throws {
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
             let delivery = DeliveryKey(intentID: "intent-1", deviceToken: try token(1))
             let first = try store.claim([delivery])
             let second = try store.claim([delivery])
@@ -34,10 +22,10 @@ struct IdempotencyStoreTests {
         #expect(results == [.claimed, .pending, .sent])
     }
 
-    @Test("a released claim can be claimed again; a failed one is remembered")
-    func releaseAndFail() async throws {
-        let results = try await withRedis { connection, _ in
-            let store = IdempotencyStore(connection: connection)
+    @Test("a released claim can be claimed again; a failed one is remembered", arguments: StoreBackend.allCases)
+    func releaseAndFail(backend: StoreBackend) async throws {
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
             let retried = DeliveryKey(intentID: "intent-2", deviceToken: try token(2))
             let rejected = DeliveryKey(intentID: "intent-3", deviceToken: try token(3))
             _ = try store.claim([retried, rejected])
@@ -48,10 +36,10 @@ struct IdempotencyStoreTests {
         #expect(results == [.claimed, .failed])
     }
 
-    @Test("release never deletes a finished claim (compare-and-delete)")
-    func releaseKeepsSent() async throws {
-        let result = try await withRedis { connection, _ in
-            let store = IdempotencyStore(connection: connection)
+    @Test("release never deletes a finished claim (compare-and-delete)", arguments: StoreBackend.allCases)
+    func releaseKeepsSent(backend: StoreBackend) async throws {
+        let result = try await withStores(backend) { stores in
+            let store = stores.claims()
             let delivery = DeliveryKey(intentID: "intent-4", deviceToken: try token(4))
             _ = try store.claim([delivery])
             try store.markSent([delivery])
@@ -61,12 +49,25 @@ struct IdempotencyStoreTests {
         #expect(result == [.sent])
     }
 
-    @Test("a pending claim expires, so a crashed worker's deliveries are claimed again")
-    func pendingExpires() async throws {
-        let result = try await withRedis { connection, _ in
+    @Test("a store with an owner knows its own pending claim when it claims again, and its release frees it", arguments: StoreBackend.allCases)
+    func ownedClaims(backend: StoreBackend) async throws {
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims(owner: "worker-a")
+            let delivery = DeliveryKey(intentID: "intent-6", deviceToken: try token(6))
+            let first = try store.claim([delivery])
+            let repeated = try store.claim([delivery])
+            try store.release([delivery])
+            return first + repeated + (try store.claim([delivery]))
+        }
+        #expect(results == [.claimed, .heldByOwner, .claimed])
+    }
+
+    @Test("a pending claim expires, so a crashed worker's deliveries are claimed again", arguments: StoreBackend.allCases)
+    func pendingExpires(backend: StoreBackend) async throws {
+        let result = try await withStores(backend) { stores in
             var configuration = IdempotencyStore.Configuration()
             configuration.pendingMilliseconds = 50
-            let store = IdempotencyStore(connection: connection, configuration: configuration)
+            let store = stores.claims(configuration)
             let delivery = DeliveryKey(intentID: "intent-5", deviceToken: try token(5))
             _ = try store.claim([delivery])
             let deadline = ContinuousClock.now + .seconds(5)
@@ -78,10 +79,10 @@ struct IdempotencyStoreTests {
         #expect(result)
     }
 
-    @Test("a batch of 1000 claims is one round trip and each key is independent")
-    func largeBatch() async throws {
-        let results = try await withRedis { connection, server in
-            let store = IdempotencyStore(connection: connection)
+    @Test("a batch of 1000 claims is one call and each key is independent", arguments: StoreBackend.allCases)
+    func largeBatch(backend: StoreBackend) async throws {
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
             let deliveries = try (0..<1000).map { DeliveryKey(intentID: "bulk-\($0)", deviceToken: try token($0 % 200)) }
             let first = try store.claim(deliveries)
             let again = try store.claim(deliveries)
@@ -92,16 +93,16 @@ struct IdempotencyStoreTests {
     }
 }
 
-@Suite("Collapse window in Redis")
+@Suite("Collapse window")
 struct CollapseWindowTests {
     private func entry(_ intent: String, createdAt: Int64, device: Int = 1) throws -> CollapseWindow.Entry {
         CollapseWindow.Entry(deviceToken: try token(device), collapseID: "score", intentID: intent, createdAt: createdAt, windowSeconds: 60)
     }
 
-    @Test("newer intents pass; an older one is stale, one created at the same moment a duplicate")
-    func ordering() async throws {
-        let decisions = try await withRedis { connection, _ in
-            let window = CollapseWindow(connection: connection)
+    @Test("newer intents pass; an older one is stale, one created at the same moment a duplicate", arguments: StoreBackend.allCases)
+    func ordering(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let window = stores.collapseWindow()
             return try window.decide([
                 try entry("a", createdAt: 1000),
                 try entry("b", createdAt: 2000),
@@ -114,10 +115,10 @@ struct CollapseWindowTests {
         #expect(decisions == [.accepted, .accepted, .stale, .duplicate, .sameIntent, .accepted])
     }
 
-    @Test("after the window the collapse id is free again")
-    func windowExpires() async throws {
-        let decision = try await withRedis { connection, server in
-            let window = CollapseWindow(connection: connection)
+    @Test("after the window the collapse id is free again", arguments: StoreBackend.allCases)
+    func windowExpires(backend: StoreBackend) async throws {
+        let decision = try await withStores(backend) { stores in
+            let window = stores.collapseWindow()
             var short = try entry("a", createdAt: 5000)
             short.windowSeconds = 1
             _ = try window.decide([short])
@@ -131,12 +132,12 @@ struct CollapseWindowTests {
     }
 }
 
-@Suite("Token registry in Redis")
+@Suite("Token registry")
 struct TokenRegistryTests {
-    @Test("tokens are listed per user, app and environment")
-    func registerAndList() async throws {
-        let devices = try await withRedis { connection, _ in
-            let registry = TokenRegistry(connection: connection)
+    @Test("tokens are listed per user, app and environment", arguments: StoreBackend.allCases)
+    func registerAndList(backend: StoreBackend) async throws {
+        let devices = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(1), registeredAt: 10)
             try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(2), registeredAt: 20)
             try registry.register(user: "anna", app: "com.example.app", environment: "sandbox", token: try token(3), registeredAt: 30)
@@ -148,10 +149,10 @@ struct TokenRegistryTests {
         #expect(devices[2].isEmpty)
     }
 
-    @Test("a 410 removes the token, unless the device registered it again after APNs' timestamp")
-    func removalRespectsReregistration() async throws {
-        let outcome = try await withRedis { connection, _ in
-            let registry = TokenRegistry(connection: connection)
+    @Test("a 410 removes the token, unless the device registered it again after APNs' timestamp", arguments: StoreBackend.allCases)
+    func removalRespectsReregistration(backend: StoreBackend) async throws {
+        let outcome = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             let app = "com.example.app"
             try registry.register(user: "anna", app: app, environment: "production", token: try token(1), registeredAt: 1_000)
             try registry.register(user: "anna", app: app, environment: "production", token: try token(2), registeredAt: 5_000)
@@ -167,10 +168,10 @@ struct TokenRegistryTests {
         #expect(outcome.3 == [try token(2).hex])
     }
 
-    @Test("user locales come from the profile, nil when unknown")
-    func locales() async throws {
-        let locales = try await withRedis { connection, _ in
-            let registry = TokenRegistry(connection: connection)
+    @Test("user locales come from the profile, nil when unknown", arguments: StoreBackend.allCases)
+    func locales(backend: StoreBackend) async throws {
+        let locales = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
             try registry.setLocale("ja-JP", user: "anna")
             return try registry.locales(users: ["anna", "ben"])
         }

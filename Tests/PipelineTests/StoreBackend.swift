@@ -1,0 +1,50 @@
+import Pipeline
+import PushlineTestKit
+import Redis
+import Testing
+
+/// The two implementations of the worker's stores. Every store behaviour test takes one as its
+/// argument and runs against both, so the in-memory stores are held to the Redis ones' rules.
+enum StoreBackend: CaseIterable, Sendable, CustomTestStringConvertible {
+    /// `IdempotencyStore`, `CollapseWindow` and `TokenRegistry` on a fresh real redis-server.
+    case redis
+    /// `InMemoryIdempotencyStore`, `InMemoryCollapseWindow` and `InMemoryTokenRegistry`.
+    case inMemory
+
+    var testDescription: String { self == .redis ? "Redis" : "in memory" }
+}
+
+/// Makes one backend's stores; those of a Redis backend share one connection to one server.
+struct Stores {
+    /// The connection to the test's redis-server; nil in memory.
+    let connection: RedisConnection?
+
+    func claims(_ configuration: IdempotencyStore.Configuration = IdempotencyStore.Configuration(), owner: String? = nil) -> any ClaimStore {
+        guard let connection else { return InMemoryIdempotencyStore(configuration: configuration, owner: owner) }
+        return IdempotencyStore(connection: connection, configuration: configuration, owner: owner)
+    }
+
+    func collapseWindow() -> any CollapseStore {
+        connection.map { CollapseWindow(connection: $0) } ?? InMemoryCollapseWindow()
+    }
+
+    func tokenRegistry() -> any TokenStore {
+        connection.map { TokenRegistry(connection: $0) } ?? InMemoryTokenRegistry()
+    }
+}
+
+/// Runs `body` with fresh stores of `backend` on a thread of its own (the Redis client blocks, so
+/// never on the cooperative pool); a Redis backend gets a redis-server of its own.
+func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Sendable (Stores) throws -> Result) async throws -> Result {
+    switch backend {
+    case .inMemory:
+        return try await DedicatedThread.run { try body(Stores(connection: nil)) }
+    case .redis:
+        let server = try await RedisServer.start()
+        return try await DedicatedThread.run {
+            try withExtendedLifetime(server) {
+                try body(Stores(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))))
+            }
+        }
+    }
+}
