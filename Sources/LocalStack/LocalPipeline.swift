@@ -60,8 +60,9 @@ public final class LocalPipeline: Sendable {
         })
         harness = try SimulatorHarness(configuration: simulator)
         sender = try Self.sender(port: harness.devicePort, caFile: harness.certificateFile, metrics: senderMetrics)
-        let workerStores = redis.map { WorkerConfiguration.Stores.redis(RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: $0.port))) }
-        var configuration = Self.workerConfiguration(kafka: cluster.bootstrapServers, stores: workerStores ?? .inMemory)
+        let kafka = cluster.bootstrapServers
+        var configuration = redis.map { Self.workerConfiguration(kafka: kafka, redisPort: $0.port) }
+            ?? Self.workerConfiguration(kafka: kafka, stores: .inMemory)
         configuration.consumer.sessionTimeout = .seconds(3)
         configuration.consumer.autoCommitInterval = .milliseconds(200)
         configure(&configuration)
@@ -92,6 +93,11 @@ public final class LocalPipeline: Sendable {
         consumer.heartbeatInterval = .milliseconds(100)
         return WorkerConfiguration(consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: bootstrapServers),
                                    stores: stores, pools: [.sandbox: "dev"])
+    }
+
+    /// ``workerConfiguration(kafka:stores:)`` with Redis on 127.0.0.1 at `redisPort`.
+    public static func workerConfiguration(kafka bootstrapServers: String, redisPort: Int) -> WorkerConfiguration {
+        workerConfiguration(kafka: bootstrapServers, stores: .redis(RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redisPort))))
     }
 
     /// The example app's templates (`Config/templates`) and strings (`Config/locales`).

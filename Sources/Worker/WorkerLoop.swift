@@ -8,17 +8,19 @@ import Redis
 import Runtime
 import Telemetry
 
-/// The worker's thread: one loop that owns the consumer, the producer and the Redis connection,
-/// and moves batches through the ``DeliveryStages``. Nothing here blocks on planning, on the sender
-/// or on Kafka's acknowledgements: messages are planned by ``PlanningTasks``, sends finish through
-/// ``SendCompletions`` (which also build the outcomes), acknowledgements (the producer's delivery
-/// reports) arrive in an ``Inbox``, and each turn of the loop takes whatever has arrived.
+/// The worker's thread: one loop that owns the consumer and the producer, and moves batches
+/// through the stages. Nothing here blocks on planning, on Redis claims and records, on the sender
+/// or on Kafka's acknowledgements: messages are planned by ``PlanningTasks``, claims and records run
+/// on the ``RedisStage``, sends finish through ``SendCompletions`` (which also build the outcomes),
+/// acknowledgements (the producer's delivery reports) arrive in an ``Inbox``, and each turn of the
+/// loop takes whatever has arrived. The loop's own Redis connection (``DeliveryStages``) serves the
+/// token registry for `user` recipients, `PING` and releases.
 ///
-/// One turn: take plans (their deliveries join the open batch), finished sends (record them) and
-/// acknowledgements (complete messages); retry Redis if it is out and due; re-claim deferred
-/// deliveries that are due; pause or resume the partitions; close the open batch at `batch.size`
-/// deliveries or after `batch.linger` unless `concurrency` batches are at the sender; then poll for
-/// more intents unless the sender or the planners have enough.
+/// One turn: take plans (their deliveries join the open batch), claim and record answers, finished
+/// sends (record them) and acknowledgements (complete messages); retry Redis if it is out and due;
+/// re-claim deferred deliveries that are due; close the open batch at `batch.size` deliveries or
+/// after `batch.linger` unless `concurrency` batches are being claimed or at the sender; pause or
+/// resume the partitions; then poll for more intents unless the sender or the planners have enough.
 final class WorkerLoop {
     /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
     private enum RedisStep {
