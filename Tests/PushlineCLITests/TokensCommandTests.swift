@@ -33,6 +33,8 @@ private func configurationFile(redisPort: Int, kafka: String = "localhost:9092",
               environment: \(environment)
         pipelines: pipelines
         \(tokens)
+        telemetry:
+          metrics_port: \(try FreePort.pick())
         """.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
     try """
         source:
