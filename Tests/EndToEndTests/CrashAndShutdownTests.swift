@@ -12,7 +12,7 @@ struct CrashAndShutdownTests {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack()
             defer { stack.stop() }
-            var configuration = stack.configuration()
+            var configuration = try stack.configuration()
             configuration.pendingTTL = "2s"
             let total = 3000
             try stack.publish(0..<total)
@@ -39,7 +39,7 @@ struct CrashAndShutdownTests {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack(partitions: 2)
             defer { stack.stop() }
-            var configuration = stack.configuration()
+            var configuration = try stack.configuration()
             configuration.shutdownDeadline = "10s"
             let worker = try stack.startWorker(configuration)
             defer { worker.stop() }

@@ -23,12 +23,14 @@ final class EndToEndStack: Sendable {
         harness = try SimulatorHarness()
     }
 
-    /// A configuration of these components for the consumer group `e2e`, logging at `info`. A
-    /// member that stops heartbeating loses its partitions after 6 s (librdkafka's default: 45 s).
-    func configuration() -> LocalRunConfiguration {
+    /// A configuration of these components for the consumer group `e2e`, logging at `info`, with
+    /// metrics on a free port. A member that stops heartbeating loses its partitions after 6 s
+    /// (librdkafka's default: 45 s).
+    func configuration() throws -> LocalRunConfiguration {
         var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
                                                   simulatorPort: harness.devicePort, caFile: harness.certificateFile)
         configuration.group = "e2e"
+        configuration.metricsPort = try FreePort.next()
         configuration.kafkaProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
         configuration.logLevel = "info"
         return configuration
