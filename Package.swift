@@ -52,16 +52,17 @@ let package = Package(
         .target(name: "YAML", dependencies: ["CYAML"]),
 
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "Redis"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis"]),
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
-        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime"]),
+        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "PushlineConfiguration", "Redis", "LocalStack", "Worker"]),
+                                                         "PushlineConfiguration", "Redis", "LocalStack", "Worker",
+                                                         "APNsTelemetry", "Telemetry"]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Local components for the demo, benchmarks and tests: redis-server on a free port, the
@@ -84,7 +85,7 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Redis", "PushlineTestKit"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Enrichment", "Redis", "PushlineTestKit"]),
         .testTarget(name: "WorkerTests", dependencies: [
             "Worker", "APNsClient", "APNsCore", "APNsSimulator", "Enrichment", "Kafka", "Pipeline", "Redis", "PushlineTestKit",
         ]),

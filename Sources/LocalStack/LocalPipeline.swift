@@ -29,8 +29,12 @@ public final class LocalPipeline: Sendable {
 
     /// Starts everything and the worker. Throws, naming the Debian package, when redis-server is
     /// not installed.
-    /// - Parameter unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
-    public init(unregistered: [(token: DeviceToken, at: Int64)] = []) throws {
+    /// - Parameters:
+    ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    ///   - telemetry: where the worker's metrics and logs go.
+    ///   - configure: changes to the worker's configuration (batching, limits, policies, TTLs).
+    public init(unregistered: [(token: DeviceToken, at: Int64)] = [], telemetry: WorkerTelemetry = WorkerTelemetry(),
+                configure: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(Self.intentsTopic, partitions: 1)
         for topic in Self.outputTopics { try cluster.createTopic(topic, partitions: 1) }
@@ -45,7 +49,8 @@ public final class LocalPipeline: Sendable {
         var configuration = Self.workerConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port)
         configuration.consumer.sessionTimeout = .seconds(3)
         configuration.consumer.autoCommitInterval = .milliseconds(200)
-        worker = Worker(configuration: configuration, enricher: try Self.enricher(), sender: sender)
+        configure(&configuration)
+        worker = try Worker(configuration: configuration, enricher: try Self.enricher(), sender: sender, telemetry: telemetry)
 
         outputs = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
             bootstrapServers: cluster.bootstrapServers, groupID: "output-reader", topics: Self.outputTopics))
