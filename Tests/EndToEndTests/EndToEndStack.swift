@@ -112,7 +112,8 @@ final class EndToEndStack: Sendable {
         harness.simulator.inbox().reduce(into: [:]) { counts, notification in counts[notification.token ?? "", default: 0] += 1 }
     }
 
-    /// The keys of idempotency claims that are still `pending` (a delivery claimed and not settled).
+    /// The keys of idempotency claims that are still `pending` (a delivery claimed and not settled;
+    /// a worker's claims read `pending <owner>`).
     func pendingClaims() throws -> Set<String> {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
         // `pending` or `pending <owner>` (docs/pipeline-stores.md).
