@@ -23,11 +23,20 @@ public final class TokenFeed: Sendable {
         public var recordsApplied = 0
         /// Records sent to the DLQ because they could not be decoded.
         public var deadLetters = 0
-        /// Batches tried again because Redis could not be reached.
+        /// Attempts to apply a batch that failed because Redis could not be reached (each was tried again).
         public var redisRetries = 0
     }
 
+    /// What the feed reports as it happens, for logs.
+    public enum Event: Sendable {
+        /// Redis could not be reached: the batch in hand waits for it (reported once per outage).
+        case redisUnreachable(RedisError)
+        /// Redis answered again and the waiting batch was applied, after this many failed attempts.
+        case redisRecovered(failedAttempts: Int)
+    }
+
     private let configuration: TokenFeedConfiguration
+    private let eventHandler: @Sendable (Event) -> Void
     private let stopping = Atomic<Bool>(false)
     /// Signalled by ``stop()``, to cut a wait for Redis short.
     private let wake = Semaphore()
@@ -35,8 +44,10 @@ public final class TokenFeed: Sendable {
     private let failure = Mutex<(any Error)?>(nil)
     private let counts = Mutex(Statistics())
 
-    public init(configuration: TokenFeedConfiguration) {
+    /// - Parameter eventHandler: called on the feed's thread; it must not block for long.
+    public init(configuration: TokenFeedConfiguration, eventHandler: @escaping @Sendable (Event) -> Void = { _ in }) {
         self.configuration = configuration
+        self.eventHandler = eventHandler
     }
 
     /// Starts the feed's thread; call once.
@@ -113,9 +124,11 @@ public final class TokenFeed: Sendable {
                     connection = link
                 }
                 _ = try TokenRegistry(connection: link).apply(registrations)
+                if retry > 0 { eventHandler(.redisRecovered(failedAttempts: retry)) }
                 return true
             } catch {
                 guard error.isRetryable else { throw error }
+                if retry == 0 { eventHandler(.redisUnreachable(error)) }
                 counts.withLock { $0.redisRetries += 1 }
                 let delay = configuration.redisRetry.delay(beforeRetry: retry, using: &random)
                 retry += 1

@@ -15,8 +15,8 @@ public struct TokenFeedConfiguration: Sendable {
     public var pollTimeout = Duration.milliseconds(100)
     /// How long a batch's dead letters may take to be acknowledged by Kafka before the feed stops.
     public var outputTimeout = Duration.seconds(30)
-    /// The waits between attempts while Redis cannot be reached (the batch in hand is retried until
-    /// it is applied or the feed is stopped).
+    /// The waits between attempts while Redis cannot be reached. Only its delays are used: the batch
+    /// in hand is tried until it is applied or the feed is stopped.
     public var redisRetry = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(100), maximumDelay: .seconds(5))
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, redis: RedisConfiguration) {

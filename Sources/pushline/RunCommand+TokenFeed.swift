@@ -10,9 +10,14 @@ extension RunCommand {
                                                        producer: configuration.kafka.producerConfiguration, redis: configuration.redis)
         feedConfiguration.dlqTopic = configuration.tokens.dlq
         feedConfiguration.batchSize = configuration.tokens.batchSize
-        let feed = TokenFeed(configuration: feedConfiguration)
+        let feed = TokenFeed(configuration: feedConfiguration) { event in
+            switch event {
+            case .redisUnreachable(let error): note("token feed: Redis cannot be reached (\(error)); its batch waits, retrying")
+            case .redisRecovered(let attempts): note("token feed: Redis is back after \(attempts) failed attempt(s); the batch is applied")
+            }
+        }
         feed.start()
-        FileHandle.standardError.write(Data("pushline run: token feed: \(configuration.tokens)\n".utf8))
+        note("token feed: \(configuration.tokens)")
         return feed
     }
 
@@ -22,8 +27,12 @@ extension RunCommand {
             try feed?.stop()
             return 0
         } catch {
-            FileHandle.standardError.write(Data("pushline run: the token feed stopped on an error: \(error)\n".utf8))
+            note("the token feed stopped on an error: \(error)")
             return 1
         }
+    }
+
+    private static func note(_ message: String) {
+        FileHandle.standardError.write(Data("pushline run: \(message)\n".utf8))
     }
 }

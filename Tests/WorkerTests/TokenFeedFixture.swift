@@ -40,9 +40,9 @@ final class TokenFeedFixture: Sendable {
         configuration = feed
     }
 
-    /// A started feed on the fixture's topic, group and Redis.
-    func startFeed() -> TokenFeed {
-        let feed = TokenFeed(configuration: configuration)
+    /// A started feed on the fixture's topic, group and Redis, its events recorded in `events`.
+    func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog()) -> TokenFeed {
+        let feed = TokenFeed(configuration: configuration) { events.append(contentsOf: [$0]) }
         feed.start()
         return feed
     }

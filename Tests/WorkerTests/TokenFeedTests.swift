@@ -77,9 +77,10 @@ struct TokenFeedTests {
 
     @Test("Redis stopped and restarted: the records published meanwhile are all applied once it is back")
     func redisRestartLosesNothing() async throws {
-        let (devices, statistics) = try await DedicatedThread.run {
+        let (devices, statistics, events) = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
-            let feed = fixture.startFeed()
+            let events = RecordLog<TokenFeed.Event>()
+            let feed = fixture.startFeed(events: events)
             try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(0), at: 100)])
             try fixture.waitUntilHandled(1, by: feed)
             fixture.redis.stop()
@@ -89,10 +90,14 @@ struct TokenFeedTests {
             try fixture.redis.restart()  // empty: no persistence
             try fixture.waitUntilHandled(21, by: feed)
             try feed.stop()
-            return (try fixture.devices(["anna"])[0], feed.statistics)
+            return (try fixture.devices(["anna"])[0], feed.statistics, events.all)
         }
         #expect(devices == (try (1...20).map { try TokenFeedFixture.token($0).hex + "@\(1000 + $0)" }).sorted())
         #expect(statistics.redisRetries >= 3)
+        // One report when the outage starts, one when it ends, whatever the number of attempts between.
+        #expect(events.count == 2)
+        if case .redisUnreachable(let error)? = events.first { #expect(error.isRetryable) } else { Issue.record("\(events)") }
+        if case .redisRecovered(let attempts)? = events.last { #expect(attempts == statistics.redisRetries) } else { Issue.record("\(events)") }
     }
 
     @Test("a feed stopped while Redis is down leaves the batch uncommitted; the next feed applies it")
