@@ -11,7 +11,8 @@ import Synchronization
 /// dead letters, and only then mark the batch's messages complete, so offsets advance at the
 /// watermark only over records that are in the registry or the DLQ.
 ///
-/// While Redis cannot be reached, the batch in hand is tried again with backoff: no record is
+/// While Redis cannot be reached, the batch in hand is tried again with the worker's backoff
+/// (``RedisOutage``: 100 ms doubling to 5 s, with jitter): no record is
 /// skipped, and applying records again is harmless (``TokenRegistry/apply(_:)``). ``stop()`` ends
 /// the wait, leaving that batch to be read again after a restart, then flushes, commits and closes.
 /// An error the feed cannot wait out (Kafka failing, Redis refusing a command for good) stops it
@@ -112,8 +113,8 @@ public final class TokenFeed: Sendable {
     /// when the feed was stopped before they could be applied.
     private func apply(_ registrations: [TokenRegistration], connection: inout RedisConnection?) throws(RedisError) -> Bool {
         guard !registrations.isEmpty else { return true }
-        var random = SystemRandomNumberGenerator()
-        var retry = 0
+        var outage = RedisOutage()
+        var failedAttempts = 0
         while true {
             do throws(RedisError) {
                 let link: RedisConnection
@@ -124,14 +125,15 @@ public final class TokenFeed: Sendable {
                     connection = link
                 }
                 _ = try TokenRegistry(connection: link).apply(registrations)
-                if retry > 0 { eventHandler(.redisRecovered(failedAttempts: retry)) }
+                if outage.answered() { eventHandler(.redisRecovered(failedAttempts: failedAttempts)) }
                 return true
             } catch {
                 guard error.isRetryable else { throw error }
-                if retry == 0 { eventHandler(.redisUnreachable(error)) }
+                let now = ContinuousClock.now
+                if outage.failed(at: now) { eventHandler(.redisUnreachable(error)) }
+                failedAttempts += 1
                 counts.withLock { $0.redisRetries += 1 }
-                let delay = configuration.redisRetry.delay(beforeRetry: retry, using: &random)
-                retry += 1
+                let delay = now.duration(to: outage.nextAttempt)
                 _ = wake.wait(milliseconds: Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000))
                 if isStopping { return false }
             }

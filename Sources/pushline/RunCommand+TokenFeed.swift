@@ -1,38 +1,39 @@
-import Foundation
 import PushlineConfiguration
+import Telemetry
 import Worker
 
 extension RunCommand {
-    /// The token feed of `configuration`, started, when `tokens.enabled` is set; nil otherwise.
-    static func startTokenFeed(_ configuration: PushlineConfiguration) -> TokenFeed? {
-        guard configuration.tokens.enabled else { return nil }
-        var feedConfiguration = TokenFeedConfiguration(consumer: configuration.kafka.consumerConfiguration(for: configuration.tokens),
+    /// The token feed of `configuration`, started, when `tokens.enabled` is set; nil otherwise. Its
+    /// start, and each Redis outage it waits out, are logged.
+    static func startTokenFeed(_ configuration: PushlineConfiguration, logger: Logger) -> TokenFeed? {
+        let tokens = configuration.tokens
+        guard tokens.enabled else { return nil }
+        var feedConfiguration = TokenFeedConfiguration(consumer: configuration.kafka.consumerConfiguration(for: tokens),
                                                        producer: configuration.kafka.producerConfiguration, redis: configuration.redis)
-        feedConfiguration.dlqTopic = configuration.tokens.dlq
-        feedConfiguration.batchSize = configuration.tokens.batchSize
+        feedConfiguration.dlqTopic = tokens.dlq
+        feedConfiguration.batchSize = tokens.batchSize
         let feed = TokenFeed(configuration: feedConfiguration) { event in
             switch event {
-            case .redisUnreachable(let error): note("token feed: Redis cannot be reached (\(error)); its batch waits, retrying")
-            case .redisRecovered(let attempts): note("token feed: Redis is back after \(attempts) failed attempt(s); the batch is applied")
+            case .redisUnreachable(let error):
+                logger.warning("token feed: Redis cannot be reached; its batch waits", metadata: ["error": .string("\(error)")])
+            case .redisRecovered(let attempts):
+                logger.notice("token feed: Redis is back; the batch is applied", metadata: ["failed_attempts": .string("\(attempts)")])
             }
         }
         feed.start()
-        note("token feed: \(configuration.tokens)")
+        logger.info("token feed started", metadata: ["topic": .string(tokens.topic), "group": .string(tokens.group),
+                                                     "dlq": .string(tokens.dlq), "batch_size": .string("\(tokens.batchSize)")])
         return feed
     }
 
-    /// Stops the token feed, if one runs; 1 when it had stopped on an error (which is printed), else 0.
-    static func stopTokenFeed(_ feed: TokenFeed?) -> Int32 {
+    /// Stops the token feed, if one runs; 1 when it had stopped on an error (which is logged), else 0.
+    static func stopTokenFeed(_ feed: TokenFeed?, logger: Logger) -> Int32 {
         do {
             try feed?.stop()
             return 0
         } catch {
-            note("the token feed stopped on an error: \(error)")
+            logger.error("the token feed stopped on an error", metadata: ["error": .string("\(error)")])
             return 1
         }
-    }
-
-    private static func note(_ message: String) {
-        FileHandle.standardError.write(Data("pushline run: \(message)\n".utf8))
     }
 }

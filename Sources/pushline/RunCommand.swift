@@ -92,7 +92,7 @@ enum RunCommand: Command {
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
         }
-        let tokenFeed = startTokenFeed(configuration)
+        let tokenFeed = startTokenFeed(configuration, logger: logger)
         logger.info("running", metadata: ["pipelines": .string(configuration.pipelines.map(\.name).joined(separator: ",")),
                                           "metrics_port": .string("\(server.port)")])
         ended.wait()
@@ -107,7 +107,7 @@ enum RunCommand: Command {
                 status = 1
             }
         }
-        status = max(status, stopTokenFeed(tokenFeed))
+        status = max(status, stopTokenFeed(tokenFeed, logger: logger))
         for sender in senders { sender.shutdown() }
         server.stop()
         return status

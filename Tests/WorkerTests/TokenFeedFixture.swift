@@ -36,7 +36,6 @@ final class TokenFeedFixture: Sendable {
         var feed = TokenFeedConfiguration(consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers),
                                           redis: redisConfiguration)
         feed.dlqTopic = Self.dlqTopic
-        feed.redisRetry = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
         configuration = feed
     }
 
