@@ -51,16 +51,20 @@ public final class TokenFeed: Sendable {
         self.eventHandler = eventHandler
     }
 
-    /// Starts the feed's thread; call once.
-    public func start() {
-        Thread.detachNewThread { [self] in
+    /// Starts the feed's thread; call once. `whenFailed` is called on that thread if the feed stops
+    /// on an error of its own (before ``stop()`` is asked for or while it drains).
+    public func start(whenFailed: @escaping @Sendable (any Error) -> Void = { _ in }) {
+        let thread = Thread { [self] in
             do {
                 try run()
             } catch {
                 failure.withLock { $0 = error }
+                whenFailed(error)
             }
             finished.signal()
         }
+        thread.name = "pushline-token-feed"
+        thread.start()
     }
 
     /// Asks the feed to stop after the batch in hand and waits until it has drained and closed.
@@ -69,6 +73,7 @@ public final class TokenFeed: Sendable {
         stopping.store(true, ordering: .releasing)
         wake.signal()
         finished.wait()
+        finished.signal()  // a second stop() returns at once
         if let error = failure.withLock({ $0 }) { throw error }
     }
 

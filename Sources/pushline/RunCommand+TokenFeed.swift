@@ -4,8 +4,10 @@ import Worker
 
 extension RunCommand {
     /// The token feed of `configuration`, started, when `tokens.enabled` is set; nil otherwise. Its
-    /// start, and each Redis outage it waits out, are logged.
-    static func startTokenFeed(_ configuration: PushlineConfiguration, logger: Logger) -> TokenFeed? {
+    /// start, each Redis outage it waits out, and its failure are logged; `whenFailed` is called
+    /// when it stops on an error of its own.
+    static func startTokenFeed(_ configuration: PushlineConfiguration, logger: Logger,
+                               whenFailed: @escaping @Sendable (any Error) -> Void) -> TokenFeed? {
         let tokens = configuration.tokens
         guard tokens.enabled else { return nil }
         var feedConfiguration = TokenFeedConfiguration(consumer: configuration.kafka.consumerConfiguration(for: tokens),
@@ -20,19 +22,21 @@ extension RunCommand {
                 logger.notice("token feed: Redis is back; the batch is applied", metadata: ["failed_attempts": .string("\(attempts)")])
             }
         }
-        feed.start()
+        feed.start { error in
+            logger.error("token feed failed", metadata: ["error": .string("\(error)")])
+            whenFailed(error)
+        }
         logger.info("token feed started", metadata: ["topic": .string(tokens.topic), "group": .string(tokens.group),
                                                      "dlq": .string(tokens.dlq), "batch_size": .string("\(tokens.batchSize)")])
         return feed
     }
 
-    /// Stops the token feed, if one runs; 1 when it had stopped on an error (which is logged), else 0.
-    static func stopTokenFeed(_ feed: TokenFeed?, logger: Logger) -> Int32 {
+    /// Stops the token feed, if one runs; 1 when it had stopped on an error (logged when it did), else 0.
+    static func stopTokenFeed(_ feed: TokenFeed?) -> Int32 {
         do {
             try feed?.stop()
             return 0
         } catch {
-            logger.error("the token feed stopped on an error", metadata: ["error": .string("\(error)")])
             return 1
         }
     }

@@ -92,7 +92,10 @@ enum RunCommand: Command {
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
         }
-        let tokenFeed = startTokenFeed(configuration, logger: logger)
+        let tokenFeed = startTokenFeed(configuration, logger: logger) { error in
+            cause.withLock { $0 = $0 ?? "token feed failed: \(error)" }
+            ended.signal()
+        }
         logger.info("running", metadata: ["pipelines": .string(configuration.pipelines.map(\.name).joined(separator: ",")),
                                           "metrics_port": .string("\(server.port)")])
         ended.wait()
@@ -107,7 +110,7 @@ enum RunCommand: Command {
                 status = 1
             }
         }
-        status = max(status, stopTokenFeed(tokenFeed, logger: logger))
+        status = max(status, stopTokenFeed(tokenFeed))
         for sender in senders { sender.shutdown() }
         server.stop()
         return status

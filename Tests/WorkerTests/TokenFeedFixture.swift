@@ -39,11 +39,18 @@ final class TokenFeedFixture: Sendable {
         configuration = feed
     }
 
-    /// A started feed on the fixture's topic, group and Redis, its events recorded in `events`.
-    func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog()) -> TokenFeed {
+    /// A started feed on the fixture's topic, group and Redis, its events recorded in `events` and
+    /// the error it fails on, if any, in `failures`.
+    func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog(), failures: RecordLog<String> = RecordLog()) -> TokenFeed {
         let feed = TokenFeed(configuration: configuration) { events.append(contentsOf: [$0]) }
-        feed.start()
+        feed.start { failures.append(contentsOf: ["\($0)"]) }
         return feed
+    }
+
+    /// Runs one command on the fixture's Redis, past the registry (to break what it expects).
+    func redisCommand(_ arguments: String...) throws {
+        _ = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)))
+            .send(RedisCommand(arguments[0], Array(arguments.dropFirst())))
     }
 
     /// Publishes records to the single tokens partition, in order, and waits until Kafka has them.

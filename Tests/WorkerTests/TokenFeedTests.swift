@@ -100,6 +100,26 @@ struct TokenFeedTests {
         if case .redisRecovered(let attempts)? = events.last { #expect(attempts == statistics.redisRetries) } else { Issue.record("\(events)") }
     }
 
+    @Test("a Redis error that waiting cannot fix stops the feed and reports it; the record stays uncommitted")
+    func unfixableRedisErrorStopsFeed() async throws {
+        let (failures, stopError, committed) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            // A string where the registry keeps a hash: every write to it is refused with WRONGTYPE.
+            try fixture.redisCommand("SET", "pushline:tokens:\(TokenFeedFixture.app):sandbox:anna", "not a hash")
+            let failures = RecordLog<String>()
+            let feed = fixture.startFeed(failures: failures)
+            try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 100)])
+            try Deadline.wait(for: "the feed to fail") { !failures.all.isEmpty }
+            var stopError = ""
+            do { try feed.stop() } catch { stopError = "\(error)" }
+            return (failures.all, stopError, try fixture.committedOffset())
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("WRONGTYPE") == true, "\(failures)")
+        #expect(stopError == failures.first, "stop() throws the error the feed failed on")
+        #expect(committed == nil, "the record was neither applied nor dead-lettered, so its offset is not committed")
+    }
+
     @Test("a feed stopped while Redis is down leaves the batch uncommitted; the next feed applies it")
     func stopDuringOutageHandsBatchOn() async throws {
         let (committedWhileDown, devices) = try await DedicatedThread.run {
