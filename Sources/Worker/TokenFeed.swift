@@ -4,6 +4,7 @@ import Pipeline
 import Redis
 import Runtime
 import Synchronization
+import Telemetry
 
 /// Keeps the token registry in step with the `pushline.tokens` topic, on a thread of its own: poll a
 /// batch of records, decode them (a bad one becomes a dead letter with its reason, and the records
@@ -38,6 +39,7 @@ public final class TokenFeed: Sendable {
 
     private let configuration: TokenFeedConfiguration
     private let eventHandler: @Sendable (Event) -> Void
+    private let metrics: TokenFeedMetrics?
     private let stopping = Atomic<Bool>(false)
     /// Signalled by ``stop()``, to cut a wait for Redis short.
     private let wake = Semaphore()
@@ -45,10 +47,16 @@ public final class TokenFeed: Sendable {
     private let failure = Mutex<(any Error)?>(nil)
     private let counts = Mutex(Statistics())
 
-    /// - Parameter eventHandler: called on the feed's thread; it must not block for long.
-    public init(configuration: TokenFeedConfiguration, eventHandler: @escaping @Sendable (Event) -> Void = { _ in }) {
+    /// - Parameters:
+    ///   - registry: where the feed records its metrics (`pushline_token_records_total`,
+    ///     `pushline_token_feed_redis_available`); none when nil.
+    ///   - eventHandler: called on the feed's thread; it must not block for long.
+    /// - Throws: ``MetricsRegistryError`` when `registry` already holds the feed's metrics.
+    public init(configuration: TokenFeedConfiguration, registry: MetricsRegistry? = nil,
+                eventHandler: @escaping @Sendable (Event) -> Void = { _ in }) throws(MetricsRegistryError) {
         self.configuration = configuration
         self.eventHandler = eventHandler
+        metrics = try registry.map { (registry) throws(MetricsRegistryError) in try TokenFeedMetrics(registry: registry) }
     }
 
     /// Starts the feed's thread; call once. `whenFailed` is called on that thread if the feed stops
@@ -99,10 +107,11 @@ public final class TokenFeed: Sendable {
                     deadLetters.append(deadLetter(for: message, error))
                 }
             }
-            guard try apply(registrations, connection: &connection) else { break }
+            guard let effects = try apply(registrations, connection: &connection) else { break }
             if !deadLetters.isEmpty {
                 try acknowledgements.wait(for: try producer.send(deadLetters), timeout: configuration.outputTimeout)
             }
+            metrics?.recorded(effects, deadLetters: deadLetters.count)
             counts.withLock {
                 $0.recordsApplied += registrations.count
                 $0.deadLetters += deadLetters.count
@@ -114,10 +123,11 @@ public final class TokenFeed: Sendable {
         try consumer.close()
     }
 
-    /// Applies `registrations` to the registry, trying again while Redis cannot be reached; false
-    /// when the feed was stopped before they could be applied.
-    private func apply(_ registrations: [TokenRegistration], connection: inout RedisConnection?) throws(RedisError) -> Bool {
-        guard !registrations.isEmpty else { return true }
+    /// Applies `registrations` to the registry, trying again while Redis cannot be reached, and
+    /// returns their effects; nil when the feed was stopped before they could be applied.
+    private func apply(_ registrations: [TokenRegistration],
+                       connection: inout RedisConnection?) throws(RedisError) -> [TokenRegistry.RegistrationEffect]? {
+        guard !registrations.isEmpty else { return [] }
         var outage = RedisOutage()
         var failedAttempts = 0
         while true {
@@ -129,18 +139,24 @@ public final class TokenFeed: Sendable {
                     link = try RedisConnection(configuration: configuration.redis)
                     connection = link
                 }
-                _ = try TokenRegistry(connection: link).apply(registrations)
-                if outage.answered() { eventHandler(.redisRecovered(failedAttempts: failedAttempts)) }
-                return true
+                let effects = try TokenRegistry(connection: link).apply(registrations)
+                if outage.answered() {
+                    metrics?.redisAvailable.set(to: 1)
+                    eventHandler(.redisRecovered(failedAttempts: failedAttempts))
+                }
+                return effects
             } catch {
                 guard error.isRetryable else { throw error }
                 let now = ContinuousClock.now
-                if outage.failed(at: now) { eventHandler(.redisUnreachable(error)) }
+                if outage.failed(at: now) {
+                    metrics?.redisAvailable.set(to: 0)
+                    eventHandler(.redisUnreachable(error))
+                }
                 failedAttempts += 1
                 counts.withLock { $0.redisRetries += 1 }
                 let delay = now.duration(to: outage.nextAttempt)
                 _ = wake.wait(milliseconds: Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000))
-                if isStopping { return false }
+                if isStopping { return nil }
             }
         }
     }

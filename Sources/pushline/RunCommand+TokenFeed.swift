@@ -6,15 +6,16 @@ extension RunCommand {
     /// The token feed of `configuration`, started, when `tokens.enabled` is set; nil otherwise. Its
     /// start, each Redis outage it waits out, and its failure are logged; `whenFailed` is called
     /// when it stops on an error of its own.
-    static func startTokenFeed(_ configuration: PushlineConfiguration, logger: Logger,
-                               whenFailed: @escaping @Sendable (any Error) -> Void) -> TokenFeed? {
+    /// Its metrics go to `registry`.
+    static func startTokenFeed(_ configuration: PushlineConfiguration, logger: Logger, registry: MetricsRegistry,
+                               whenFailed: @escaping @Sendable (any Error) -> Void) throws -> TokenFeed? {
         let tokens = configuration.tokens
         guard tokens.enabled else { return nil }
         var feedConfiguration = TokenFeedConfiguration(consumer: configuration.kafka.consumerConfiguration(for: tokens),
                                                        producer: configuration.kafka.producerConfiguration, redis: configuration.redis)
         feedConfiguration.dlqTopic = tokens.dlq
         feedConfiguration.batchSize = tokens.batchSize
-        let feed = TokenFeed(configuration: feedConfiguration) { event in
+        let feed = try TokenFeed(configuration: feedConfiguration, registry: registry) { event in
             switch event {
             case .redisUnreachable(let error):
                 logger.warning("token feed: Redis cannot be reached; its batch waits", metadata: ["error": .string("\(error)")])

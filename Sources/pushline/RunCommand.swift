@@ -92,7 +92,7 @@ enum RunCommand: Command {
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
         }
-        let tokenFeed = startTokenFeed(configuration, logger: logger) { error in
+        let tokenFeed = try startTokenFeed(configuration, logger: logger, registry: registry) { error in
             cause.withLock { $0 = $0 ?? "token feed failed: \(error)" }
             ended.signal()
         }

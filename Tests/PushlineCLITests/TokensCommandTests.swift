@@ -24,6 +24,27 @@ private func configurationFile(redisPort: Int, kafka: String = "localhost:9092",
     return file
 }
 
+/// What `pushline run` with the token feed needs: a mock Kafka cluster with the pipeline's topics
+/// and `pushline.tokens`, a redis-server, the simulator, and a configuration for them with
+/// `tokens.enabled`. Stop the harness when done.
+private struct RunStack {
+    let cluster: KafkaMockCluster
+    let redis: RedisServer
+    let harness: SimulatorHarness
+    let config: String
+
+    init() async throws {
+        cluster = try KafkaMockCluster(brokers: 1)
+        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq", "pushline.tokens"] {
+            try cluster.createTopic(topic, partitions: 1)
+        }
+        redis = try await RedisServer.start()
+        harness = try SimulatorHarness()
+        config = try configurationFile(redisPort: redis.port, kafka: cluster.bootstrapServers,
+                                       simulator: (harness.devicePort, harness.certificateFile), tokens: "tokens:\n  enabled: true")
+    }
+}
+
 /// A TCP port nothing listens on right now, for `pushline run`'s metrics.
 private func unusedPort() throws -> UInt16 {
     let (descriptor, port) = try Socket.listen(host: "127.0.0.1", port: 0)
@@ -126,15 +147,9 @@ struct TokensCommandTests {
 
     @Test("publish puts a record on pushline.tokens, and pushline run's token feed applies it to the registry")
     func publishThroughRunningFeed() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq", "pushline.tokens"] {
-            try cluster.createTopic(topic, partitions: 1)
-        }
-        let redis = try await RedisServer.start()
-        let harness = try SimulatorHarness()
-        defer { harness.stop() }
-        let config = try configurationFile(redisPort: redis.port, kafka: cluster.bootstrapServers,
-                                           simulator: (harness.devicePort, harness.certificateFile), tokens: "tokens:\n  enabled: true")
+        let stack = try await RunStack()
+        defer { stack.harness.stop() }
+        let (redis, config) = (stack.redis, stack.config)
         let published = try await tokens("publish", config, ["--token", first, "--at", "1000", "--locale", "de"])
         #expect(published.status == 0, "\(published.standardError)")
         #expect(published.standardOutput.hasSuffix("published to pushline.tokens at offset 0\n"))
@@ -167,15 +182,9 @@ struct TokensCommandTests {
 
     @Test("pushline run stops at once with exit 1 when its token feed fails on an error that waiting cannot fix")
     func runStopsWhenFeedFails() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq", "pushline.tokens"] {
-            try cluster.createTopic(topic, partitions: 1)
-        }
-        let redis = try await RedisServer.start()
-        let harness = try SimulatorHarness()
-        defer { harness.stop() }
-        let config = try configurationFile(redisPort: redis.port, kafka: cluster.bootstrapServers,
-                                           simulator: (harness.devicePort, harness.certificateFile), tokens: "tokens:\n  enabled: true")
+        let stack = try await RunStack()
+        defer { stack.harness.stop() }
+        let (redis, config) = (stack.redis, stack.config)
         // A string where the registry keeps anna's hash: Redis refuses the write with WRONGTYPE.
         _ = try await redis.cli("SET", "pushline:tokens:\(app):sandbox:anna", "not a hash")
         #expect(try await tokens("publish", config, ["--token", first]).status == 0)

@@ -4,6 +4,7 @@ import Kafka
 import Pipeline
 import PushlineTestKit
 import Redis
+import Telemetry
 import Worker
 
 /// A ``TokenFeed`` on real components: a mock Kafka cluster (one `pushline.tokens` partition, so
@@ -41,8 +42,9 @@ final class TokenFeedFixture: Sendable {
 
     /// A started feed on the fixture's topic, group and Redis, its events recorded in `events` and
     /// the error it fails on, if any, in `failures`.
-    func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog(), failures: RecordLog<String> = RecordLog()) -> TokenFeed {
-        let feed = TokenFeed(configuration: configuration) { events.append(contentsOf: [$0]) }
+    func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog(), failures: RecordLog<String> = RecordLog(),
+                   metrics: MetricsRegistry? = nil) throws -> TokenFeed {
+        let feed = try TokenFeed(configuration: configuration, registry: metrics) { events.append(contentsOf: [$0]) }
         feed.start { failures.append(contentsOf: ["\($0)"]) }
         return feed
     }
