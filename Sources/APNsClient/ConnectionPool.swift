@@ -35,6 +35,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var lastConnectionError: String?
     private var nextConnectAllowedAt: UInt64 = 0
     private var connectTimerArmed = false
+    private var dispatchDeferred = false
     private var isShutDown = false
 
     init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
@@ -85,6 +86,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         dispatch()
     }
 
+    /// The response fields results are made of (``DeliveryResult``, ``BroadcastResult``, channel
+    /// ids); a server's other fields are dropped unread.
+    static let responseFieldsRead = ["apns-id", "apns-unique-id", "apns-request-id", "apns-channel-id"]
+
     /// How often the deadlines of submitted deliveries are checked, in nanoseconds.
     private static let sweepInterval: UInt64 = 50_000_000
 
@@ -123,7 +128,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 waiting.removeFirst()
                 continue
             }
-            if let key = delivery.request.throttleKey, let until = deviceBackoff[key] {
+            // Most of the time no device is backed off: skip hashing the token then.
+            if !deviceBackoff.isEmpty, let key = delivery.request.throttleKey, let until = deviceBackoff[key] {
                 if until > now {
                     held.append(delivery)
                     waiting.removeFirst()
@@ -164,19 +170,12 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         delivery.attempts += 1
         let request = delivery.request
         do {
-            var headers = request.headers
-            if let authorization = try authorization(for: connection) {
-                headers.insert(HTTP2Header("authorization", authorization), at: 0)
-            }
-            var streamID: Int32 = 0
-            streamID = try connection.http2.send(
-                method: request.method, path: request.path, authority: environment.host, headers: headers, body: request.body
+            let streamID = try connection.http2.send(
+                method: request.method, path: request.path, authority: environment.host,
+                authorization: try authorization(for: connection), headers: request.headers, body: request.body
             ) { [self] result in
                 // Strong captures: the connection fails every handler when it closes, which breaks
                 // the cycle pool → connection → handler → pool.
-                connection.inFlight[streamID] = nil
-                delivery.inFlight = nil
-                connection.lastActivity = MonotonicClock.nanoseconds()
                 handle(result, for: delivery, on: connection)
             }
             connection.inFlight[streamID] = delivery
@@ -193,21 +192,24 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func authorization(for connection: PooledConnection) throws -> String? {
         guard case .token(let source) = credentials else { return nil }
         let current = try source.currentToken()
+        // The same cached token nearly every time: equal strings with shared storage compare at once.
+        guard current != connection.token else { return connection.authorization }
         let now = source.now()
-        if connection.token == nil
-            || (current != connection.token && now - connection.tokenAdoptedAt >= ProviderTokenRefreshPolicy.minimumInterval) {
-            connection.token = current
-            connection.tokenAdoptedAt = now
+        if connection.token == nil || now - connection.tokenAdoptedAt >= ProviderTokenRefreshPolicy.minimumInterval {
+            connection.adopt(current, at: now)
             metrics.recordTokenRefresh(pool: name)
         }
-        return connection.token?.authorization
+        return connection.authorization
     }
 
     // MARK: Answers
 
     private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery,
-                        on connection: PooledConnection?) {
+                        on connection: PooledConnection) {
         let now = MonotonicClock.nanoseconds()
+        if let (_, streamID) = delivery.inFlight { connection.inFlight[streamID] = nil }
+        delivery.inFlight = nil
+        connection.lastActivity = now
         guard !delivery.isFinished else { return }
         switch result {
         case .success(let response):
@@ -224,7 +226,18 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         case .failure(let failure):
             retryOrFail(delivery, cause: "connection", detail: "\(failure)")
         }
-        dispatch()
+        dispatchAtBatchEnd()
+    }
+
+    /// Refills the connections once after a batch of answers rather than after each answer: the
+    /// requests go out with the connection's own pending frames in one write.
+    private func dispatchAtBatchEnd() {
+        guard !dispatchDeferred else { return }
+        dispatchDeferred = true
+        loop.deferUntilBatchEnd { [self] in
+            dispatchDeferred = false
+            dispatch()
+        }
     }
 
     private func handleRejection(_ delivery: PendingDelivery, reason: RejectionReason, status: Int,
@@ -313,7 +326,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
         nextConnectAllowedAt = now + UInt64(configuration.connectionSpacingMilliseconds) * 1_000_000
         do {
-            let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls, delegate: self)
+            let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls,
+                                            keepingResponseFields: Self.responseFieldsRead, delegate: self)
             connections[ObjectIdentifier(http2)] = PooledConnection(http2: http2, now: now)
         } catch {
             lastConnectionError = "\(error)"

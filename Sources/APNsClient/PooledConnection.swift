@@ -9,8 +9,10 @@ final class PooledConnection {
     var state: State = .connecting
     /// The provider token this connection sends, and when (the token source's clock, UNIX seconds)
     /// it started sending it.
-    var token: ProviderToken?
-    var tokenAdoptedAt: Int64 = 0
+    private(set) var token: ProviderToken?
+    private(set) var tokenAdoptedAt: Int64 = 0
+    /// The `authorization` value, `bearer <token>`, built once per adopted token rather than per request.
+    private(set) var authorization: String?
     var inFlight: [Int32: PendingDelivery] = [:]
     var lastActivity: UInt64
     var pingSentAt: UInt64?
@@ -18,6 +20,13 @@ final class PooledConnection {
     init(http2: HTTP2Connection, now: UInt64) {
         self.http2 = http2
         self.lastActivity = now
+    }
+
+    /// Starts sending `token` (adopted at `now`, UNIX seconds).
+    func adopt(_ token: ProviderToken, at now: Int64) {
+        self.token = token
+        tokenAdoptedAt = now
+        authorization = token.authorization
     }
 
     /// How many more requests this connection can carry now.

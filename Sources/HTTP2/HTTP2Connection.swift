@@ -85,13 +85,15 @@ public final class HTTP2Connection: FileDescriptorHandler {
         try loop.register(descriptor, interest: .read, handler: self)
     }
 
-    /// Client role: connects to `host:port`, sending `serverName` as SNI.
+    /// Client role: connects to `host:port`, sending `serverName` as SNI. With
+    /// `keepingResponseFields`, responses carry only those regular fields (lower-case names): a client
+    /// that reads two fields does not pay for the server's others.
     public init(connectingTo host: String, port: UInt16, serverName: String? = nil, loop: EventLoop,
-                tls context: TLSContext, delegate: HTTP2ConnectionDelegate) throws {
+                tls context: TLSContext, keepingResponseFields: [String]? = nil, delegate: HTTP2ConnectionDelegate) throws {
         self.loop = loop
         self.descriptor = try Socket.connect(host: host, port: port)
         self.tls = try TLSSession(context: context, serverName: serverName ?? host)
-        self.session = try HTTP2Session(role: .client)
+        self.session = try HTTP2Session(role: .client, keepingResponseFields: keepingResponseFields)
         self.serverSettings = nil
         self.delegate = delegate
         self.isConnecting = true
@@ -139,13 +141,15 @@ public final class HTTP2Connection: FileDescriptorHandler {
     /// Client role: sends a request; `completion` runs on the loop with the response or the reason
     /// there is none. Returns the stream id. Only after ``HTTP2ConnectionDelegate/connectionReady(_:)``,
     /// so that the server's stream limit is known; requests beyond it wait inside nghttp2.
+    /// `authorization`, when given, goes first among the regular fields.
     @discardableResult
-    public func send(method: String = "POST", path: String, authority: String, headers: [HTTP2Header], body: [UInt8],
+    public func send(method: String = "POST", path: String, authority: String, authorization: String? = nil,
+                     headers: [HTTP2Header], body: [UInt8],
                      completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
         guard hasRemoteSettings else { throw HTTP2Error("send before the server's SETTINGS arrived") }
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
-                                                 headers: headers, body: body)
+                                                 authorization: authorization, headers: headers, body: body)
         responseHandlers[streamID] = completion
         deferFlush()
         return streamID
@@ -216,8 +220,14 @@ public final class HTTP2Connection: FileDescriptorHandler {
             close(error: error)
             return
         }
-        flush()
-        if sawEnd { close() }
+        if sawEnd {
+            flush()
+            close()
+        } else {
+            // At the batch's end: what the owner submits in answer to these events (new requests
+            // in the freed streams) leaves in the same write as the frames nghttp2 has ready now.
+            deferFlush()
+        }
     }
 
     public func writable() {

@@ -58,6 +58,9 @@ final class HTTP2Session {
     }
 
     let role: Role
+    /// Client role: the only regular response fields kept (lower-case names); nil keeps every field.
+    /// The others are skipped before any `String` is made of them.
+    private let keptResponseFields: [[UInt8]]?
     private var session: OpaquePointer!
     private var partial: [Int32: PartialMessage] = [:]
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
@@ -68,8 +71,9 @@ final class HTTP2Session {
     private var outgoing: [Int32: OutgoingBody] = [:]
     private(set) var events: [Event] = []
 
-    init(role: Role) throws(HTTP2Error) {
+    init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
         self.role = role
+        self.keptResponseFields = keptNames.map { $0.map { Array($0.utf8) } }
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw HTTP2Error("nghttp2_session_callbacks_new") }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -165,14 +169,16 @@ final class HTTP2Session {
         if result != 0 { outgoing[streamID] = nil }
     }
 
-    /// Opens a stream for a request and returns its id.
-    func submitRequest(method: String, scheme: String, authority: String, path: String,
+    /// Opens a stream for a request and returns its id. `authorization`, when given, is sent as the
+    /// first regular field (a connection's credential, kept apart from the request's own fields).
+    func submitRequest(method: String, scheme: String, authority: String, path: String, authorization: String? = nil,
                        headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
         startHeaderFields()
         appendHeaderField(":method", method)
         appendHeaderField(":scheme", scheme)
         appendHeaderField(":authority", authority)
         appendHeaderField(":path", path)
+        if let authorization { appendHeaderField("authorization", authorization) }
         headers.forEach(appendHeaderField)
         // The body is stored before nghttp2 assigns the stream id; it is re-keyed right after.
         let pendingID: Int32 = -1
@@ -288,21 +294,37 @@ final class HTTP2Session {
         recent = (streamID, message)
     }
 
-    fileprivate func header(streamID: Int32, name: String, value: String) {
+    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let message = message(streamID) else { return }
         // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
-        guard name.utf8.first == UInt8(ascii: ":") else {
-            message.headers.append(HTTP2Header(name, value))
+        guard name.first == UInt8(ascii: ":") else {
+            if let kept = keptResponseFields, !kept.contains(where: { $0.elementsEqual(name) }) { return }
+            message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
             return
         }
-        switch name {
-        case ":method": message.method = value
-        case ":path": message.path = value
-        case ":authority": message.authority = value
-        case ":status": message.status = Int(value) ?? 0
+        switch Self.text(name) {
+        case ":method": message.method = Self.text(value)
+        case ":path": message.path = Self.text(value)
+        case ":authority": message.authority = Self.text(value)
+        case ":status": message.status = Self.decimal(value) ?? 0
         case ":scheme": break
-        default: message.headers.append(HTTP2Header(name, value))
+        default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
         }
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A status code's digits, read without making a `String` of them.
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -399,9 +421,8 @@ private func onHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_
                       _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, let name, let value else { return 0 }
     withOwner(userData) { owner in
-        owner.header(streamID: frame.pointee.hd.stream_id,
-                     name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                     value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+        owner.header(streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+                     value: UnsafeBufferPointer(start: value, count: valueLength))
     }
     return 0
 }
