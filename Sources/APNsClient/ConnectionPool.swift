@@ -122,6 +122,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func dispatch() {
         guard !isShutDown else { return }
         let now = MonotonicClock.nanoseconds()
+        // Each connection's free streams, read once; every request then goes to the one with most.
+        var candidates = connections.values.compactMap { connection in
+            connection.freeStreams > 0 ? DispatchCandidate(connection: connection, freeStreams: connection.freeStreams) : nil
+        }
         var held: [PendingDelivery] = []
         while let delivery = waiting.first {
             if delivery.isFinished {
@@ -137,9 +141,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 }
                 deviceBackoff[key] = nil // served its back-off: forget it, so the table stays small
             }
-            guard let connection = bestConnection() else { break }
+            guard let best = candidates.indices.max(by: { candidates[$0].freeStreams < candidates[$1].freeStreams }),
+                  candidates[best].freeStreams > 0 else { break }
             waiting.removeFirst()
-            send(delivery, on: connection, now: now)
+            candidates[best].freeStreams -= 1
+            send(delivery, on: &candidates[best], now: now)
         }
         if !held.isEmpty { hold(held, now: now) }
         if !waiting.isEmpty { ensureConnections(growing: true) }
@@ -158,30 +164,33 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
     }
 
-    private func bestConnection() -> PooledConnection? {
-        var best: PooledConnection?
-        for connection in connections.values where connection.freeStreams > 0 {
-            if best == nil || connection.freeStreams > best!.freeStreams { best = connection }
-        }
-        return best
+    /// A connection that can take requests during one dispatch, with what it has left.
+    private struct DispatchCandidate {
+        let connection: PooledConnection
+        var freeStreams: Int
+        /// Its `authorization` field, looked up with its first request of this dispatch.
+        var authorization: HTTP2FieldBlock??
     }
 
-    private func send(_ delivery: PendingDelivery, on connection: PooledConnection, now: UInt64) {
+    private func send(_ delivery: PendingDelivery, on candidate: inout DispatchCandidate, now: UInt64) {
         delivery.attempts += 1
         let request = delivery.request
+        let connection = candidate.connection
         do {
+            if candidate.authorization == nil { candidate.authorization = try authorization(for: connection) }
             let streamID = try connection.http2.send(
                 method: request.method, path: request.path, authority: environment.host,
-                authorization: try authorization(for: connection), headers: request.headers, body: request.body
+                connectionFields: candidate.authorization ?? nil, fields: request.fields, body: request.body
             ) { [self] result in
                 // Strong captures: the connection fails every handler when it closes, which breaks
                 // the cycle pool → connection → handler → pool.
                 handle(result, for: delivery, on: connection)
             }
-            connection.inFlight[streamID] = delivery
+            connection.inFlight += 1
             delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
         } catch {
+            candidate.freeStreams = 0 // no more on it in this dispatch
             retryOrFail(delivery, cause: "connection", detail: "\(error)")
         }
     }
@@ -189,7 +198,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// The `authorization` header for a request on `connection`: the connection's token, replaced
     /// by the source's newer token only when the connection has used its own for 20 minutes (APNs
     /// answers `TooManyProviderTokenUpdates` to faster changes on one connection).
-    private func authorization(for connection: PooledConnection) throws -> String? {
+    private func authorization(for connection: PooledConnection) throws -> HTTP2FieldBlock? {
         guard case .token(let source) = credentials else { return nil }
         let current = try source.currentToken()
         // The same cached token nearly every time: equal strings with shared storage compare at once.
@@ -207,7 +216,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery,
                         on connection: PooledConnection) {
         let now = MonotonicClock.nanoseconds()
-        if let (_, streamID) = delivery.inFlight { connection.inFlight[streamID] = nil }
+        if delivery.inFlight != nil { connection.inFlight -= 1 }
         delivery.inFlight = nil
         connection.lastActivity = now
         guard !delivery.isFinished else { return }
@@ -293,7 +302,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         guard !delivery.isFinished else { return }
         if let (connection, streamID) = delivery.inFlight {
             delivery.inFlight = nil
-            connection.inFlight[streamID] = nil
+            connection.inFlight -= 1
             connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
             return
         }
@@ -357,7 +366,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func drain(_ connection: PooledConnection) {
         guard connection.state != .draining else { return }
         connection.state = .draining
-        if connection.inFlight.isEmpty { connection.http2.close() }
+        if connection.inFlight == 0 { connection.http2.close() }
         ensureConnections(growing: true)
     }
 
@@ -415,7 +424,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         var inFlight = 0
         var free = 0
         for connection in connections.values {
-            inFlight += connection.inFlight.count
+            inFlight += connection.inFlight
             free += connection.freeStreams
         }
         metrics.recordPoolState(pool: name, openConnections: connections.count, inFlightStreams: inFlight, freeStreamCapacity: free)

@@ -11,9 +11,10 @@ final class PooledConnection {
     /// it started sending it.
     private(set) var token: ProviderToken?
     private(set) var tokenAdoptedAt: Int64 = 0
-    /// The `authorization` value, `bearer <token>`, built once per adopted token rather than per request.
-    private(set) var authorization: String?
-    var inFlight: [Int32: PendingDelivery] = [:]
+    /// `authorization: bearer <token>`, packed once per adopted token rather than per request.
+    private(set) var authorization: HTTP2FieldBlock?
+    /// Requests sent on this connection and not yet answered (each delivery knows its stream).
+    var inFlight = 0
     var lastActivity: UInt64
     var pingSentAt: UInt64?
 
@@ -26,11 +27,13 @@ final class PooledConnection {
     func adopt(_ token: ProviderToken, at now: Int64) {
         self.token = token
         tokenAdoptedAt = now
-        authorization = token.authorization
+        var fields = HTTP2FieldBlock()
+        fields.append("authorization", token.authorization)
+        authorization = fields
     }
 
     /// How many more requests this connection can carry now.
     var freeStreams: Int {
-        state == .ready ? max(http2.remoteMaxConcurrentStreams - inFlight.count, 0) : 0
+        state == .ready ? max(http2.remoteMaxConcurrentStreams - inFlight, 0) : 0
     }
 }

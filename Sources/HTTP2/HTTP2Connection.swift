@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTPFields
 import Runtime
 import TLS
 
@@ -141,15 +142,24 @@ public final class HTTP2Connection: FileDescriptorHandler {
     /// Client role: sends a request; `completion` runs on the loop with the response or the reason
     /// there is none. Returns the stream id. Only after ``HTTP2ConnectionDelegate/connectionReady(_:)``,
     /// so that the server's stream limit is known; requests beyond it wait inside nghttp2.
-    /// `authorization`, when given, goes first among the regular fields.
     @discardableResult
-    public func send(method: String = "POST", path: String, authority: String, authorization: String? = nil,
-                     headers: [HTTP2Header], body: [UInt8],
+    public func send(method: String = "POST", path: String, authority: String, headers: [HTTP2Header], body: [UInt8],
+                     completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
+        try send(method: method, path: path, authority: authority, fields: HTTPFieldBlock(headers), body: body,
+                 completion: completion)
+    }
+
+    /// Client role: sends a request whose regular fields are already packed: `connectionFields`
+    /// (what this connection adds to every request, such as a provider token) and then `fields`.
+    /// Otherwise as ``send(method:path:authority:headers:body:completion:)``.
+    @discardableResult
+    public func send(method: String = "POST", path: String, authority: String, connectionFields: HTTPFieldBlock? = nil,
+                     fields: HTTPFieldBlock, body: [UInt8],
                      completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
         guard hasRemoteSettings else { throw HTTP2Error("send before the server's SETTINGS arrived") }
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
-                                                 authorization: authorization, headers: headers, body: body)
+                                                 connectionFields: connectionFields, fields: fields, body: body)
         responseHandlers[streamID] = completion
         deferFlush()
         return streamID
