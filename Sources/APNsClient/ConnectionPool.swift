@@ -174,13 +174,13 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private func send(_ delivery: PendingDelivery, on candidate: inout DispatchCandidate, now: UInt64) {
         delivery.attempts += 1
-        let request = delivery.request
         let connection = candidate.connection
         do {
             if candidate.authorization == nil { candidate.authorization = try authorization(for: connection) }
+            // The request's parts are read in place: copying the whole request costs a retain each.
             let streamID = try connection.http2.send(
-                method: request.method, path: request.path, authority: environment.host,
-                connectionFields: candidate.authorization ?? nil, fields: request.fields, body: request.body
+                method: delivery.request.method, path: delivery.request.path, authority: environment.host,
+                connectionFields: candidate.authorization ?? nil, fields: delivery.request.fields, body: delivery.request.body
             ) { [self] result in
                 // Strong captures: the connection fails every handler when it closes, which breaks
                 // the cycle pool → connection → handler → pool.

@@ -1,4 +1,7 @@
 internal import CNghttp2
+#if canImport(Glibc)
+import Glibc
+#endif
 import HTTPFields
 
 /// An nghttp2 session in memory mode (`mem_recv`/`mem_send`), for either role.
@@ -330,8 +333,13 @@ final class HTTP2Session {
         guard let message = message(streamID) else { return }
         // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
         guard name.first == UInt8(ascii: ":") else {
-            if let kept = keptResponseFields, !kept.contains(where: { $0.elementsEqual(name) }) { return }
+            if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
             message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+            return
+        }
+        // A response's only pseudo-header, compared as bytes.
+        if role == .client, Self.bytes(Self.statusName, equal: name) {
+            message.status = Self.decimal(value) ?? 0
             return
         }
         switch Self.text(name) {
@@ -342,6 +350,14 @@ final class HTTP2Session {
         case ":scheme": break
         default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
         }
+    }
+
+    private static let statusName = Array(":status".utf8)
+
+    private static func bytes(_ expected: [UInt8], equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard expected.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return expected.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
     }
 
     private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
