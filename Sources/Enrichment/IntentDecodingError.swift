@@ -1,5 +1,6 @@
-/// Why bytes are not a valid v1 intent: a machine-readable code, the JSON path of the offending
-/// value (`$.tokens[2]`), and the reason in words.
+/// Why bytes are not a valid v1 intent (or `pushline.tokens` record, whose decoder shares this
+/// type): a machine-readable code, the JSON path of the offending value (`$.tokens[2]`), and the
+/// reason in words.
 public struct IntentDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
     /// What kind of mistake; the raw value is the word outcome events and metrics use.
     public enum Code: String, Sendable, CaseIterable {

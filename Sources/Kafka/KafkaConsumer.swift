@@ -81,7 +81,7 @@ public final class KafkaConsumer: Sendable {
                 }
                 continue
             }
-            batch.append(KafkaConsumerMessage(copying: message.pointee, topic: topic))
+            batch.append(KafkaConsumerMessage(copying: message, topic: topic))
         }
         context.track(&batch, from: segmentStart, collectedIn: generation)
         return batch

@@ -10,21 +10,29 @@ public struct KafkaConsumerMessage: Sendable {
     public let key: [UInt8]?
     /// The value, or `nil` for a tombstone (a deletion in a compacted topic).
     public let value: [UInt8]?
+    /// The message's timestamp (its creation or log-append time, as the topic says), Unix
+    /// milliseconds; `nil` when the message has none.
+    public let timestamp: Int64?
 
-    public init(topicPartition: KafkaTopicPartition, offset: Int64, key: [UInt8]?, value: [UInt8]?) {
+    public init(topicPartition: KafkaTopicPartition, offset: Int64, key: [UInt8]?, value: [UInt8]?, timestamp: Int64? = nil) {
         self.topicPartition = topicPartition
         self.offset = offset
         self.key = key
         self.value = value
+        self.timestamp = timestamp
     }
 
     /// Copies a message that librdkafka owns; `topic` is its topic's name, looked up by the caller.
-    init(copying message: rd_kafka_message_t, topic: String) {
+    /// The pointer must be librdkafka's own: its timestamp lives in the message around it.
+    init(copying pointer: UnsafeMutablePointer<rd_kafka_message_t>, topic: String) {
+        let message = pointer.pointee
+        let timestamp = rd_kafka_message_timestamp(pointer, nil)
         self.init(
             topicPartition: KafkaTopicPartition(topic: topic, partition: message.partition),
             offset: message.offset,
             key: message.key.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: message.key_len)) },
-            value: message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: message.len)) }
+            value: message.payload.map { [UInt8](UnsafeRawBufferPointer(start: $0, count: message.len)) },
+            timestamp: timestamp >= 0 ? timestamp : nil  // -1: no timestamp
         )
     }
 }

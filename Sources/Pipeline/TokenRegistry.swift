@@ -28,7 +28,7 @@ public struct TokenRegistry {
         return 1
         """)
 
-    private let connection: RedisConnection
+    let connection: RedisConnection
 
     public init(connection: RedisConnection) {
         self.connection = connection
@@ -78,15 +78,15 @@ public struct TokenRegistry {
         }
     }
 
-    private static func tokensKey(_ app: String, _ environment: String, _ user: String) -> String {
+    static func tokensKey(_ app: String, _ environment: String, _ user: String) -> String {
         "pushline:tokens:\(app):\(environment):\(user)"
     }
 
-    private static func ownerKey(_ app: String, _ environment: String, _ token: DeviceToken) -> String {
+    static func ownerKey(_ app: String, _ environment: String, _ token: DeviceToken) -> String {
         "pushline:token-owner:\(app):\(environment):\(token.hex)"
     }
 
-    private static func profileKey(_ user: String) -> String {
+    static func profileKey(_ user: String) -> String {
         "pushline:profile:\(user)"
     }
 }

@@ -4,7 +4,7 @@ final class ConfigurationDiagnostics {
     /// The first word after `PUSHLINE_` of every variable that overrides a setting. A variable that
     /// starts with one of them but names no setting is a typo, and an error; other `PUSHLINE_…`
     /// variables belong to other tools and are left alone.
-    static let sectionWords = ["KAFKA", "REDIS", "APNS", "TELEMETRY", "DEDUPE", "SHUTDOWN", "PIPELINES"]
+    static let sectionWords = ["KAFKA", "REDIS", "APNS", "TELEMETRY", "DEDUPE", "SHUTDOWN", "TOKENS", "PIPELINES"]
 
     let environment: [String: String]
     private(set) var errors: [ConfigurationError] = []

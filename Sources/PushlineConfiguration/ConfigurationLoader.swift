@@ -24,6 +24,8 @@ struct ConfigurationLoader {
         configuration.dedupe.read(&section)
         section = top.section("shutdown")
         configuration.shutdown = ShutdownConfiguration(reading: &section)
+        section = top.section("tokens")
+        configuration.tokens = TokensConfiguration(reading: &section)
         let directory = top.existingDirectory("pipelines")
         top.finish()
         if let pipelinesDirectory {

@@ -75,6 +75,19 @@ extension ConfigurationValueType<Duration> {
 
 }
 
+extension ConfigurationValueType<Bool> {
+    /// `true` or `false`.
+    static var boolean: ConfigurationValueType {
+        ConfigurationValueType(expectation: "true or false") { text throws(ConfigurationValueRejection) in
+            switch text {
+            case "true": true
+            case "false": false
+            default: throw .wrongType
+            }
+        }
+    }
+}
+
 extension ConfigurationValueType<HostAndPort> {
     /// `host:port`, the port from 1 to 65535 (IPv6 hosts in brackets: `[::1]:9092`).
     static var hostAndPort: ConfigurationValueType {

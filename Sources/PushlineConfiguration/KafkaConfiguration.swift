@@ -19,8 +19,16 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
 
     /// The consumer of one pipeline: its group and source topic, with every property.
     public func consumerConfiguration(for pipeline: PipelineConfiguration) -> KafkaConsumerConfiguration {
-        var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServerList, groupID: pipeline.sourceGroup,
-                                                  topics: [pipeline.sourceTopic])
+        consumerConfiguration(topic: pipeline.sourceTopic, group: pipeline.sourceGroup)
+    }
+
+    /// The consumer of the token feed: its group and topic, with every property.
+    public func consumerConfiguration(for tokens: TokensConfiguration) -> KafkaConsumerConfiguration {
+        consumerConfiguration(topic: tokens.topic, group: tokens.group)
+    }
+
+    private func consumerConfiguration(topic: String, group: String) -> KafkaConsumerConfiguration {
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServerList, groupID: group, topics: [topic])
         consumer.clientID = clientID
         consumer.additionalProperties = allProperties
         return consumer

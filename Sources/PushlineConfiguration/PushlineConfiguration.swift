@@ -1,7 +1,7 @@
 import Redis
 
 /// Everything a worker needs, typed: `Config/pushline.yaml` (Kafka, Redis, APNs, telemetry,
-/// dedupe defaults, shutdown) and the pipelines of `Pipelines/*.yaml`, with `PUSHLINE_…`
+/// dedupe defaults, shutdown, the token feed) and the pipelines of `Pipelines/*.yaml`, with `PUSHLINE_…`
 /// environment variables applied over the files. Defaults live in the property declarations of
 /// each `…Configuration`; ``load(file:pipelinesDirectory:environment:)`` validates everything
 /// once. The format is documented in `docs/configuration.md`.
@@ -14,6 +14,8 @@ public struct PushlineConfiguration: Sendable {
     /// The defaults of every pipeline's `dedupe`.
     public var dedupe = DedupeConfiguration()
     public var shutdown = ShutdownConfiguration()
+    /// The token feed.
+    public var tokens = TokensConfiguration()
     /// The folder the pipelines were read from.
     public var pipelinesDirectory = "Pipelines"
     /// In the order of their file names.

@@ -2,7 +2,7 @@ import Kafka
 import Runtime
 import Synchronization
 
-/// Collects the producer's delivery reports (on its event thread) and lets the worker's thread
+/// Collects the producer's delivery reports (on its event thread) and lets the token feed's thread
 /// wait until every output of a batch is acknowledged.
 final class OutputAcknowledgements: Sendable {
     private let reports = Mutex<[KafkaProducerMessageID: Result<Int64, KafkaError>]>([:])

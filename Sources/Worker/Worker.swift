@@ -1,67 +1,70 @@
 import APNsClient
 import Enrichment
 import Foundation
-import Kafka
-import Redis
 import Runtime
 import Synchronization
 
-/// Runs one pipeline on a thread of its own: poll a bounded batch of intents, turn it into
-/// deliveries, deduplicate, send, record one outcome per delivery, wait until Kafka has the
-/// outcomes, and only then mark the batch's messages complete so offsets advance at the watermark.
+/// Runs one pipeline on a thread of its own: poll intents, plan their deliveries, claim and send
+/// them in overlapping batches, record one outcome per delivery, and mark a message complete only
+/// once Kafka has acknowledged everything it produced, so offsets advance at the watermark
+/// (docs/worker.md). Blocking clients (Kafka, Redis) stay on that thread; sends run on the sender.
 ///
-/// ``stop()`` drains: the batch in hand is finished, the producer flushed, offsets committed, the
-/// consumer closed. An error the worker cannot handle (Redis or Kafka unusable) stops it without
-/// completing the batch in hand, which a restart then reads again; ``stop()`` throws it.
+/// ``stop()`` drains within ``WorkerConfiguration/shutdownDeadline``. An error the worker cannot
+/// handle (Kafka refusing an output, a Redis error that is not an outage) ends it without
+/// completing the work in hand, which a restart reads again; ``start(whenFailed:)``'s handler and
+/// ``stop()`` report it.
 public final class Worker: Sendable {
     private let configuration: WorkerConfiguration
     private let enricher: Enricher
     private let sender: APNsSender
-    private let stopping = Atomic<Bool>(false)
+    private let telemetry: WorkerTelemetry
+    private let metrics: WorkerMetrics
+    private let status = WorkerStatus()
     private let finished = Semaphore()
     private let failure = Mutex<(any Error)?>(nil)
 
-    public init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender) {
+    /// - Throws: ``MetricsRegistryError`` when the registry holds one of the worker's metric names
+    ///   with another type or other labels.
+    public init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender,
+                telemetry: WorkerTelemetry = WorkerTelemetry()) throws {
         self.configuration = configuration
         self.enricher = enricher
         self.sender = sender
+        self.telemetry = telemetry
+        metrics = try WorkerMetrics(registry: telemetry.registry, pipeline: configuration.pipelineName)
     }
 
+    /// Whether the worker has joined its consumer group and is neither stopping, stopped, nor
+    /// waiting for Redis (`/readyz`).
+    public var isReady: Bool { status.isReady }
+
     /// Starts the worker's thread; call once.
-    public func start() {
-        Thread.detachNewThread { [self] in
+    /// - Parameter whenFailed: called on the worker's thread if the worker ends on an error.
+    public func start(whenFailed: @escaping @Sendable (any Error) -> Void = { _ in }) {
+        let thread = Thread { [self] in
             do {
-                try run()
+                try WorkerLoop(configuration: configuration, enricher: enricher, sender: sender, metrics: metrics,
+                               logger: telemetry.logger, status: status).run()
+                status.ended.store(true, ordering: .releasing)
             } catch {
+                status.ended.store(true, ordering: .releasing)
                 failure.withLock { $0 = error }
+                telemetry.logger.error("worker failed", metadata: ["pipeline": .string(configuration.pipelineName), "error": .string("\(error)")])
+                whenFailed(error)
             }
             finished.signal()
         }
+        thread.name = "pushline-worker-\(configuration.pipelineName)"
+        thread.start()
     }
 
-    /// Asks the worker to stop after the batch in hand and waits until it has drained and closed.
-    /// Blocking: call it from a thread of its own, never from Swift's cooperative pool.
+    /// Stops fetching, lets in-flight work finish within the shutdown deadline, hands the rest back,
+    /// flushes, commits and closes; waits for all of it. Blocking: call it from a thread of its
+    /// own, never from Swift's cooperative pool. Throws the error the worker ended on, if any.
     public func stop() throws {
-        stopping.store(true, ordering: .releasing)
+        status.stopping.store(true, ordering: .releasing)
         finished.wait()
+        finished.signal()  // a second stop() returns at once
         if let error = failure.withLock({ $0 }) { throw error }
-    }
-
-    private func run() throws {
-        let acknowledgements = OutputAcknowledgements()
-        let producer = try KafkaProducer(configuration: configuration.producer, eventHandler: acknowledgements.record)
-        let consumer = try KafkaConsumer(configuration: configuration.consumer)
-        let processor = BatchProcessor(configuration: configuration, enricher: enricher, sender: sender,
-                                       redis: try RedisConnection(configuration: configuration.redis))
-        while !stopping.load(ordering: .acquiring) {
-            let batch = consumer.poll(maxMessages: configuration.batchSize, timeout: configuration.pollTimeout)
-            guard !batch.isEmpty else { continue }
-            let outputs = try processor.process(batch)
-            try acknowledgements.wait(for: try producer.send(outputs), timeout: configuration.outputTimeout)
-            consumer.complete(batch)
-        }
-        try producer.close()
-        try consumer.commit()
-        try consumer.close()
     }
 }

@@ -3,9 +3,18 @@ import Kafka
 import Pipeline
 import Redis
 
-/// What one worker needs: where intents come from, where outcomes go, Redis, and which sender pool
-/// serves each APNs environment.
+/// What one worker needs: where intents come from, where outcomes go, Redis, which sender pool
+/// serves each APNs environment, and how batches are formed, overlapped and bounded.
 public struct WorkerConfiguration: Sendable {
+    /// What the worker does while Redis cannot be reached.
+    public enum RedisUnreachablePolicy: String, Sendable {
+        /// Pause the partitions and retry the Redis step with backoff: nothing is sent twice, nothing lost.
+        case pause
+        /// Send resolved deliveries without claims or collapse windows (counted and logged); what
+        /// needs the token registry still waits as with `pause`.
+        case failOpen = "fail_open"
+    }
+
     /// The intents topic and consumer group.
     public var consumer: KafkaConsumerConfiguration
     /// The producer for outcomes, token events and dead letters.
@@ -16,14 +25,30 @@ public struct WorkerConfiguration: Sendable {
     /// The ``APNsSender`` pool name for each environment; an intent for an environment without a
     /// pool becomes an `invalid` outcome with reason `NoPoolForEnvironment`.
     public var pools: [Intent.Environment: String]
+    /// The `pipeline` label of the worker's metrics and the `pipeline` field of its log lines.
+    public var pipelineName = "default"
     public var outcomesTopic = "pushline.outcomes"
     public var tokenEventsTopic = "pushline.token-events"
     public var dlqTopic = "pushline.dlq"
-    /// The most intents taken in one poll: the bound on work in hand.
+    /// A batch is claimed and sent once it holds this many deliveries…
     public var batchSize = 500
+    /// …or its first delivery has waited this long.
+    public var batchLinger = Duration.milliseconds(5)
+    /// Batches handed to the sender and not yet answered, at most.
+    public var concurrency = 2
+    /// Deliveries taken and not yet recorded (plus messages waiting for the token registry); at
+    /// this many the worker pauses its partitions, below it resumes them.
+    public var maximumInFlight = 10_000
+    public var redisUnreachable = RedisUnreachablePolicy.pause
+    /// How long ``Worker/stop()`` lets in-flight work finish before handing the rest back.
+    public var shutdownDeadline = Duration.seconds(30)
+    /// How often a delivery whose claim another attempt holds (`pending`) is checked again.
+    public var pendingRecheckInterval = Duration.seconds(1)
+    /// The longest wait for the first message of a poll while nothing is in hand.
     public var pollTimeout = Duration.milliseconds(100)
-    /// How long a batch's outputs may take to be acknowledged by Kafka before the worker stops.
-    public var outputTimeout = Duration.seconds(30)
+    /// How often the consumer lag gauges are refreshed (also librdkafka's statistics interval when
+    /// the consumer configuration sets none).
+    public var lagInterval = Duration.seconds(1)
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, redis: RedisConfiguration,
                 pools: [Intent.Environment: String]) {

@@ -1,4 +1,4 @@
-/// Why a worker stopped on its own.
+/// Why a worker or the token feed stopped on its own.
 public struct WorkerError: Error, Sendable, CustomStringConvertible {
     public let description: String
 

@@ -1,6 +1,6 @@
 import CLI
 import Foundation
-import PushlineTestKit
+import LocalStack
 import Redis
 
 /// `pushline bench redis`: pipelined `SET key value NX PX 60000` per second through Pushline's Redis
@@ -31,9 +31,9 @@ enum BenchRedisCommand: Command {
     static let goal = 0.7
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let depth = try positive(arguments, "--depth", default: 64)
-        let requests = try positive(arguments, "--requests", default: 300_000)
-        let rounds = try positive(arguments, "--rounds", default: 9)
+        let depth = try arguments.positiveInteger("--depth", default: 64)
+        let requests = try arguments.positiveInteger("--requests", default: 300_000)
+        let rounds = try arguments.positiveInteger("--rounds", default: 9)
         let redisBenchmark = try ExternalCommand.locate("redis-benchmark", package: "redis-tools")
         progress("starting redis-server")
         let server = try RedisServer()
@@ -110,12 +110,6 @@ enum BenchRedisCommand: Command {
 
     private static func median(_ values: [Double]) -> Double {
         values.sorted()[values.count / 2]
-    }
-
-    private static func positive(_ arguments: ParsedArguments, _ name: String, default value: Int) throws(UsageError) -> Int {
-        guard let given = try arguments.optionalInteger(name) else { return value }
-        guard given > 0 else { throw UsageError(message: "\(name) must be at least 1, got \(given)") }
-        return Int(given)
     }
 
     private static func progress(_ message: String) {

@@ -1,7 +1,7 @@
 import APNsCore
 import CLI
 import Foundation
-import PushlineTestKit
+import LocalStack
 
 /// `pushline demo`: the whole pipeline on one machine, what `make run` shows.
 enum DemoCommand: Command {

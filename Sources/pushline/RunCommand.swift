@@ -1,11 +1,16 @@
 import APNsClient
+import APNsTelemetry
 import CLI
 import Enrichment
 import Foundation
 import PushlineConfiguration
+import Runtime
+import Synchronization
+import Telemetry
 import Worker
 
-/// `pushline run`: one worker per pipeline of a configuration, until SIGINT or SIGTERM.
+/// `pushline run`: one worker per pipeline of a configuration, with metrics, health and JSON logs,
+/// until SIGINT or SIGTERM, or until a worker fails.
 enum RunCommand: Command {
     static let name = "run"
     static let summary = "run the configuration's pipelines: Kafka intents to APNs, outcomes back to Kafka"
@@ -16,11 +21,17 @@ enum RunCommand: Command {
         one worker per pipeline: intents from its source topic, notifications through its APNs pool,
         outcomes, token events and dead letters to its output topics (docs/worker.md). A pool whose
         environment is `production` or `sandbox` serves intents for that environment; a pool at a
-        host:port (a simulator) serves both.
+        host:port (a simulator) serves both. Each pipeline's `batch` (size, linger), `concurrency`,
+        `max_in_flight`, `redis_unreachable` and `dedupe` settings apply.
 
-        SIGINT or SIGTERM: every worker finishes the batch in hand, flushes its outputs, commits its
-        offsets and closes; exit 0. Exit 1 when the configuration is invalid or a worker stopped on
-        an error (printed to standard error).
+        Serves /metrics, /healthz and /readyz on `telemetry.metrics_port` (all interfaces; /readyz
+        is 200 once every worker has joined its group and none is stopping or waiting for Redis).
+        Logs JSON lines to standard error at `telemetry.log_level` (docs/telemetry.md).
+
+        SIGINT or SIGTERM: every worker stops fetching, finishes its in-flight work within
+        `shutdown.deadline`, hands back what is unfinished, flushes its outputs, commits its offsets
+        and closes; exit 0. Exit 1 when the configuration is invalid, the metrics port cannot be
+        served, or a worker fails (at once, without waiting for a signal).
 
         Options:
           --config FILE     the worker settings, e.g. Config/pushline.yaml
@@ -40,22 +51,53 @@ enum RunCommand: Command {
             for problem in error.errors { printNote("\(problem)") }
             return 1
         }
+        let logger = Logger(label: "pushline.run") { JSONLogHandler(label: $0, logLevel: configuration.telemetry.logLevel) }
+        let registry = MetricsRegistry()
+        let telemetry = WorkerTelemetry(registry: registry,
+                                        logger: Logger(label: "pushline.worker") { JSONLogHandler(label: $0, logLevel: configuration.telemetry.logLevel) })
         var senders: [APNsSender] = []
         var workers: [Worker] = []
         for pipeline in configuration.pipelines {
             // `load` checked that the pool and its credentials exist.
             guard let pool = configuration.apns.pools.first(where: { $0.name == pipeline.apnsPool }),
                   let credentials = configuration.apns.credentials[pool.credentials] else { continue }
-            let sender = try APNsSender(configuration: pool.senderConfiguration)
+            let sender = try APNsSender(configuration: pool.senderConfiguration, metrics: try SenderMetricsRecorder(registry: registry))
             senders.append(sender)
             try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)
             let catalog = try EnrichmentCatalog.load(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
-            workers.append(Worker(configuration: workerConfiguration(pipeline, pool: pool, configuration), enricher: Enricher(catalog: catalog),
-                                  sender: sender))
+            workers.append(try Worker(configuration: workerConfiguration(pipeline, pool: pool, configuration), enricher: Enricher(catalog: catalog),
+                                      sender: sender, telemetry: telemetry))
         }
-        for worker in workers { worker.start() }
-        printNote("running \(workers.count) pipeline(s): \(configuration.pipelines.map(\.name).joined(separator: ", ")); stop with SIGINT or SIGTERM")
-        printNote("stopping on signal \(signals.wait())")
+        let readiness = workers
+        let server: TelemetryServer
+        do {
+            server = try TelemetryServer(registry: registry, port: UInt16(configuration.telemetry.metricsPort), loopbackOnly: false) {
+                readiness.allSatisfy(\.isReady)
+            }
+        } catch {
+            printNote("cannot serve metrics on port \(configuration.telemetry.metricsPort): \(error)")
+            return 1
+        }
+        // The first of: a termination signal, a worker failing.
+        let ended = Semaphore()
+        let cause = Mutex<String?>(nil)
+        for worker in workers {
+            worker.start { error in
+                cause.withLock { $0 = $0 ?? "worker failed: \(error)" }
+                ended.signal()
+            }
+        }
+        Thread.detachNewThread {
+            let signal = signals.wait()
+            cause.withLock { $0 = $0 ?? "signal \(signal)" }
+            ended.signal()
+        }
+        let tokenFeed = startTokenFeed(configuration)
+        logger.info("running", metadata: ["pipelines": .string(configuration.pipelines.map(\.name).joined(separator: ",")),
+                                          "metrics_port": .string("\(server.port)")])
+        ended.wait()
+        let reason = cause.withLock { $0 } ?? ""
+        logger.info("stopping", metadata: ["cause": .string(reason)])
         var status: Int32 = 0
         for worker in workers {
             do {
@@ -65,7 +107,9 @@ enum RunCommand: Command {
                 status = 1
             }
         }
+        status = max(status, stopTokenFeed(tokenFeed))
         for sender in senders { sender.shutdown() }
+        server.stop()
         return status
     }
 
@@ -81,7 +125,13 @@ enum RunCommand: Command {
         worker.outcomesTopic = pipeline.outputs.outcomes
         worker.tokenEventsTopic = pipeline.outputs.tokenEvents
         worker.dlqTopic = pipeline.outputs.dlq
+        worker.pipelineName = pipeline.name
         worker.batchSize = pipeline.batchSize
+        worker.batchLinger = pipeline.batchLinger
+        worker.concurrency = pipeline.concurrency
+        worker.maximumInFlight = pipeline.maximumInFlight
+        worker.redisUnreachable = pipeline.redisUnreachable == .failOpen ? .failOpen : .pause
+        worker.shutdownDeadline = configuration.shutdown.deadline
         worker.idempotency.pendingMilliseconds = milliseconds(pipeline.dedupe.pendingTTL)
         worker.idempotency.finishedMilliseconds = milliseconds(pipeline.dedupe.sentTTL)
         return worker

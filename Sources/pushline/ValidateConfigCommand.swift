@@ -10,7 +10,7 @@ enum ValidateConfigCommand: Command {
     static let help = """
         Usage: pushline validate config FILE [--pipelines DIR]
 
-        Loads FILE (worker settings: kafka, redis, apns, telemetry, dedupe, shutdown) and every
+        Loads FILE (worker settings: kafka, redis, apns, telemetry, dedupe, shutdown, tokens) and every
         *.yaml pipeline in DIR, applies the PUSHLINE_… environment variables over them, and checks
         everything a worker would: unknown keys and variables, types and ranges, that credential
         files exist and hold usable keys, that no secret is written in a file, and that every
@@ -46,6 +46,7 @@ enum ValidateConfigCommand: Command {
         print("telemetry: \(configuration.telemetry)")
         print("dedupe: \(configuration.dedupe)")
         print("shutdown: \(configuration.shutdown)")
+        print("tokens: \(configuration.tokens)")
         for pipeline in configuration.pipelines { print("pipeline \(pipeline)") }
         return 0
     }

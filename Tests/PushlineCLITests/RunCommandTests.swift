@@ -9,7 +9,7 @@ import Testing
 /// in-process simulator, all configured through a YAML file as a user would.
 @Suite("pushline run", .timeLimit(.minutes(2)))
 struct RunCommandTests {
-    @Test("runs the pipeline of a configuration: an intent becomes an accepted outcome and a notification; SIGTERM exits 0")
+    @Test("runs the pipeline of a configuration: an intent becomes an accepted outcome and a notification, with metrics, readiness and JSON logs; SIGTERM exits 0")
     func runsPipeline() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)
         for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq"] {
@@ -21,28 +21,64 @@ struct RunCommandTests {
             harness.stop()
             redis.stop()
         }
+        let metricsPort = try freePort()
         let directory = try writeConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port, simulatorPort: harness.devicePort,
-                                               caFile: harness.certificateFile)
+                                               caFile: harness.certificateFile, metricsPort: metricsPort)
         let token = String(repeating: "5a", count: 32)
         let intent = #"{"schema_version":1,"id":"run-1","app":"com.example.pushline","environment":"sandbox","tokens":["\#(token)"],"#
             + #""payload":{"aps":{"alert":"hello"}}}"#
 
-        let (outcome, status, log) = try await DedicatedThread.run {
+        let (outcome, metrics, ready, health, status, log) = try await DedicatedThread.run {
             let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", directory + "/pushline.yaml"])
             try produce(intent, to: "pushline.intents", servers: cluster.bootstrapServers)
             let outcome = try firstRecord(on: "pushline.outcomes", servers: cluster.bootstrapServers)
+            // The outcome is counted when it is produced; Kafka's acknowledgement may come a moment later.
+            var metrics = ""
+            try Deadline.wait(for: "the delivery in /metrics") {
+                metrics = try httpGet("/metrics", port: metricsPort).body
+                return metrics.contains(#"pushline_deliveries_total{pipeline="test",status="accepted",reason="none"} 1"#)
+                    && metrics.contains(#"pushline_inflight_deliveries{pipeline="test"} 0"#)
+            }
+            let ready = try httpGet("/readyz", port: metricsPort).status
+            let health = try httpGet("/healthz", port: metricsPort).status
             let status = server.stop()  // SIGTERM
-            return (outcome, status, server.log)
+            return (outcome, metrics, ready, health, status, server.log)
         }
         #expect(status == 0, "\(log)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome)) as? [String: Any])
         #expect(json["status"] as? String == "accepted")
         #expect(json["intent_id"] as? String == "run-1")
         #expect(harness.simulator.inbox().map(\.token) == [token])
+        #expect(ready == 200 && health == 200)
+        #expect(metrics.contains(#"pushline_intents_consumed_total{pipeline="test",topic="pushline.intents"} 1"#))
+        #expect(metrics.contains(#"pushline_apns_results_total{pool="simulator",outcome="accepted",status="200",reason="none"} 1"#))
+        #expect(metrics.contains(#"pushline_redis_available{pipeline="test"} 1"#))
+        let messages = log.split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["message"] as? String
+        }
+        #expect(messages.contains("worker started") && messages.contains("partitions assigned") && messages.contains("worker stopped"), "\(log)")
+    }
+
+    @Test("a worker that fails makes pushline run exit 1 by itself, without waiting for a signal")
+    func exitsWhenWorkerFails() async throws {
+        let cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic("pushline.intents", partitions: 1)
+        let harness = try SimulatorHarness()
+        defer { harness.stop() }
+        // Nothing listens on this port: the worker cannot reach Redis at start.
+        let directory = try writeConfiguration(kafka: cluster.bootstrapServers, redisPort: Int(try freePort()), simulatorPort: harness.devicePort,
+                                               caFile: harness.certificateFile, metricsPort: try freePort())
+        let (status, log) = try await DedicatedThread.run {
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", directory + "/pushline.yaml"])
+            let status = server.waitForExit(graceMilliseconds: 60_000)
+            return (status, server.log)
+        }
+        #expect(status == 1, "\(log)")
+        #expect(log.contains("worker failed") && log.contains("redis_connection_refused"), "\(log)")
     }
 
     /// `pushline.yaml` and one pipeline in a fresh directory; returns the directory.
-    private func writeConfiguration(kafka: String, redisPort: Int, simulatorPort: UInt16, caFile: String) throws -> String {
+    private func writeConfiguration(kafka: String, redisPort: Int, simulatorPort: UInt16, caFile: String, metricsPort: UInt16) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
         try """
@@ -62,6 +98,8 @@ struct RunCommandTests {
                   credentials: dev
                   environment: localhost:\(simulatorPort)
                   ca_file: \(caFile)
+            telemetry:
+              metrics_port: \(metricsPort)
             pipelines: pipelines
             """.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
         try """
@@ -97,4 +135,21 @@ private func firstRecord(on topic: String, servers: String) throws -> [UInt8] {
         try deadline.check()
         if let message = consumer.poll(maxMessages: 1, timeout: .milliseconds(100)).first { return message.value ?? [] }
     }
+}
+
+/// One GET with `curl` (an independent HTTP client) to 127.0.0.1:`port`: the status and the body.
+private func httpGet(_ path: String, port: UInt16) throws -> (status: Int, body: String) {
+    let curl = try ExternalCommand.locate("curl", package: "curl")
+    let result = try ExternalCommand.run(curl, ["-s", "-S", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+    guard result.status == 0 else { throw TestKitError("curl failed: \(result.standardError)") }
+    var lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let status = Int(lines.removeLast()) ?? -1
+    return (status, lines.joined(separator: "\n"))
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's pick for port 0).
+private func freePort() throws -> UInt16 {
+    let (descriptor, port) = try Socket.listen(host: "127.0.0.1", port: 0)
+    close(descriptor)
+    return port
 }

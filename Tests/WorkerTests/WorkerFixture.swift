@@ -3,6 +3,8 @@ import Foundation
 import Pipeline
 import PushlineTestKit
 import Redis
+import Telemetry
+import Worker
 
 /// The worker tests' view of a `LocalPipeline` (a worker on mock Kafka, a real redis-server and an
 /// in-process APNs simulator), from async code, with intents made to measure.
@@ -13,9 +15,22 @@ final class WorkerFixture: Sendable {
     var harness: SimulatorHarness { pipeline.harness }
     var redis: RedisServer { pipeline.redis }
 
-    /// - Parameter unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
-    init(unregistered: [(token: DeviceToken, at: Int64)] = []) async throws {
-        pipeline = try await DedicatedThread.run { try LocalPipeline(unregistered: unregistered) }
+    let registry: MetricsRegistry
+    let logLines: LogLines
+
+    /// - Parameters:
+    ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    ///   - configure: changes to the worker's configuration.
+    init(unregistered: [(token: DeviceToken, at: Int64)] = [],
+         configure: @escaping @Sendable (inout WorkerConfiguration) -> Void = { _ in }) async throws {
+        let registry = MetricsRegistry()
+        let logLines = LogLines()
+        self.registry = registry
+        self.logLines = logLines
+        let telemetry = WorkerTelemetry(registry: registry, logger: Logger(label: "pushline.worker") {
+            JSONLogHandler(label: $0, logLevel: .info, writer: logLines)
+        })
+        pipeline = try await DedicatedThread.run { try LocalPipeline(unregistered: unregistered, telemetry: telemetry, configure: configure) }
     }
 
     /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.
@@ -34,6 +49,53 @@ final class WorkerFixture: Sendable {
             }.filter { $0.topic == topic }.map(\.value)
         }
         return values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
+    }
+
+    /// Everything the worker wrote on `topic` within `duration` (which must pass: for checking that
+    /// nothing more arrives), as JSON objects.
+    func records(on topic: String, after duration: Duration) async throws -> [[String: Any]] {
+        let pipeline = pipeline
+        let values = try await DedicatedThread.run { () throws -> [[UInt8]] in
+            let end = ContinuousClock.now + duration
+            return try pipeline.outputs(timeout: duration + .seconds(30), waitingFor: "\(duration) to pass") { _ in ContinuousClock.now >= end }
+                .filter { $0.topic == topic }.map(\.value)
+        }
+        return values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
+    }
+
+    /// Runs one command on the fixture's redis-server (planting or changing claims) and returns the reply.
+    @discardableResult
+    func redisCommand(_ arguments: [String]) async throws -> String? {
+        let port = redis.port
+        return try await DedicatedThread.run {
+            let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)))
+            return try connection.send(RedisCommand(arguments[0], Array(arguments.dropFirst()))).string
+        }
+    }
+
+    /// The idempotency claim's key of a delivery (as `docs/pipeline-stores.md` documents it).
+    static func claimKey(intent: String, token: DeviceToken) -> String {
+        "pushline:claim:\(token.hex):\(intent)"
+    }
+
+    /// A worker metric's value, `pipeline` label first (the worker's default pipeline name).
+    func counter(_ name: String, _ labels: [(String, String)] = []) throws -> Int64 {
+        try registry.makeCounter(label: name, dimensions: [("pipeline", "default")] + labels).value
+    }
+
+    func gauge(_ name: String) throws -> Double {
+        try registry.makeGauge(label: name, dimensions: [("pipeline", "default")]).value
+    }
+
+    /// Waits until `condition` holds, checking every 50 ms, on a thread of its own.
+    func wait(for what: String, timeout: Duration = .seconds(30), until condition: @escaping @Sendable () throws -> Bool) async throws {
+        try await DedicatedThread.run {
+            try Deadline.wait(timeout, for: what) {
+                if try condition() { return true }
+                Thread.sleep(forTimeInterval: 0.05)
+                return false
+            }
+        }
     }
 
     /// Stops the worker (draining) and everything else.
@@ -72,5 +134,21 @@ final class WorkerFixture: Sendable {
 
     static func token(_ index: Int) throws -> DeviceToken {
         try DeviceToken(String(format: "%064x", index + 1))
+    }
+}
+
+/// The worker's log lines, kept in memory.
+final class LogLines: LogLineWriter {
+    private let lines = RecordLog<[UInt8]>()
+
+    func write(line: [UInt8]) {
+        lines.append(contentsOf: [line])
+    }
+
+    /// Every line's `message` field, in order.
+    var messages: [String] {
+        lines.all.compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any])?["message"] as? String
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A real `redis-server` (Debian package redis-server) for tests and benchmarks: its own temporary
+/// A real `redis-server` (Debian package redis-server) for tests, the demo and benchmarks: its own temporary
 /// directory, a free TCP port on 127.0.0.1, optionally a password and a Unix socket, no persistence
 /// (`--save '' --appendonly no`). Stopped when released.
 public final class RedisServer: Sendable {
@@ -16,8 +16,8 @@ public final class RedisServer: Sendable {
     /// The running server.
     private let process: Mutex<ServerProcess?>
 
-    /// Starts a server and waits until it answers `PING`; blocks, so call it from a thread of its own
-    /// (``start(password:unixSocket:)`` does that). Throws, naming the Debian package, when
+    /// Starts a server and waits until it answers `PING`; blocks, so async code calls it from a
+    /// thread of its own. Throws, naming the Debian package, when
     /// `redis-server` or `redis-cli` is not installed.
     public init(password: String? = nil, unixSocket: Bool = false) throws {
         executable = try ExternalCommand.locate("redis-server", package: "redis-server")
@@ -39,12 +39,7 @@ public final class RedisServer: Sendable {
             }
         }
         try? FileManager.default.removeItem(at: directory)
-        throw lastError ?? TestKitError("redis-server did not start")
-    }
-
-    /// Starts a server from async code, on a thread of its own (starting one waits for it).
-    public static func start(password: String? = nil, unixSocket: Bool = false) async throws -> RedisServer {
-        try await DedicatedThread.run { try RedisServer(password: password, unixSocket: unixSocket) }
+        throw lastError ?? LocalStackError("redis-server did not start")
     }
 
     deinit {
@@ -64,15 +59,6 @@ public final class RedisServer: Sendable {
         process.withLock { $0 = started }
     }
 
-    /// Runs `redis-cli` (Debian package redis-tools) against this server and returns what it
-    /// prints: checks that share no code with Pushline's client. Runs on a thread of its own.
-    public func cli(_ arguments: String...) async throws -> String {
-        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
-        let authentication = password.map { ["--no-auth-warning", "-a", $0] } ?? []
-        let command = ["-h", "127.0.0.1", "-p", String(port)] + authentication + arguments
-        return try await DedicatedThread.run { try ExternalCommand.run(cli, command).standardOutput }
-    }
-
     /// Starts `redis-server` (logging to its standard output, which ``ServerProcess`` keeps) and
     /// waits up to 10 seconds until it logs that it accepts connections and then answers `PING`
     /// through `redis-cli` (`NOAUTH` counts: the server is up and wants its password).
@@ -89,7 +75,7 @@ public final class RedisServer: Sendable {
         while Date() < deadline {
             guard server.isRunning else {
                 let lastLines = server.log.split(separator: "\n").suffix(3).joined(separator: "\n")
-                throw TestKitError("redis-server exited at start on port \(port): \(lastLines)")
+                throw LocalStackError("redis-server exited at start on port \(port): \(lastLines)")
             }
             if server.log.contains("Ready to accept connections") {
                 let answer = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(port), "ping"]).standardOutput
@@ -98,6 +84,6 @@ public final class RedisServer: Sendable {
             usleep(10_000)
         }
         server.stop(graceMilliseconds: 0)
-        throw TestKitError("redis-server on port \(port) was not ready within 10 seconds; its log is \(server.logFile)")
+        throw LocalStackError("redis-server on port \(port) was not ready within 10 seconds; its log is \(server.logFile)")
     }
 }

@@ -8,10 +8,11 @@ public struct CommandResult: Sendable {
     public let standardError: String
 }
 
-/// Runs programs for tests: independent tools (`openssl`) and Pushline's own executables.
+/// Runs programs to completion: independent tools (`openssl`, `redis-cli`, `redis-benchmark`,
+/// `h2load`) and Pushline's own executables, for tests, benchmarks and the demo.
 public enum ExternalCommand {
     /// Runs `executable` with `arguments` and waits for it. Throws when it cannot be started, with a
-    /// message naming the program, so a missing tool fails the test clearly instead of skipping it.
+    /// message naming the program, so a missing tool fails clearly (a test fails instead of skipping).
     /// `environment` adds to (or replaces in) this process's environment.
     public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
                            environment: [String: String] = [:]) throws -> CommandResult {
@@ -28,7 +29,7 @@ public enum ExternalCommand {
         do {
             try process.run()
         } catch {
-            throw TestKitError("cannot start \(executable): \(error)")
+            throw LocalStackError("cannot start \(executable): \(error)")
         }
         if let standardInput { input.fileHandleForWriting.write(standardInput) }
         try? input.fileHandleForWriting.close()
@@ -56,15 +57,6 @@ public enum ExternalCommand {
             let candidate = "\(directory)/\(program)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw TestKitError("\(program) is not installed (Debian package \(package)); run `make test`, which installs it")
-    }
-}
-
-/// A test-support failure with a message that says what is missing.
-public struct TestKitError: Error, CustomStringConvertible {
-    public let description: String
-
-    public init(_ description: String) {
-        self.description = description
+        throw LocalStackError("\(program) is not installed (Debian package \(package)); `scripts/setup.sh` installs it, and `make test` and `make run` call that")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// A bound on how long a test waits for something, so a test that cannot make progress fails with
-/// a message naming what it was waiting for instead of hanging.
+/// A bound on how long a wait may take, so a test, the demo or a benchmark that cannot make
+/// progress fails with a message naming what it was waiting for instead of hanging.
 public struct Deadline: Sendable {
     private let end: ContinuousClock.Instant
     private let timeout: Duration
@@ -16,9 +16,9 @@ public struct Deadline: Sendable {
 
     public var hasPassed: Bool { ContinuousClock.now >= end }
 
-    /// Throws a ``TestKitError`` naming what was awaited once the deadline has passed.
+    /// Throws a ``LocalStackError`` naming what was awaited once the deadline has passed.
     public func check() throws {
-        if hasPassed { throw TestKitError("timed out after \(timeout) waiting for \(what)") }
+        if hasPassed { throw LocalStackError("timed out after \(timeout) waiting for \(what)") }
     }
 
     /// Checks `condition` every 10 ms until it holds; throws when the deadline passes first.

@@ -10,8 +10,8 @@ import Worker
 /// A worker wired to real components: a mock Kafka cluster, a real redis-server and an in-process
 /// APNs simulator, serving the example app's templates. Intents go in on `intents` (one
 /// partition, so order is kept); the worker's outputs are read back with a consumer of its own.
-/// Every wait has a deadline; every method blocks, so async callers use `DedicatedThread`.
-/// The worker tests and `pushline demo` share it.
+/// Every wait has a deadline; every method blocks, so async callers run it on a thread of their own
+/// (the tests' `DedicatedThread`). The worker tests and `pushline demo` share it.
 public final class LocalPipeline: Sendable {
     public static let app = "com.example.pushline"
     public static let intentsTopic = "pushline.intents"
@@ -29,8 +29,12 @@ public final class LocalPipeline: Sendable {
 
     /// Starts everything and the worker. Throws, naming the Debian package, when redis-server is
     /// not installed.
-    /// - Parameter unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
-    public init(unregistered: [(token: DeviceToken, at: Int64)] = []) throws {
+    /// - Parameters:
+    ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    ///   - telemetry: where the worker's metrics and logs go.
+    ///   - configure: changes to the worker's configuration (batching, limits, policies, TTLs).
+    public init(unregistered: [(token: DeviceToken, at: Int64)] = [], telemetry: WorkerTelemetry = WorkerTelemetry(),
+                configure: (inout WorkerConfiguration) -> Void = { _ in }) throws {
         cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(Self.intentsTopic, partitions: 1)
         for topic in Self.outputTopics { try cluster.createTopic(topic, partitions: 1) }
@@ -41,28 +45,44 @@ public final class LocalPipeline: Sendable {
             .init(token: $0.token, topic: Self.app, environment: .sandbox, unregisteredAt: $0.at)
         })
         harness = try SimulatorHarness(configuration: simulator)
-        var senderConfiguration = SenderConfiguration()
-        senderConfiguration.caFile = harness.certificateFile
-        sender = try APNsSender(configuration: senderConfiguration)
-        let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID,
-                                                       p8: String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8))
-        try sender.addPool(named: "dev", credentials: .token(ProviderTokenSource(credentials: credentials)),
-                           environment: APNsEnvironment(host: "localhost", port: harness.devicePort))
-
-        var consumer = KafkaConsumerConfiguration(bootstrapServers: cluster.bootstrapServers, groupID: "worker", topics: [Self.intentsTopic])
-        consumer.heartbeatInterval = .milliseconds(100)
-        consumer.sessionTimeout = .seconds(3)
-        consumer.autoCommitInterval = .milliseconds(200)
-        let configuration = WorkerConfiguration(
-            consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers),
-            redis: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)), pools: [.sandbox: "dev"])
-        let catalog = try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
-                                                 localesDirectory: RepositoryPaths.file("Config/locales"))
-        worker = Worker(configuration: configuration, enricher: Enricher(catalog: catalog), sender: sender)
+        sender = try Self.sender(port: harness.devicePort, caFile: harness.certificateFile)
+        var configuration = Self.workerConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port)
+        configuration.consumer.sessionTimeout = .seconds(3)
+        configuration.consumer.autoCommitInterval = .milliseconds(200)
+        configure(&configuration)
+        worker = try Worker(configuration: configuration, enricher: try Self.enricher(), sender: sender, telemetry: telemetry)
 
         outputs = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
             bootstrapServers: cluster.bootstrapServers, groupID: "output-reader", topics: Self.outputTopics))
         worker.start()
+    }
+
+    /// A sender with one pool, `dev`, signed with the dev key and trusting `caFile`, to a simulator
+    /// on localhost.
+    public static func sender(port: UInt16, caFile: String) throws -> APNsSender {
+        var configuration = SenderConfiguration()
+        configuration.caFile = caFile
+        let sender = try APNsSender(configuration: configuration)
+        let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID,
+                                                       p8: String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8))
+        try sender.addPool(named: "dev", credentials: .token(ProviderTokenSource(credentials: credentials)),
+                           environment: APNsEnvironment(host: "localhost", port: port))
+        return sender
+    }
+
+    /// A worker of the `worker` group on ``intentsTopic``, with Redis on 127.0.0.1 at `redisPort`,
+    /// sending sandbox intents through the `dev` pool of ``sender(port:caFile:)``.
+    public static func workerConfiguration(kafka bootstrapServers: String, redisPort: Int) -> WorkerConfiguration {
+        var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "worker", topics: [intentsTopic])
+        consumer.heartbeatInterval = .milliseconds(100)
+        return WorkerConfiguration(consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: bootstrapServers),
+                                   redis: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redisPort)), pools: [.sandbox: "dev"])
+    }
+
+    /// The example app's templates (`Config/templates`) and strings (`Config/locales`).
+    public static func enricher() throws -> Enricher {
+        Enricher(catalog: try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
+                                                     localesDirectory: RepositoryPaths.file("Config/locales")))
     }
 
     /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.

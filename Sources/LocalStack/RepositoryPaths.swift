@@ -1,6 +1,7 @@
 import Foundation
 
-/// Paths inside the repository and the build, for tests.
+/// Paths inside the repository and the build, for tests, the demo and benchmarks, which run from a
+/// checkout (`#filePath` names this file's place in it).
 public enum RepositoryPaths {
     /// The repository's top folder (where Package.swift is).
     public static let root: URL = {
@@ -17,7 +18,8 @@ public enum RepositoryPaths {
         root.appendingPathComponent(relativePath).path
     }
 
-    /// An executable product built beside the running test bundle (`.build/<config>/<name>`).
+    /// An executable product built beside the running program — a test bundle or `pushline` itself
+    /// (`.build/<config>/<name>`).
     public static func builtExecutable(_ name: String) throws -> String {
         let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         var directory = testBinary.deletingLastPathComponent()
@@ -27,6 +29,6 @@ public enum RepositoryPaths {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             directory.deleteLastPathComponent()
         }
-        throw TestKitError("the \(name) executable was not built beside \(testBinary.path); run `make test`")
+        throw LocalStackError("the \(name) executable was not built beside \(testBinary.path); build it with `swift build --product \(name)`")
     }
 }

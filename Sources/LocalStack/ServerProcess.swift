@@ -1,10 +1,11 @@
 import Foundation
 
-/// A long-running program started for a test (a server such as `nghttpd` or `redis-server`), with
-/// its output in a log file. Stopped with SIGTERM (then SIGKILL after a grace period) and reaped.
+/// A long-running program started for a test, the demo or a benchmark (a server such as `nghttpd`,
+/// `redis-server` or `apns-sim`, or `pushline run`), with its output in a log file. Stopped with
+/// SIGTERM (then SIGKILL after a grace period) and reaped.
 public final class ServerProcess: @unchecked Sendable {
     // Safe to share: `processID` is set once in `init`; `stop` is idempotent through `stopped`,
-    // which only the owning test calls.
+    // which only the owner calls.
     public let processID: pid_t
     /// Where the program's standard output and error go.
     public let logFile: String
@@ -29,7 +30,7 @@ public final class ServerProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
         guard result == 0 else {
-            throw TestKitError("cannot start \(executable): \(String(cString: strerror(result)))")
+            throw LocalStackError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         processID = pid
     }
@@ -80,7 +81,7 @@ public final class ServerProcess: @unchecked Sendable {
     private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) throws {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
-            throw TestKitError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
+            throw LocalStackError("this C library lacks posix_spawn_file_actions_addclosefrom_np (glibc 2.34 or later is needed)")
         }
         _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
     }

@@ -1,0 +1,77 @@
+import Foundation
+
+/// `pushline.yaml` and one pipeline (`local`) for `pushline run` against local components — a Kafka
+/// cluster (the mock one), a redis-server on 127.0.0.1 and a simulator on localhost with its own
+/// certificate — signed with the dev key of `Config/dev/` and serving the example app's templates.
+/// Settings left `nil` keep the defaults of docs/configuration.md.
+public struct LocalRunConfiguration: Sendable {
+    public var bootstrapServers: String
+    public var redisPort: Int
+    public var simulatorPort: UInt16
+    /// The simulator's certificate, trusted as the pool's CA.
+    public var caFile: String
+    /// `kafka.properties`: librdkafka properties, e.g. `session.timeout.ms`.
+    public var kafkaProperties: [String: String] = [:]
+    public var topic = "pushline.intents"
+    public var group = "pushline-local"
+    /// `telemetry.metrics_port`.
+    public var metricsPort: Int?
+    /// `telemetry.log_level`.
+    public var logLevel: String?
+    /// `shutdown.deadline`, e.g. `10s`.
+    public var shutdownDeadline: String?
+    /// The pipeline's `dedupe.pending_ttl`, e.g. `2s`.
+    public var pendingTTL: String?
+    /// The pipeline's `batch.size`.
+    public var batchSize: Int?
+
+    public init(bootstrapServers: String, redisPort: Int, simulatorPort: UInt16, caFile: String) {
+        self.bootstrapServers = bootstrapServers
+        self.redisPort = redisPort
+        self.simulatorPort = simulatorPort
+        self.caFile = caFile
+    }
+
+    /// Writes both files to a fresh temporary folder and returns the path of `pushline.yaml`.
+    public func write() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-run-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
+        try settings.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
+        try pipeline.write(toFile: directory + "/pipelines/local.yaml", atomically: true, encoding: .utf8)
+        return directory + "/pushline.yaml"
+    }
+
+    private var settings: String {
+        var lines = [
+            "kafka:", "  bootstrap_servers: [\(bootstrapServers)]",
+        ]
+        if !kafkaProperties.isEmpty {
+            lines.append("  properties:")
+            lines += kafkaProperties.sorted { $0.key < $1.key }.map { "    \($0.key): \"\($0.value)\"" }
+        }
+        lines += [
+            "redis:", "  host: 127.0.0.1", "  port: \(redisPort)",
+            "apns:", "  credentials:", "    dev:", "      key_file: \(DevCredentials.privateKeyFile)",
+            "      key_id: \(DevCredentials.keyID)", "      team_id: \(DevCredentials.teamID)",
+            "  pools:", "    - name: simulator", "      credentials: dev", "      environment: localhost:\(simulatorPort)",
+            "      ca_file: \(caFile)",
+        ]
+        if metricsPort != nil || logLevel != nil { lines.append("telemetry:") }
+        if let metricsPort { lines.append("  metrics_port: \(metricsPort)") }
+        if let logLevel { lines.append("  log_level: \(logLevel)") }
+        if let shutdownDeadline { lines += ["shutdown:", "  deadline: \(shutdownDeadline)"] }
+        lines.append("pipelines: pipelines")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private var pipeline: String {
+        var lines = [
+            "name: local", "source:", "  topic: \(topic)", "  group: \(group)",
+            "templates: \(RepositoryPaths.file("Config/templates"))", "locales: \(RepositoryPaths.file("Config/locales"))",
+            "apns_pool: simulator",
+        ]
+        if let pendingTTL { lines += ["dedupe:", "  pending_ttl: \(pendingTTL)"] }
+        if let batchSize { lines += ["batch:", "  size: \(batchSize)"] }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

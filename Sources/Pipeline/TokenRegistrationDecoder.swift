@@ -1,0 +1,114 @@
+import APNsCore
+import Enrichment
+
+/// Decodes schema v1 `pushline.tokens` records from bytes with APNsCore's ``JSONParser``: unknown
+/// fields are ignored (newer producers may add some), a known field given twice is refused, and
+/// the first mistake is thrown with its JSON path.
+public enum TokenRegistrationDecoder {
+    /// The schema version this decoder reads; `schema_version` may be omitted or must equal it.
+    public static let schemaVersion = TokenRegistration.schemaVersion
+
+    /// Decodes one record.
+    public static func decode(_ bytes: [UInt8]) throws(TokenRegistrationDecodingError) -> TokenRegistration {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            throw TokenRegistrationDecodingError(.malformedJSON, at: "$", error.description)
+        }
+        guard case .object(let object) = document else {
+            throw TokenRegistrationDecodingError(.notAnObject, at: "$", "a token registration is a JSON object, got \(document.typeName)")
+        }
+        return try decode(object)
+    }
+
+    /// Decodes a record that is already parsed (or built, as `pushline tokens` builds one from its options).
+    public static func decode(_ object: JSONObject) throws(TokenRegistrationDecodingError) -> TokenRegistration {
+        let fields = try RecordFields(object)
+        if let version = try fields.integer(.schemaVersion), version != schemaVersion {
+            throw fields.invalid(.schemaVersion, "this decoder reads schema \(schemaVersion), got \(version)")
+        }
+        let action = try fields.choice(.action, TokenRegistration.Action.self)
+        let app = try fields.requiredString(.app)
+        // The registry's keys are `…:<app>:<environment>:<user>`: a colon in a bundle id could make two apps share a key.
+        guard !app.contains(":") else { throw fields.invalid(.app, "a bundle id has no \":\", got \"\(app)\"") }
+        let environment = try fields.choice(.environment, Intent.Environment.self)
+        let user = try fields.requiredString(.user)
+        let hex = try fields.requiredString(.token)
+        let token: DeviceToken
+        do {
+            token = try DeviceToken(hex)
+        } catch {
+            throw fields.invalid(.token, error.detail)
+        }
+        guard let occurredAt = try fields.integer(.occurredAt) else { throw fields.missing(.occurredAt) }
+        guard occurredAt >= 0 else { throw fields.invalid(.occurredAt, "must not be negative, got \(occurredAt)") }
+        let locale = try fields.string(.locale)
+        if let locale, !LanguageTag.isWellFormed(locale) {
+            throw fields.invalid(.locale, "\"\(locale)\" is not a BCP 47 language tag")
+        }
+        return TokenRegistration(action: action, app: app, environment: environment, user: user, token: token,
+                                 occurredAt: occurredAt, locale: locale)
+    }
+}
+
+/// The fields of schema v1.
+private enum RecordField: String, CaseIterable {
+    case schemaVersion = "schema_version", action, app, environment, user, token, occurredAt = "occurred_at", locale
+}
+
+/// The known fields of one record, read with typed accessors whose errors name the field's path.
+private struct RecordFields {
+    private var values: [RecordField: JSONValue] = [:]
+
+    init(_ object: JSONObject) throws(TokenRegistrationDecodingError) {
+        for member in object.members {
+            guard let field = RecordField(rawValue: member.key) else { continue }
+            guard values[field] == nil else {
+                throw TokenRegistrationDecodingError(.duplicateField, at: Self.path(field), "appears more than once")
+            }
+            values[field] = member.value
+        }
+    }
+
+    static func path(_ field: RecordField) -> String { "$.\(field.rawValue)" }
+
+    func invalid(_ field: RecordField, _ reason: String) -> TokenRegistrationDecodingError {
+        TokenRegistrationDecodingError(.invalidValue, at: Self.path(field), reason)
+    }
+
+    func missing(_ field: RecordField) -> TokenRegistrationDecodingError {
+        TokenRegistrationDecodingError(.missingField, at: Self.path(field), "required")
+    }
+
+    private func wrongType(_ field: RecordField, _ value: JSONValue, expected: String) -> TokenRegistrationDecodingError {
+        TokenRegistrationDecodingError(.wrongType, at: Self.path(field), "must be \(expected), got \(value.typeName)")
+    }
+
+    func string(_ field: RecordField) throws(TokenRegistrationDecodingError) -> String? {
+        guard let value = values[field] else { return nil }
+        guard case .string(let text) = value else { throw wrongType(field, value, expected: "a string") }
+        return text
+    }
+
+    func requiredString(_ field: RecordField) throws(TokenRegistrationDecodingError) -> String {
+        guard let text = try string(field) else { throw missing(field) }
+        guard !text.isEmpty else { throw invalid(field, "must not be empty") }
+        return text
+    }
+
+    func integer(_ field: RecordField) throws(TokenRegistrationDecodingError) -> Int64? {
+        guard let value = values[field] else { return nil }
+        guard case .integer(let number) = value else { throw wrongType(field, value, expected: "an integer") }
+        return number
+    }
+
+    /// A required string that must be a raw value of `Choice`.
+    func choice<Choice: CaseIterable & RawRepresentable<String>>(_ field: RecordField, _ type: Choice.Type) throws(TokenRegistrationDecodingError) -> Choice {
+        let text = try requiredString(field)
+        guard let value = Choice(rawValue: text) else {
+            throw invalid(field, "must be one of \(Choice.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(text)\"")
+        }
+        return value
+    }
+}

@@ -1,0 +1,81 @@
+import Kafka
+
+/// Which intent messages still have work outstanding, so each is completed (its offset may pass)
+/// only once every delivery of it is decided and every record it produced is acknowledged by
+/// Kafka. Also counts the deliveries in flight. Lives on the worker's thread.
+///
+/// An entry holds one count per unfinished piece: one while the message is being planned, one per
+/// delivery not yet decided, one per output not yet acknowledged.
+struct MessageLedger {
+    typealias EntryID = Int
+
+    private struct Entry {
+        let message: KafkaConsumerMessage
+        var outstanding: Int
+    }
+
+    /// What an acknowledged output finished.
+    struct Acknowledged {
+        let message: KafkaConsumerMessage
+        /// Whether the output was a delivery's outcome.
+        let decidedDelivery: Bool
+        /// Whether the message is now complete.
+        let completed: Bool
+    }
+
+    private var entries: [EntryID: Entry] = [:]
+    private var nextID: EntryID = 0
+    private var outputs: [KafkaProducerMessageID: (entry: EntryID, decidesDelivery: Bool)] = [:]
+    /// Deliveries planned whose outcome Kafka has not yet acknowledged.
+    private(set) var deliveriesInFlight = 0
+
+    /// Whether no message has work outstanding.
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Starts tracking a message, held until ``finishPlanning(_:)``.
+    mutating func open(_ message: KafkaConsumerMessage) -> EntryID {
+        defer { nextID += 1 }
+        entries[nextID] = Entry(message: message, outstanding: 1)
+        return nextID
+    }
+
+    /// The message of an entry still tracked.
+    func message(of entry: EntryID) -> KafkaConsumerMessage? {
+        entries[entry]?.message
+    }
+
+    /// Holds the entry for `count` planned deliveries, each released by its outcome's ``expect(_:for:decidesDelivery:)``.
+    mutating func hold(_ entry: EntryID, deliveries count: Int) {
+        entries[entry]?.outstanding += count
+        deliveriesInFlight += count
+    }
+
+    /// Records an output Kafka is to acknowledge; a delivery's outcome also releases that delivery's hold.
+    mutating func expect(_ id: KafkaProducerMessageID, for entry: EntryID, decidesDelivery: Bool) {
+        outputs[id] = (entry, decidesDelivery)
+        if !decidesDelivery { entries[entry]?.outstanding += 1 }
+    }
+
+    /// Ends the planning hold; returns the message when nothing else is outstanding.
+    mutating func finishPlanning(_ entry: EntryID) -> KafkaConsumerMessage? {
+        release(entry)
+    }
+
+    /// Records Kafka's acknowledgement of an output.
+    mutating func acknowledge(_ id: KafkaProducerMessageID) -> Acknowledged? {
+        guard let (entry, decidesDelivery) = outputs.removeValue(forKey: id), let message = entries[entry]?.message else { return nil }
+        if decidesDelivery { deliveriesInFlight -= 1 }
+        return Acknowledged(message: message, decidedDelivery: decidesDelivery, completed: release(entry) != nil)
+    }
+
+    private mutating func release(_ entry: EntryID) -> KafkaConsumerMessage? {
+        guard var tracked = entries[entry] else { return nil }
+        tracked.outstanding -= 1
+        guard tracked.outstanding == 0 else {
+            entries[entry] = tracked
+            return nil
+        }
+        entries[entry] = nil
+        return tracked.message
+    }
+}

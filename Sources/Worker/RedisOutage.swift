@@ -1,0 +1,26 @@
+import Redis
+
+/// Whether Redis is out for the worker, and when to try it again: 100 ms doubling to 5 s, with
+/// jitter (``RedisReconnectPolicy``'s delays). Lives on the worker's thread.
+struct RedisOutage {
+    private let backoff = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(100), maximumDelay: .seconds(5))
+    private var failures = 0
+    private var random = SystemRandomNumberGenerator()
+    /// When the next attempt is due while Redis is out.
+    private(set) var nextAttempt = ContinuousClock.now
+
+    var isOut: Bool { failures > 0 }
+
+    /// Records a failed attempt; returns whether Redis was available until now.
+    mutating func failed(at now: ContinuousClock.Instant) -> Bool {
+        nextAttempt = now + backoff.delay(beforeRetry: failures, using: &random)
+        failures += 1
+        return failures == 1
+    }
+
+    /// Records an answer; returns whether Redis was out until now.
+    mutating func answered() -> Bool {
+        defer { failures = 0 }
+        return failures > 0
+    }
+}

@@ -1,0 +1,393 @@
+import APNsClient
+import APNsCore
+import Enrichment
+import Foundation
+import Kafka
+import Pipeline
+import Redis
+import Runtime
+import Telemetry
+
+/// The worker's thread: one loop that owns the consumer, the producer and the Redis connection,
+/// and moves batches through the ``DeliveryStages``. Nothing here blocks on the sender or on Kafka's
+/// acknowledgements: sends finish through ``SendCompletions``, acknowledgements through
+/// ``OutputAcknowledgements``, and each turn of the loop takes whatever has arrived.
+///
+/// One turn: take finished sends (record them) and acknowledgements (complete messages), retry
+/// Redis if it is out and due, re-claim deferred deliveries that are due, pause or resume the
+/// partitions, then poll for more intents unless `concurrency` batches are at the sender, and close
+/// the open batch at `batch.size` deliveries or after `batch.linger`.
+final class WorkerLoop {
+    /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
+    private enum RedisStep {
+        case plan(KafkaConsumerMessage, MessageLedger.EntryID)
+        case claim([PlannedDelivery])
+        case record([(PlannedDelivery, DeliveryResult)])
+    }
+
+    /// A batch's deliveries for one (pool, APNs topic), at the sender.
+    private struct Send {
+        let batch: Int
+        let deliveries: [PlannedDelivery]
+    }
+
+    private struct SendGroup: Hashable {
+        let pool: String
+        let topic: String
+    }
+
+    private let configuration: WorkerConfiguration
+    private let sender: APNsSender
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+    private let status: WorkerStatus
+    private let wakeUp = Semaphore()
+    private let acknowledgements: Inbox<KafkaDeliveryReport>
+    private let completions: SendCompletions
+    private let consumerEvents = Inbox<KafkaConsumerEvent>()
+    private let producer: KafkaProducer
+    private let consumer: KafkaConsumer
+    private let stages: DeliveryStages
+
+    private var ledger = MessageLedger()
+    private var deferred = DeferredDeliveries()
+    private var outage = RedisOutage()
+    /// Steps waiting for Redis to answer again, in order.
+    private var waitingForRedis: [RedisStep] = []
+    /// Planned deliveries not yet claimed, and when the first of them was planned.
+    private var openBatch: [PlannedDelivery] = []
+    private var openedAt = ContinuousClock.now
+    /// Deliveries claimed by this worker and not yet recorded.
+    private var claimedKeys = Set<DeliveryKey>()
+    private var sends: [Int: Send] = [:]
+    /// Batches at the sender, with how many of their sends are still out.
+    private var batchesAtSender: [Int: Int] = [:]
+    private var nextSend = 0
+    private var nextBatch = 0
+    private var paused = false
+    private var nextLagUpdate = ContinuousClock.now
+
+    init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender, metrics: WorkerMetrics, logger: Logger,
+         status: WorkerStatus) throws {
+        self.configuration = configuration
+        self.sender = sender
+        self.metrics = metrics
+        var logger = logger
+        logger[metadataKey: "pipeline"] = .string(configuration.pipelineName)
+        self.logger = logger
+        self.status = status
+        let acknowledgements = Inbox<KafkaDeliveryReport>(wakeUp: wakeUp)
+        self.acknowledgements = acknowledgements
+        completions = SendCompletions(wakeUp: wakeUp)
+        producer = try KafkaProducer(configuration: configuration.producer) { event in
+            if case .deliveryReports(let reports) = event { acknowledgements.append(contentsOf: reports) }
+        }
+        var consumerConfiguration = configuration.consumer
+        consumerConfiguration.statisticsInterval = consumerConfiguration.statisticsInterval ?? configuration.lagInterval
+        consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents] event in
+            consumerEvents.append(contentsOf: [event])
+        }
+        // The worker retries Redis itself, on its own schedule: a call to a server that is down
+        // fails at once instead of running the connection's reconnect backoff.
+        var redis = configuration.redis
+        redis.reconnect = .never
+        stages = DeliveryStages(configuration: configuration, enricher: enricher, redis: try RedisConnection(configuration: redis),
+                                owner: NotificationID.random().description)
+    }
+
+    func run() throws {
+        logger.info("worker started", metadata: ["topics": .string(configuration.consumer.topics.joined(separator: ",")),
+                                                 "group": .string(configuration.consumer.groupID)])
+        var drainDeadline: ContinuousClock.Instant?
+        while true {
+            if drainDeadline == nil && status.stopping.load(ordering: .acquiring) {
+                drainDeadline = .now + configuration.shutdownDeadline
+                logger.info("worker stopping", metadata: ["deadline": "\(configuration.shutdownDeadline)"])
+                try closeBatch()
+            }
+            try serve()
+            if let drainDeadline {
+                if ledger.isEmpty || ContinuousClock.now >= drainDeadline { break }
+                _ = wakeUp.wait(milliseconds: 10)
+                continue
+            }
+            guard batchesAtSender.count < configuration.concurrency else {
+                _ = wakeUp.wait(milliseconds: 5)
+                continue
+            }
+            let messages = consumer.poll(maxMessages: max(1, configuration.batchSize - openBatch.count), timeout: pollTimeout())
+            handleConsumerEvents()
+            if !messages.isEmpty {
+                metrics.consumed(messages)
+                for message in messages { try plan(message, entry: ledger.open(message)) }
+            }
+            if !openBatch.isEmpty && (openBatch.count >= configuration.batchSize || ContinuousClock.now >= openedAt + configuration.batchLinger) {
+                try closeBatch()
+            }
+        }
+        try finish()
+    }
+
+    /// Everything that arrived or came due since the last turn.
+    private func serve() throws {
+        // Each arrival signals once; what is taken below makes the signals so far stale, and a
+        // count left standing would turn every later wait into a spin.
+        while wakeUp.wait(milliseconds: 0) {}
+        for completion in completions.take() { try recordSend(completion) }
+        try acknowledge(acknowledgements.take())
+        let now = ContinuousClock.now
+        if outage.isOut && now >= outage.nextAttempt { try retryRedis() }
+        if !outage.isOut, let due = deferred.nextDue, due <= now {
+            try submit(.claim(deferred.takeDue(at: now)))
+        }
+        updatePausing()
+        if now >= nextLagUpdate {
+            metrics.lag(consumer.lag)
+            nextLagUpdate = now + configuration.lagInterval
+        }
+    }
+
+    /// The open batch's remaining linger; a short wait while other work is out (its completions
+    /// are taken between polls); the configured poll timeout when there is nothing else to do.
+    private func pollTimeout() -> Duration {
+        if !openBatch.isEmpty { return max(.zero, openedAt + configuration.batchLinger - .now) }
+        if !sends.isEmpty || !ledger.isEmpty { return .milliseconds(2) }
+        return configuration.pollTimeout
+    }
+
+    // MARK: Stages
+
+    /// Plans one message: its records decided now are produced, its deliveries join the open batch.
+    private func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID) throws {
+        try submit(.plan(message, entry))
+    }
+
+    /// Claims and sends the open batch.
+    private func closeBatch() throws {
+        guard !openBatch.isEmpty else { return }
+        let batch = openBatch
+        openBatch = []
+        try submit(.claim(batch))
+    }
+
+    /// Runs a step now, or keeps it (or the part of it that needs Redis) for when Redis answers again.
+    private func submit(_ step: RedisStep) throws {
+        if outage.isOut {
+            let (now, later) = splitForOutage(step)
+            if let later { waitingForRedis.append(later) }
+            if let now { try perform(now) }
+            return
+        }
+        do {
+            try perform(step)
+        } catch let error as RedisError where error.isRetryable {
+            redisFailed(error)
+            try submit(step)
+        }
+    }
+
+    /// What of a step can run while Redis is out, and what must wait. Under `pause`, nothing runs.
+    /// Under `fail_open`, planning runs (a user-addressed intent then waits for the registry),
+    /// claiming becomes sending without claims, and recording runs for deliveries that hold no
+    /// claim and need no registry clean-up.
+    private func splitForOutage(_ step: RedisStep) -> (now: RedisStep?, later: RedisStep?) {
+        guard configuration.redisUnreachable == .failOpen else { return (nil, step) }
+        guard case .record(let results) = step else { return (step, nil) }
+        let needing = results.filter { stages.recordNeedsRedis($0.0, $0.1) }
+        let free = results.filter { !stages.recordNeedsRedis($0.0, $0.1) }
+        return (free.isEmpty ? nil : .record(free), needing.isEmpty ? nil : .record(needing))
+    }
+
+    /// Does one step; a Redis failure leaves nothing half-done that a repetition would not redo.
+    private func perform(_ step: RedisStep) throws {
+        switch step {
+        case .plan(let message, let entry):
+            switch try stages.plan(message, entry: entry, registryAvailable: !outage.isOut) {
+            case .needsRegistry:
+                waitingForRedis.append(step)
+            case .planned(let deliveries, let outputs):
+                if !deliveries.isEmpty {
+                    if openBatch.isEmpty { openedAt = .now }
+                    ledger.hold(entry, deliveries: deliveries.count)
+                    openBatch += deliveries
+                }
+                try produce(outputs)
+                if let complete = ledger.finishPlanning(entry) { consumer.complete([complete]) }
+            }
+        case .claim(let planned):
+            guard !outage.isOut else {
+                // fail_open: the claims and collapse windows are skipped.
+                metrics.dedupeSkipped.increment(by: planned.count)
+                try send(planned)
+                return
+            }
+            let claims = try stages.claim(planned, inFlight: claimedKeys)
+            for delivery in claims.admitted { claimedKeys.insert(delivery.key) }
+            if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
+            try produce(claims.outputs)
+            try send(claims.admitted)
+        case .record(let results):
+            try produce(try stages.record(results))
+            for (delivery, _) in results where delivery.holdsClaim { claimedKeys.remove(delivery.key) }
+        }
+    }
+
+    /// Hands the deliveries to the sender, one send per (pool, APNs topic), without waiting.
+    private func send(_ deliveries: [PlannedDelivery]) throws {
+        guard !deliveries.isEmpty else { return }
+        let batch = nextBatch
+        nextBatch += 1
+        metrics.batchDeliveries.record(deliveries.count)
+        let groups = Dictionary(grouping: deliveries) { SendGroup(pool: $0.pool, topic: $0.delivery.topic) }
+        batchesAtSender[batch] = groups.count
+        for (group, deliveries) in groups {
+            let id = nextSend
+            nextSend += 1
+            sends[id] = Send(batch: batch, deliveries: deliveries)
+            completions.start(id, try deliveries.map(stages.notification), pool: group.pool, sender: sender)
+        }
+    }
+
+    /// A send's results: recorded now, or when Redis answers again.
+    private func recordSend(_ completion: SendCompletions.Completion) throws {
+        // A send abandoned at the shutdown deadline may still answer: nothing waits for it.
+        guard let send = sends.removeValue(forKey: completion.send) else { return }
+        if let remaining = batchesAtSender[send.batch] {
+            batchesAtSender[send.batch] = remaining > 1 ? remaining - 1 : nil
+        }
+        try submit(.record(Array(zip(send.deliveries, try completion.results.get()))))
+    }
+
+    // MARK: Kafka
+
+    /// Produces records without waiting; their acknowledgements arrive through ``acknowledge(_:)``.
+    private func produce(_ outputs: [WorkerOutput]) throws {
+        guard !outputs.isEmpty else { return }
+        let ids = try producer.send(outputs.map(\.record))
+        for (id, output) in zip(ids, outputs) {
+            let decides = if case .outcome(_, _, let decides) = output.kind { decides } else { false }
+            ledger.expect(id, for: output.entry, decidesDelivery: decides)
+        }
+        metrics.produced(outputs)
+    }
+
+    /// Completes the messages whose every record Kafka now has; a record Kafka refused ends the worker.
+    private func acknowledge(_ reports: [KafkaDeliveryReport]) throws {
+        guard !reports.isEmpty else { return }
+        let now = OutputRecords.now()
+        var complete: [KafkaConsumerMessage] = []
+        for report in reports {
+            if case .failure(let error) = report.result { throw error }
+            guard let acknowledged = ledger.acknowledge(report.id) else { continue }
+            if acknowledged.decidedDelivery, let timestamp = acknowledged.message.timestamp {
+                metrics.endToEndLatency.record(Double(max(0, now - timestamp)) / 1000)
+            }
+            if acknowledged.completed { complete.append(acknowledged.message) }
+        }
+        if !complete.isEmpty { consumer.complete(complete) }
+    }
+
+    private func handleConsumerEvents() {
+        for event in consumerEvents.take() {
+            switch event {
+            case .assigned(let partitions):
+                status.joined.store(true, ordering: .releasing)
+                logger.info("partitions assigned", metadata: ["partitions": .string(Self.describe(partitions))])
+                if paused && !partitions.isEmpty { try? consumer.pause(partitions) }
+            case .revoked(let partitions):
+                logger.info("partitions revoked", metadata: ["partitions": .string(Self.describe(partitions))])
+            case .lost(let partitions):
+                logger.warning("partitions lost", metadata: ["partitions": .string(Self.describe(partitions))])
+            case .error(let error):
+                logger.warning("kafka consumer error", metadata: ["error": .string("\(error)")])
+            }
+        }
+    }
+
+    /// Pauses the partitions while deliveries in flight reach `max_in_flight` or work waits for
+    /// Redis under the `pause` policy; resumes them otherwise. The loop keeps polling either way,
+    /// so the consumer stays in its group.
+    private func updatePausing() {
+        let waitingMessages = waitingForRedis.count { if case .plan = $0 { true } else { false } }
+        let saturated = ledger.deliveriesInFlight + waitingMessages >= configuration.maximumInFlight
+        let redisWait = outage.isOut && configuration.redisUnreachable == .pause
+        let pause = saturated || redisWait
+        metrics.inFlight.record(ledger.deliveriesInFlight)
+        guard pause != paused else { return }
+        let partitions = Array(consumer.assignment)
+        do {
+            if pause { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
+        } catch {
+            logger.warning(pause ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
+        }
+        paused = pause
+        metrics.paused.record(pause ? 1 : 0)
+        if pause {
+            logger.info("partitions paused", metadata: ["reason": redisWait ? "redis" : "max_in_flight",
+                                                        "in_flight": .string("\(ledger.deliveriesInFlight)")])
+        } else {
+            logger.info("partitions resumed")
+        }
+    }
+
+    // MARK: Redis outage
+
+    private func redisFailed(_ error: RedisError) {
+        guard outage.failed(at: .now) else { return }
+        metrics.redisAvailable.record(0)
+        status.waitingForRedis.store(configuration.redisUnreachable == .pause, ordering: .releasing)
+        logger.error("redis lost", metadata: ["error": .string(error.code.description), "policy": .string(configuration.redisUnreachable.rawValue)])
+    }
+
+    /// Retries the steps that wait for Redis, in order; the first that fails again puts itself and
+    /// the rest back. With nothing waiting, a `PING` tells whether Redis is back.
+    private func retryRedis() throws {
+        var steps = waitingForRedis[...]
+        waitingForRedis = []
+        do {
+            if steps.isEmpty { try stages.ping() }
+            outageAnswered()
+            while let step = steps.first {
+                try perform(step)
+                steps.removeFirst()
+            }
+        } catch let error as RedisError where error.isRetryable {
+            redisFailed(error)
+            waitingForRedis = Array(steps) + waitingForRedis
+        }
+    }
+
+    private func outageAnswered() {
+        guard outage.answered() else { return }
+        metrics.redisAvailable.record(1)
+        status.waitingForRedis.store(false, ordering: .releasing)
+        logger.info("redis recovered")
+    }
+
+    // MARK: Shutdown
+
+    /// After the drain: gives back the claims of deliveries that were claimed but will not be sent,
+    /// flushes the producer, completes what Kafka acknowledged, commits and closes. Deliveries
+    /// still at the sender keep their `pending` claims: APNs may have taken them, so a redelivery
+    /// waits for the claim to expire rather than send at once.
+    private func finish() throws {
+        let unsent = waitingForRedis.flatMap { step -> [PlannedDelivery] in
+            if case .claim(let planned) = step { planned } else { [] }
+        }
+        if !unsent.isEmpty { try? stages.release(unsent) }
+        if !ledger.isEmpty {
+            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"),
+                                                                      "waiting_for_redis": .string("\(waitingForRedis.count)")])
+        }
+        try producer.close()
+        try acknowledge(acknowledgements.take())
+        try consumer.commit()
+        try consumer.close()
+        status.joined.store(false, ordering: .releasing)
+        logger.info("worker stopped")
+    }
+
+    private static func describe(_ partitions: [KafkaTopicPartition]) -> String {
+        partitions.map(\.description).sorted().joined(separator: ",")
+    }
+}

@@ -1,0 +1,104 @@
+import Kafka
+import Pipeline
+import Telemetry
+
+/// The worker's metrics (names, labels and queries in `docs/telemetry.md`), every one labelled with
+/// the pipeline. Members whose labels are fixed are kept; the others are looked up per batch.
+struct WorkerMetrics: Sendable {
+    /// Deliveries per sent batch.
+    static let batchBuckets: [Double] = [1, 10, 50, 100, 250, 500, 1000, 2500, 5000, 10000]
+    /// Seconds from the intent's Kafka timestamp to the outcome's acknowledgement.
+    static let latencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+    /// The `reason` label of an outcome without one.
+    static let absentReason = "none"
+
+    let pipeline: String
+    private let consumed: MetricFamily<Counter>
+    private let deliveries: MetricFamily<Counter>
+    private let suppressed: MetricFamily<Counter>
+    private let deadLetters: MetricFamily<Counter>
+    private let tokenEvents: MetricFamily<Counter>
+    private let lag: MetricFamily<Gauge>
+    let batchDeliveries: Histogram
+    let endToEndLatency: Histogram
+    let inFlight: Gauge
+    let paused: Gauge
+    let redisAvailable: Gauge
+    let dedupeSkipped: Counter
+
+    init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
+        self.pipeline = pipeline
+        consumed = try registry.makeCounterFamily(name: "pushline_intents_consumed_total", labelNames: ["pipeline", "topic"],
+                                                  help: "Intent messages taken from Kafka.")
+        deliveries = try registry.makeCounterFamily(name: "pushline_deliveries_total", labelNames: ["pipeline", "status", "reason"],
+                                                    help: "Outcome events produced, by status and reason.")
+        suppressed = try registry.makeCounterFamily(name: "pushline_suppressed_total", labelNames: ["pipeline", "kind"],
+                                                    help: "Deliveries suppressed: duplicate_intent, duplicate_collapse, stale_collapse.")
+        deadLetters = try registry.makeCounterFamily(name: "pushline_dead_letters_total", labelNames: ["pipeline", "reason"],
+                                                     help: "Records written to the dead-letter topic, by reason.")
+        tokenEvents = try registry.makeCounterFamily(name: "pushline_token_events_total", labelNames: ["pipeline", "kind"],
+                                                     help: "Token events written: unregistered, expired, suspect.")
+        lag = try registry.makeGaugeFamily(name: "pushline_consumer_lag", labelNames: ["pipeline", "topic", "partition"],
+                                           help: "Messages between the stored offset (the watermark) and the partition's high watermark.")
+        batchDeliveries = try registry.makeHistogram(label: "pushline_batch_deliveries", dimensions: [("pipeline", pipeline)],
+                                                     buckets: Self.batchBuckets, help: "Deliveries per batch handed to the sender.")
+        endToEndLatency = try registry.makeHistogram(
+            label: "pushline_end_to_end_latency_seconds", dimensions: [("pipeline", pipeline)], buckets: Self.latencyBuckets,
+            help: "From the intent's Kafka message timestamp to the outcome's acknowledgement by Kafka.")
+        inFlight = try registry.makeGauge(label: "pushline_inflight_deliveries", dimensions: [("pipeline", pipeline)],
+                                          help: "Deliveries taken and not yet recorded.")
+        paused = try registry.makeGauge(label: "pushline_consumer_paused", dimensions: [("pipeline", pipeline)],
+                                        help: "1 while the worker holds its partitions paused (saturation or Redis outage).")
+        redisAvailable = try registry.makeGauge(label: "pushline_redis_available", dimensions: [("pipeline", pipeline)],
+                                                help: "1 while Redis answers the worker, else 0.")
+        dedupeSkipped = try registry.makeCounter(label: "pushline_dedupe_skipped_total", dimensions: [("pipeline", pipeline)],
+                                                 help: "Deliveries sent without claims or collapse windows (redis_unreachable: fail_open).")
+        redisAvailable.set(to: 1)
+    }
+
+    func consumed(_ messages: [KafkaConsumerMessage]) {
+        var counts: [String: Int] = [:]
+        for message in messages { counts[message.topicPartition.topic, default: 0] += 1 }
+        for (topic, count) in counts { consumed.metric(labelValues: [pipeline, topic]).increment(by: count) }
+    }
+
+    /// Counts produced records by what they are.
+    func produced(_ outputs: [WorkerOutput]) {
+        var outcomes: [[String]: Int] = [:]
+        var suppressions: [String: Int] = [:]
+        var letters: [String: Int] = [:]
+        var events: [String: Int] = [:]
+        for output in outputs {
+            switch output.kind {
+            case .outcome(let status, let reason, _):
+                outcomes[[status.rawValue, reason ?? Self.absentReason], default: 0] += 1
+                if status == .suppressed, let kind = Self.suppressionKind(reason) { suppressions[kind, default: 0] += 1 }
+            case .deadLetter(let reason):
+                letters[reason, default: 0] += 1
+            case .tokenEvent(let kind):
+                events[kind.rawValue, default: 0] += 1
+            }
+        }
+        for (labels, count) in outcomes { deliveries.metric(labelValues: [pipeline] + labels).increment(by: count) }
+        for (kind, count) in suppressions { suppressed.metric(labelValues: [pipeline, kind]).increment(by: count) }
+        for (reason, count) in letters { deadLetters.metric(labelValues: [pipeline, reason]).increment(by: count) }
+        for (kind, count) in events { tokenEvents.metric(labelValues: [pipeline, kind]).increment(by: count) }
+    }
+
+    func lag(_ lag: [KafkaTopicPartition: KafkaPartitionLag]) {
+        for (partition, lag) in lag {
+            guard let behind = lag.stored ?? lag.committed else { continue }
+            self.lag.metric(labelValues: [pipeline, partition.topic, String(partition.partition)]).record(behind)
+        }
+    }
+
+    /// `duplicate_intent`, `duplicate_collapse`, `stale_collapse` from an outcome's reason.
+    private static func suppressionKind(_ reason: String?) -> String? {
+        switch reason {
+        case "DuplicateIntent": "duplicate_intent"
+        case "DuplicateCollapse": "duplicate_collapse"
+        case "StaleCollapse": "stale_collapse"
+        default: nil
+        }
+    }
+}

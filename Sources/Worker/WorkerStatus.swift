@@ -1,0 +1,19 @@
+import Synchronization
+
+/// What other threads may ask of a running worker, and tell it: stop. Written by the worker's
+/// thread, read anywhere (`/readyz`).
+final class WorkerStatus: Sendable {
+    /// Set by ``Worker/stop()``.
+    let stopping = Atomic<Bool>(false)
+    /// The consumer has joined its group (an assignment arrived, possibly empty).
+    let joined = Atomic<Bool>(false)
+    /// Work waits for Redis (an outage under the `pause` policy).
+    let waitingForRedis = Atomic<Bool>(false)
+    /// The worker's thread has ended.
+    let ended = Atomic<Bool>(false)
+
+    var isReady: Bool {
+        joined.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) && !waitingForRedis.load(ordering: .relaxed)
+            && !ended.load(ordering: .relaxed)
+    }
+}

@@ -1,0 +1,163 @@
+import APNsClient
+import CLI
+import Foundation
+import Kafka
+import LocalStack
+
+/// `pushline bench e2e`: deliveries per second and end-to-end latency of `pushline run` on local
+/// components, beside h2load's raw rate against the same simulator.
+enum BenchE2ECommand: Command {
+    static let name = "bench e2e"
+    static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
+    static let help = """
+        Usage: pushline bench e2e [--intents N] [--tokens K] [--half-load-seconds S] [--batch-size B]
+                                  [--partitions P] [--h2load-requests R]
+
+        Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
+        Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
+        apns-sim built beside this executable (TLS on a free port, its own self-signed certificate,
+        2 event loops); then:
+
+          1. h2load (Debian package nghttp2-client) against that apns-sim: R requests over 4
+             connections × 100 streams with a provider token of the dev key — the raw rate of the
+             server, the reference the pipeline's rate is compared with.
+          2. Pre-loads N intents on pushline.intents (P partitions): the example app's chat_message
+             in English, each to K device tokens of its own (N × K deliveries, each claimed and sent).
+          3. Starts `pushline run` (the real worker, as a process of its own) with a configuration
+             of those components (Redis dedupe on, outcomes to pushline.outcomes) and reads the
+             outcomes back: the sustained rate is the deliveries read back per second, from the
+             first outcome to the last.
+          4. Half load: produces intents at a steady rate of half the sustained deliveries per second
+             for S seconds, each with `created_at` the moment it is produced, and reads their
+             outcomes back: latency p50/p99 from `created_at` to the outcome's `completed_at`, and to
+             the moment this process read the outcome from Kafka.
+          5. Stops the worker with SIGTERM (it must exit 0).
+
+        Prints the figures, the peak resident memory of the worker and of apns-sim, the ratio of
+        the sustained rate to h2load's, and the load average; progress goes to standard error.
+        The goal of issue #7: at least 50,000 deliveries/s, and p99 under 50 ms at half load.
+
+        Options:
+          --intents N             intents pre-loaded for the sustained rate (default 200000)
+          --tokens K              device tokens per intent (default 1)
+          --half-load-seconds S   how long the half load is offered (default 10)
+          --batch-size B          the pipeline's batch.size (default: the configuration's, 500)
+          --partitions P          partitions of pushline.intents (default 4)
+          --h2load-requests R     requests of the h2load run (default 200000)
+          -h, --help              show this help
+
+        Exit 0 when every step finished; 1 when a component could not start, the worker stopped,
+        or outcomes stopped arriving for 60 seconds.
+        """
+    static let arguments = ArgumentSpec(valueOptions: [
+        "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests",
+    ])
+
+    static let deliveriesGoal = 50_000.0
+    static let p99GoalMilliseconds = 50.0
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        let intents = try arguments.positiveInteger("--intents", default: 200_000)
+        let tokens = try arguments.positiveInteger("--tokens", default: 1)
+        let halfLoadSeconds = try arguments.positiveInteger("--half-load-seconds", default: 10)
+        let batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
+        let partitions = try arguments.positiveInteger("--partitions", default: 4)
+        let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
+        do {
+            try measure(intents: intents, tokens: tokens, halfLoadSeconds: halfLoadSeconds, batchSize: batchSize,
+                        partitions: partitions, h2load: h2load)
+            return 0
+        } catch {
+            progress("\(error)")
+            return 1
+        }
+    }
+
+    private static func measure(intents: Int, tokens: Int, halfLoadSeconds: Int, batchSize: Int?, partitions: Int, h2load: H2LoadRate) throws {
+        progress("starting mock Kafka, redis-server and apns-sim (load average \(loadAverage()))")
+        let cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic(LocalPipeline.intentsTopic, partitions: partitions)
+        for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
+        let redis = try RedisServer()
+        let simulator = try SimulatorProcess(executable: try RepositoryPaths.builtExecutable("apns-sim"))
+
+        progress("h2load → apns-sim: \(h2load.requests) requests, \(h2load.connections) connections × \(h2load.streams) streams")
+        let rawRate = try h2load.measure(port: simulator.devicePort, authorization: try developmentToken())
+        progress("h2load → apns-sim: \(Int(rawRate)) req/s")
+
+        let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, tokensPerIntent: tokens)
+        try load.preload(0..<intents, progress: progress)
+
+        var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
+                                                  simulatorPort: simulator.devicePort, caFile: simulator.certificateFile)
+        configuration.group = "bench-e2e"
+        configuration.batchSize = batchSize
+        configuration.logLevel = "notice"
+        progress("starting pushline run (\(intents) intents × \(tokens) token(s) waiting)")
+        let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
+        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
+        let sustained = try reader.count(intents * tokens) { progress("sustained: \($0)") }
+        progress("sustained: \(Int(sustained.rate)) deliveries/s \(sustained.byStatus)")
+
+        let halfRate = sustained.rate / 2
+        progress("half load: \(Int(halfRate)) deliveries/s for \(halfLoadSeconds) s")
+        let offered = halfLoadSeconds * Int(halfRate) / tokens
+        let production = BackgroundWork {
+            try load.produceSteadily(intents..<intents + offered, intentsPerSecond: halfRate / Double(tokens)) { progress("half load: \($0)") }
+        }
+        let latencies = try reader.latencies(offered * tokens) { progress("half load: \($0)") }
+        try production.wait()
+        let workerPeak = ProcessMemory.peakResidentBytes(of: worker.processID)
+        let simulatorPeak = simulator.peakResidentBytes
+        let stopStatus = worker.stop(graceMilliseconds: 60_000)
+        try reader.close()
+        try load.close()
+        simulator.stop()
+        redis.stop()
+        guard stopStatus == 0 else { throw LocalStackError("pushline run exited \(stopStatus) on SIGTERM: \(worker.log.suffix(2000))") }
+
+        let decided = latencies.map(\.decided).sorted()
+        let readBack = latencies.map(\.readBack).sorted()
+        print("pushline bench e2e: \(intents) intents × \(tokens) token(s) → pushline run (batch.size \(batchSize.map(String.init) ?? "500")) "
+            + "→ apns-sim process (TLS); mock Kafka (1 broker, \(partitions) intent partitions), redis-server")
+        print("sustained: \(Int(sustained.rate)) deliveries/s (\(intents * tokens) deliveries; by status \(sustained.byStatus)) "
+            + "— goal ≥ \(Int(deliveriesGoal)): \(sustained.rate >= deliveriesGoal ? "met" : "not met")")
+        print("half load: \(Int(halfRate)) deliveries/s offered for \(halfLoadSeconds) s (\(latencies.count) deliveries)")
+        print(String(format: "  created_at → completed_at: p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(decided, 0.5),
+                     percentile(decided, 0.99), decided.last ?? 0))
+        print(String(format: "  created_at → read back:    p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(readBack, 0.5),
+                     percentile(readBack, 0.99), readBack.last ?? 0)
+            + " — goal p99 < \(Int(p99GoalMilliseconds)) ms: \(percentile(readBack, 0.99) < p99GoalMilliseconds ? "met" : "not met")")
+        print("peak RSS: pushline run \(mebibytes(workerPeak)), apns-sim \(mebibytes(simulatorPeak))")
+        print("h2load → apns-sim: \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams); "
+            + String(format: "ratio pipeline / h2load: %.2f", sustained.rate / rawRate))
+        print("load average: \(loadAverage())")
+    }
+
+    /// A provider token of the dev key, for h2load's `authorization` header.
+    private static func developmentToken() throws -> String {
+        let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID,
+                                                       p8: String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8))
+        return try ProviderToken(credentials: credentials, issuedAt: ProviderTokenSource.systemNow()).jwt
+    }
+
+    /// The value at `fraction` of sorted `values` (nearest rank).
+    private static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        return values[min(values.count - 1, Int((Double(values.count) * fraction).rounded(.up)) - 1)]
+    }
+
+    private static func mebibytes(_ bytes: Int?) -> String {
+        bytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "unknown"
+    }
+
+    /// The 1, 5 and 15 minute load averages of /proc/loadavg.
+    private static func loadAverage() -> String {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).joined(separator: " ")
+    }
+
+    private static func progress(_ message: String) {
+        FileHandle.standardError.write(Data("bench e2e: \(message)\n".utf8))
+    }
+}

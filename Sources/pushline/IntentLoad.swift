@@ -1,0 +1,97 @@
+import Foundation
+import Kafka
+import LocalStack
+import Synchronization
+
+/// The intents of `pushline bench e2e` and the producer that puts them on Kafka: the example app's
+/// `chat_message` in English, each to `tokensPerIntent` device tokens no other intent uses (so
+/// every delivery is claimed once and sent), with `created_at` the moment it is produced.
+final class IntentLoad: Sendable {
+    private let topic: String
+    private let tokensPerIntent: Int
+    private let producer: KafkaProducer
+    private let acknowledged: Acknowledgements
+
+    init(bootstrapServers: String, topic: String, tokensPerIntent: Int) throws {
+        self.topic = topic
+        self.tokensPerIntent = tokensPerIntent
+        let acknowledged = Acknowledgements()
+        producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: bootstrapServers)) { event in
+            if case .deliveryReports(let reports) = event { acknowledged.add(reports) }
+        }
+        self.acknowledged = acknowledged
+    }
+
+    /// Produces the intents of `range` as fast as Kafka takes them and waits until every
+    /// one is acknowledged.
+    func preload(_ range: Range<Int>, progress: (String) -> Void) throws {
+        let start = acknowledged.count
+        for chunk in stride(from: range.lowerBound, to: range.upperBound, by: 10_000) {
+            _ = try producer.send((chunk..<min(chunk + 10_000, range.upperBound)).map(message))
+            progress("pre-loaded \(min(chunk + 10_000, range.upperBound) - range.lowerBound)/\(range.count) intents")
+        }
+        try waitForAcknowledgements(start + range.count)
+    }
+
+    /// Produces the intents of `range` at a steady `intentsPerSecond` (a share every millisecond),
+    /// then waits until Kafka acknowledged them all.
+    func produceSteadily(_ range: Range<Int>, intentsPerSecond: Double, progress: (String) -> Void) throws {
+        let start = acknowledged.count
+        let began = ContinuousClock.now
+        var sent = 0
+        var nextReport = began + .seconds(1)
+        while sent < range.count {
+            let due = min(range.count, Int(intentsPerSecond * (began.duration(to: .now) / .seconds(1))))
+            if due > sent {
+                _ = try producer.send((range.lowerBound + sent..<range.lowerBound + due).map(message))
+                sent = due
+            }
+            if ContinuousClock.now >= nextReport {
+                progress("produced \(sent)/\(range.count) intents at \(Int(intentsPerSecond))/s")
+                nextReport += .seconds(1)
+            }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        try waitForAcknowledgements(start + sent)
+    }
+
+    func close() throws {
+        try producer.close()
+    }
+
+    /// Intent `index`: its id and tokens follow from the index alone.
+    private func message(_ index: Int) -> KafkaProducerMessage {
+        let tokens = (0..<tokensPerIntent).map { "\"" + String(format: "%064x", index * tokensPerIntent + $0 + 1) + "\"" }
+        let intent = """
+            {"schema_version":1,"id":"bench-\(index)","app":"\(LocalPipeline.app)","environment":"sandbox",\
+            "tokens":[\(tokens.joined(separator: ","))],"template":"chat_message","locale":"en",\
+            "args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"message_id":"m-\(index)",\
+            "text":"Rope is in the car"},"created_at":\(Int64(Date().timeIntervalSince1970 * 1000))}
+            """
+        return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))
+    }
+
+    private func waitForAcknowledgements(_ total: Int) throws {
+        try Deadline.wait(.seconds(120), for: "Kafka to acknowledge \(total) intents") {
+            if let failure = acknowledged.failure { throw LocalStackError("an intent was not produced: \(failure)") }
+            return acknowledged.count >= total
+        }
+    }
+}
+
+/// Delivery reports counted from the producer's callback thread.
+private final class Acknowledgements: Sendable {
+    private let state = Mutex<(count: Int, failure: String?)>((0, nil))
+
+    func add(_ reports: [KafkaDeliveryReport]) {
+        state.withLock { state in
+            state.count += reports.count
+            for report in reports where state.failure == nil {
+                if case .failure(let error) = report.result { state.failure = "\(error)" }
+            }
+        }
+    }
+
+    var count: Int { state.withLock { $0.count } }
+    var failure: String? { state.withLock { $0.failure } }
+}

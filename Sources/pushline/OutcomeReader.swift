@@ -1,0 +1,120 @@
+import APNsCore
+import Foundation
+import Kafka
+import LocalStack
+
+/// Reads `pushline bench e2e`'s outcomes back from Kafka: counts them for the sustained rate, and
+/// takes each one's latency at half load. Fails when no outcome arrives for `stallTimeout` or the
+/// worker process has exited.
+final class OutcomeReader {
+    /// What a read-back saw: when the first and last outcomes arrived, and outcomes by status.
+    struct Throughput {
+        var first: ContinuousClock.Instant?
+        var last: ContinuousClock.Instant?
+        /// Outcomes read after the first poll that returned any: the ones the rate counts.
+        var countedAfterFirst = 0
+        var byStatus: [String: Int] = [:]
+
+        /// Outcomes per second between the first poll that returned some and the last one.
+        var rate: Double {
+            guard let first, let last, last > first else { return 0 }
+            return Double(countedAfterFirst) / (first.duration(to: last) / .seconds(1))
+        }
+    }
+
+    /// One outcome's latencies, milliseconds.
+    struct Latency {
+        /// The intent's `created_at` (when it was produced) to the outcome's `completed_at`.
+        var decided: Double
+        /// The intent's `created_at` to the moment this reader had the outcome from Kafka.
+        var readBack: Double
+    }
+
+    private let consumer: KafkaConsumer
+    private let worker: ServerProcess
+    private let stallTimeout: Duration
+
+    init(bootstrapServers: String, topic: String, worker: ServerProcess, stallTimeout: Duration = .seconds(60)) throws {
+        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "bench-e2e-reader", topics: [topic])
+        // Hand over each outcome as soon as the broker has it, so the read-back time measures Pushline.
+        configuration.additionalProperties["fetch.wait.max.ms"] = "5"
+        consumer = try KafkaConsumer(configuration: configuration)
+        self.worker = worker
+        self.stallTimeout = stallTimeout
+    }
+
+    /// Reads until `total` outcomes, counting statuses; reports progress every second.
+    func count(_ total: Int, progress: (String) -> Void) throws -> Throughput {
+        var throughput = Throughput()
+        var received = 0
+        try read(total) { batch, now in
+            if throughput.first == nil {
+                throughput.first = now
+            } else {
+                throughput.countedAfterFirst += batch.count
+            }
+            throughput.last = now
+            received += batch.count
+            for message in batch { throughput.byStatus[Self.status(of: message.value ?? []), default: 0] += 1 }
+        } progress: {
+            progress("\(received)/\(total) outcomes, \(Int(throughput.rate)) per second so far")
+        }
+        return throughput
+    }
+
+    /// Reads until `total` outcomes and returns their latencies.
+    func latencies(_ total: Int, progress: (String) -> Void) throws -> [Latency] {
+        var latencies: [Latency] = []
+        latencies.reserveCapacity(total)
+        try read(total) { batch, _ in
+            let now = Date().timeIntervalSince1970 * 1000
+            for message in batch {
+                guard let outcome = try? JSONParser.parse(message.value ?? []).objectValue,
+                      let created = outcome["created_at"]?.numberValue, let completed = outcome["completed_at"]?.numberValue else {
+                    throw LocalStackError("an outcome without created_at and completed_at: \(String(decoding: message.value ?? [], as: UTF8.self))")
+                }
+                latencies.append(Latency(decided: completed - created, readBack: now - created))
+            }
+        } progress: {
+            progress("\(latencies.count)/\(total) outcomes read back")
+        }
+        return latencies
+    }
+
+    func close() throws {
+        try consumer.close()
+    }
+
+    private func read(_ total: Int, _ take: ([KafkaConsumerMessage], ContinuousClock.Instant) throws -> Void,
+                      progress: () -> Void) throws {
+        var read = 0
+        var lastArrival = ContinuousClock.now
+        var nextReport = ContinuousClock.now + .seconds(1)
+        while read < total {
+            let batch = consumer.poll(maxMessages: 5000, timeout: .milliseconds(50))
+            let now = ContinuousClock.now
+            if !batch.isEmpty {
+                consumer.complete(batch)
+                try take(batch, now)
+                read += batch.count
+                lastArrival = now
+            } else if lastArrival.duration(to: now) > stallTimeout {
+                throw LocalStackError("no outcome for \(stallTimeout) after \(read)/\(total); the worker's log: \(worker.logFile)")
+            }
+            guard worker.isRunning else { throw LocalStackError("the worker exited after \(read)/\(total) outcomes: \(worker.log.suffix(2000))") }
+            if now >= nextReport {
+                progress()
+                nextReport = now + .seconds(1)
+            }
+        }
+    }
+
+    /// The outcome's `status` without parsing the whole record (the read-back must not take the
+    /// worker's CPU): the writer puts `"status":"…"` without spaces.
+    private static func status(of outcome: [UInt8]) -> String {
+        let marker = Array(#""status":""#.utf8)
+        guard let start = outcome.indices.first(where: { outcome[$0...].starts(with: marker) }) else { return "unknown" }
+        let value = outcome[(start + marker.count)...].prefix { $0 != UInt8(ascii: "\"") }
+        return String(decoding: value, as: UTF8.self)
+    }
+}

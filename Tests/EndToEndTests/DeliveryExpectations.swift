@@ -1,0 +1,36 @@
+import PushlineTestKit
+import Testing
+
+/// Every intent `e2e-0..<total` has exactly one `accepted` outcome — two at most for the deliveries
+/// of `window` (claim keys) — and every other outcome is a `suppressed` `DuplicateIntent` (a
+/// redelivered message whose delivery had already been sent).
+func expectOneAcceptedPerDelivery(_ outcomes: [OutcomeLog.Outcome], total: Int, toleratingTwiceFor window: Set<String> = [],
+                                  sourceLocation: SourceLocation = #_sourceLocation) {
+    let accepted = Dictionary(grouping: outcomes.filter { $0.status == "accepted" }, by: \.intentID)
+    for index in 0..<total {
+        let count = accepted["e2e-\(index)"]?.count ?? 0
+        let allowed = window.contains(claimKey(index)) ? 1...2 : 1...1
+        #expect(allowed.contains(count), "intent e2e-\(index) has \(count) accepted outcomes", sourceLocation: sourceLocation)
+    }
+    let others = outcomes.filter { $0.status != "accepted" }
+    #expect(others.allSatisfy { $0.status == "suppressed" && $0.reason == "DuplicateIntent" },
+            "unexpected outcomes: \(others.filter { $0.reason != "DuplicateIntent" }.prefix(5))", sourceLocation: sourceLocation)
+}
+
+/// The simulator received each token's notification once (twice at most for the claims of `window`).
+func expectInboxOnce(_ stack: EndToEndStack, total: Int, toleratingTwiceFor window: Set<String> = [],
+                     sourceLocation: SourceLocation = #_sourceLocation) {
+    let inbox = stack.inboxCounts()
+    let wrong = (0..<total).filter { index in
+        let count = inbox[EndToEndStack.token(index)] ?? 0
+        return !(window.contains(claimKey(index)) ? 1...2 : 1...1).contains(count)
+    }
+    #expect(wrong.isEmpty, "\(wrong.count) tokens received their notification not exactly once, e.g. e2e-\(wrong.prefix(5))",
+            sourceLocation: sourceLocation)
+    #expect(inbox.count == total, "the inbox holds notifications for \(inbox.count) tokens", sourceLocation: sourceLocation)
+}
+
+/// The idempotency claim of intent `e2e-<index>` to its one device (docs/pipeline-stores.md).
+func claimKey(_ index: Int) -> String {
+    "pushline:claim:\(EndToEndStack.token(index)):e2e-\(index)"
+}

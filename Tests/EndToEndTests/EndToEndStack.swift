@@ -1,0 +1,129 @@
+import Foundation
+import Kafka
+import PushlineTestKit
+
+/// Real components for `pushline run` subprocesses: librdkafka's mock cluster (intents on
+/// `partitions` partitions, the three output topics), a redis-server, and the simulator in this
+/// process, whose inbox says what reached "APNs". Every method blocks: tests call them inside
+/// `DedicatedThread.run`.
+final class EndToEndStack: Sendable {
+    static let intentsTopic = "pushline.intents"
+
+    let cluster: KafkaMockCluster
+    let redis: RedisServer
+    let harness: SimulatorHarness
+    let partitionCount: Int
+
+    init(partitions: Int = 4) throws {
+        partitionCount = partitions
+        cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic(Self.intentsTopic, partitions: partitions)
+        for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
+        redis = try RedisServer()
+        harness = try SimulatorHarness()
+    }
+
+    /// A configuration of these components for the consumer group `e2e`, logging at `info`. A
+    /// member that stops heartbeating loses its partitions after 6 s (librdkafka's default: 45 s).
+    func configuration() -> LocalRunConfiguration {
+        var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
+                                                  simulatorPort: harness.devicePort, caFile: harness.certificateFile)
+        configuration.group = "e2e"
+        configuration.kafkaProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
+        configuration.logLevel = "info"
+        return configuration
+    }
+
+    /// Starts `pushline run` with `configuration`.
+    func startWorker(_ configuration: LocalRunConfiguration) throws -> ServerProcess {
+        try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
+    }
+
+    /// Publishes intents `range` (``intent(_:)``) — all at once, or at about `perSecond` (a share
+    /// every 50 ms) — and waits until Kafka has them all.
+    func publish(_ range: Range<Int>, perSecond: Int? = nil) throws {
+        let acknowledged = RecordLog<KafkaDeliveryReport>()
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)) { event in
+            if case .deliveryReports(let reports) = event { acknowledged.append(contentsOf: reports) }
+        }
+        let chunk = perSecond.map { max(1, $0 / 20) } ?? range.count
+        for start in stride(from: range.lowerBound, to: range.upperBound, by: chunk) {
+            _ = try producer.send((start..<min(start + chunk, range.upperBound)).map {
+                KafkaProducerMessage(topic: Self.intentsTopic, value: Self.intent($0))
+            })
+            if perSecond != nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        try Deadline.wait(for: "\(range.count) intents acknowledged") { acknowledged.all.count == range.count }
+        try producer.close()
+    }
+
+    /// ``publish(_:perSecond:)`` on a thread of its own; the work's `wait` returns when all are
+    /// acknowledged.
+    func publishSteadily(_ range: Range<Int>, perSecond: Int) -> BackgroundWork {
+        BackgroundWork { [self] in try publish(range, perSecond: perSecond) }
+    }
+
+    /// Intent `index`: a raw alert to the device token ``token(_:)``, id `e2e-<index>`.
+    static func intent(_ index: Int) -> [UInt8] {
+        Array("""
+            {"schema_version":1,"id":"e2e-\(index)","app":"\(LocalPipeline.app)","environment":"sandbox",\
+            "tokens":["\(token(index))"],"payload":{"aps":{"alert":"hello \(index)"}}}
+            """.utf8)
+    }
+
+    static func token(_ index: Int) -> String {
+        String(format: "%064x", index + 1)
+    }
+
+    /// The simulator's inbox: how many notifications each token received.
+    func inboxCounts() -> [String: Int] {
+        harness.simulator.inbox().reduce(into: [:]) { counts, notification in counts[notification.token ?? "", default: 0] += 1 }
+    }
+
+    /// The keys of idempotency claims that are still `pending` (a delivery claimed and not settled).
+    func pendingClaims() throws -> Set<String> {
+        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
+        let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
+            + "if redis.call('GET',k)=='pending' then table.insert(r,k) end end return r"
+        let result = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(redis.port), "EVAL", script, "0"])
+        return Set(result.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty })
+    }
+
+    /// Runs a command through redis-cli (Debian package redis-tools) and returns what it printed.
+    @discardableResult
+    func redisCommand(_ arguments: String...) throws -> String {
+        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
+        return try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(redis.port)] + arguments).standardOutput
+    }
+
+    /// The offsets `group` committed on the intents' partitions, by partition (read by a consumer
+    /// with no topics, which does not join the group: docs/kafka.md).
+    func committedOffsets(group: String) throws -> [Int32: Int64] {
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
+            bootstrapServers: cluster.bootstrapServers, groupID: group, topics: []))
+        defer { try? consumer.close() }
+        let partitions = (0..<Int32(partitionCount)).map { KafkaTopicPartition(topic: Self.intentsTopic, partition: $0) }
+        return Dictionary(uniqueKeysWithValues: try consumer.committedOffsets(for: partitions, timeout: .seconds(10)).map { ($0.partition, $1) })
+    }
+
+    /// Joins `group` as a new member and returns the offset of the first message it is given on
+    /// each of `partitions` (which must all have messages left).
+    func firstOffsets(group: String, partitions: Set<Int32>) throws -> [Int32: Int64] {
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
+            bootstrapServers: cluster.bootstrapServers, groupID: group, topics: [Self.intentsTopic]))
+        defer { try? consumer.close() }
+        var first: [Int32: Int64] = [:]
+        try Deadline.wait(.seconds(60), for: "a message from each of partitions \(partitions.sorted())") {
+            for message in consumer.poll(maxMessages: 100, timeout: .milliseconds(50)) where first[message.topicPartition.partition] == nil {
+                first[message.topicPartition.partition] = message.offset
+            }
+            return partitions.isSubset(of: first.keys)
+        }
+        return first
+    }
+
+    func stop() {
+        harness.stop()
+        redis.stop()
+    }
+}

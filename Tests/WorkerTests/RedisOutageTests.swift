@@ -1,0 +1,73 @@
+import APNsCore
+import Foundation
+import PushlineTestKit
+import Testing
+
+/// Redis stopped under the worker and started again on the same port (empty: the test server keeps
+/// nothing on disk).
+@Suite("Worker: Redis unreachable", .serialized)
+struct RedisOutageTests {
+    @Test("pause: nothing is sent while Redis is down, the partitions are paused and /readyz is not ready; afterwards everything is delivered once")
+    func pauseAndRetry() async throws {
+        let fixture = try await WorkerFixture()
+        let tokens = try (50..<53).map(WorkerFixture.token)
+        try await fixture.publish([WorkerFixture.intent(id: "before", tokens: [tokens[0]])])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        #expect(fixture.pipeline.worker.isReady)
+
+        let redis = fixture.redis
+        try await DedicatedThread.run { redis.stop() }
+        try await fixture.publish([WorkerFixture.intent(id: "during-1", tokens: [tokens[1], tokens[2]]),
+                                   WorkerFixture.intent(id: "during-2", tokens: [tokens[0]])])
+        try await fixture.wait(for: "the worker to pause for Redis") {
+            try fixture.gauge("pushline_consumer_paused") == 1 && fixture.gauge("pushline_redis_available") == 0
+        }
+        #expect(!fixture.pipeline.worker.isReady)
+        let whileDown = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        let inboxWhileDown = fixture.harness.simulator.inbox().count
+
+        try await DedicatedThread.run { try redis.restart() }
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 4)
+        try await fixture.wait(for: "the worker to resume") {
+            try fixture.gauge("pushline_consumer_paused") == 0 && fixture.gauge("pushline_redis_available") == 1
+        }
+        let ready = fixture.pipeline.worker.isReady
+        let settled = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        try await fixture.stop()
+
+        #expect(whileDown.count == 1 && inboxWhileDown == 1, "nothing sent or recorded while Redis was down")
+        #expect(ready)
+        #expect(outcomes.allSatisfy { $0["status"] as? String == "accepted" })
+        #expect(settled.count == 4, "exactly one outcome per delivery")
+        let deliveries = Set(settled.map { "\($0["intent_id"] ?? "")/\($0["token"] ?? "")" })
+        #expect(deliveries == ["before/\(tokens[0].hex)", "during-1/\(tokens[1].hex)", "during-1/\(tokens[2].hex)", "during-2/\(tokens[0].hex)"])
+        #expect(fixture.harness.simulator.inbox().count == 4)
+        #expect(fixture.logLines.messages.contains("redis lost") && fixture.logLines.messages.contains("redis recovered"))
+    }
+
+    @Test("fail_open: token-addressed intents are sent without dedupe while Redis is down; a user's intent waits for the registry")
+    func failOpen() async throws {
+        let fixture = try await WorkerFixture { $0.redisUnreachable = .failOpen }
+        let tokens = try (60..<62).map(WorkerFixture.token)
+        let redis = fixture.redis
+        try await DedicatedThread.run { redis.stop() }
+        try await fixture.publish([WorkerFixture.intent(id: "open", tokens: tokens), WorkerFixture.intent(id: "for-user", user: "u-9")])
+        let sent = try await fixture.records(on: "pushline.outcomes", count: 2)
+        let whileDown = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        let skipped = try fixture.counter("pushline_dedupe_skipped_total")
+        let paused = try fixture.gauge("pushline_consumer_paused")
+
+        try await DedicatedThread.run { try redis.restart() }
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 3)
+        try await fixture.stop()
+
+        #expect(sent.allSatisfy { $0["intent_id"] as? String == "open" && $0["status"] as? String == "accepted" })
+        #expect(whileDown.count == 2, "the user's intent waits for the registry")
+        #expect(skipped == 2)
+        #expect(paused == 0, "fail_open keeps consuming")
+        // The restarted server is empty: the user has no devices now.
+        let user = try #require(outcomes.first { $0["intent_id"] as? String == "for-user" })
+        #expect(user["status"] as? String == "invalid" && user["reason"] as? String == "NoRegisteredDevices")
+        #expect(fixture.harness.simulator.inbox().count == 2)
+    }
+}

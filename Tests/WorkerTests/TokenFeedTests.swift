@@ -1,0 +1,119 @@
+import APNsCore
+import Foundation
+import PushlineTestKit
+import Testing
+import Worker
+
+/// The token feed against a mock Kafka cluster and a real redis-server.
+@Suite("Token feed", .timeLimit(.minutes(2)))
+struct TokenFeedTests {
+    @Test("registrations on pushline.tokens appear in the registry with their times, and a locale in the user's profile")
+    func registrationsAppear() async throws {
+        let (devices, locales) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let feed = fixture.startFeed()
+            try fixture.publish([
+                TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 100, locale: "ja"),
+                TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(2), at: 200),
+                TokenFeedFixture.record(user: "bo", token: try TokenFeedFixture.token(3), at: 300),
+            ])
+            try fixture.waitUntilHandled(3, by: feed)
+            try feed.stop()
+            return (try fixture.devices(["anna", "bo"]), try fixture.locales(["anna", "bo"]))
+        }
+        let hex = try (1...3).map { try TokenFeedFixture.token($0).hex }
+        #expect(devices == [[hex[0] + "@100", hex[1] + "@200"], [hex[2] + "@300"]])
+        #expect(locales == ["ja", nil])
+    }
+
+    @Test("an unregistration removes the token unless the device registered it again later")
+    func unregisterRespectsLaterRegistration() async throws {
+        let devices = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let feed = fixture.startFeed()
+            let loggedOut = try TokenFeedFixture.token(1)
+            let registeredAgain = try TokenFeedFixture.token(2)
+            try fixture.publish([
+                TokenFeedFixture.record(user: "anna", token: loggedOut, at: 100),
+                TokenFeedFixture.record(.unregister, user: "anna", token: loggedOut, at: 200),
+                TokenFeedFixture.record(user: "anna", token: registeredAgain, at: 300),
+                // Published late, but the device registered again after it: the token stays.
+                TokenFeedFixture.record(.unregister, user: "anna", token: registeredAgain, at: 250),
+            ])
+            try fixture.waitUntilHandled(4, by: feed)
+            try feed.stop()
+            return try fixture.devices(["anna"])[0]
+        }
+        #expect(devices == [try TokenFeedFixture.token(2).hex + "@300"])
+    }
+
+    @Test("bad records go to the DLQ with their reason and JSON path while later records are applied and offsets move past them")
+    func badRecordsToDLQ() async throws {
+        let (values, devices, committed, statistics) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let feed = fixture.startFeed()
+            let missingTime = #"{"action":"register","app":"com.example.app","environment":"sandbox","user":"anna","token":"abcd"}"#
+            try fixture.publish([
+                Array(#"{"action":"register","#.utf8),
+                TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 100),
+                Array(missingTime.utf8),
+                TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(2), at: 200),
+            ])
+            try fixture.waitUntilHandled(4, by: feed)
+            let letters = try fixture.deadLetters(count: 2)
+            try feed.stop()
+            return (letters, try fixture.devices(["anna"])[0], try fixture.committedOffset(), feed.statistics)
+        }
+        let letters = values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
+        #expect(letters.map { $0["reason"] as? String } == ["MalformedJSON", "MissingField"])
+        #expect((letters[1]["detail"] as? String)?.hasPrefix("MissingField: $.occurred_at") == true)
+        #expect(letters.map { ($0["source"] as? [String: Any])?["offset"] as? Int } == [0, 2])
+        #expect(letters.map { ($0["source"] as? [String: Any])?["topic"] as? String } == ["pushline.tokens", "pushline.tokens"])
+        #expect(letters[0]["original_text"] as? String == #"{"action":"register","#)
+        #expect(devices == [try TokenFeedFixture.token(1).hex + "@100", try TokenFeedFixture.token(2).hex + "@200"])
+        #expect(committed == 4, "the partition moved past the bad records")
+        #expect(statistics.recordsApplied == 2 && statistics.deadLetters == 2)
+    }
+
+    @Test("Redis stopped and restarted: the records published meanwhile are all applied once it is back")
+    func redisRestartLosesNothing() async throws {
+        let (devices, statistics) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let feed = fixture.startFeed()
+            try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(0), at: 100)])
+            try fixture.waitUntilHandled(1, by: feed)
+            fixture.redis.stop()
+            try fixture.publish(try (1...20).map { TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token($0), at: 1000 + Int64($0)) })
+            try Deadline.wait(for: "the feed to retry against the stopped Redis") { feed.statistics.redisRetries >= 3 }
+            #expect(feed.statistics.recordsApplied == 1, "nothing is counted as applied while Redis is down")
+            try fixture.redis.restart()  // empty: no persistence
+            try fixture.waitUntilHandled(21, by: feed)
+            try feed.stop()
+            return (try fixture.devices(["anna"])[0], feed.statistics)
+        }
+        #expect(devices == (try (1...20).map { try TokenFeedFixture.token($0).hex + "@\(1000 + $0)" }).sorted())
+        #expect(statistics.redisRetries >= 3)
+    }
+
+    @Test("a feed stopped while Redis is down leaves the batch uncommitted; the next feed applies it")
+    func stopDuringOutageHandsBatchOn() async throws {
+        let (committedWhileDown, devices) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let first = fixture.startFeed()
+            try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(0), at: 100)])
+            try fixture.waitUntilHandled(1, by: first)
+            fixture.redis.stop()
+            try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 200)])
+            try Deadline.wait(for: "the feed to retry against the stopped Redis") { first.statistics.redisRetries >= 1 }
+            try first.stop()  // returns while Redis is still down
+            let committedWhileDown = try fixture.committedOffset()
+            try fixture.redis.restart()
+            let second = fixture.startFeed()
+            try fixture.waitUntilHandled(1, by: second)
+            try second.stop()
+            return (committedWhileDown, try fixture.devices(["anna"])[0])
+        }
+        #expect(committedWhileDown == 1, "only the record applied before the outage is committed")
+        #expect(devices == [try TokenFeedFixture.token(1).hex + "@200"])
+    }
+}
