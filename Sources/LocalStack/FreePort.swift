@@ -1,10 +1,9 @@
 import Foundation
 
-/// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick for port 0, bound and
-/// closed again): for servers a test or the local stack starts, such as `pushline run`'s metrics
-/// endpoint, which must not collide with another process on the machine.
+/// A TCP port on 127.0.0.1 for a server started next (a worker's metrics port): one the kernel
+/// handed out for port 0 a moment ago, then released.
 public enum FreePort {
-    public static func pick() throws -> Int {
+    public static func next() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
         var address = sockaddr_in()

@@ -14,7 +14,7 @@ public struct LocalRunConfiguration: Sendable {
     public var kafkaProperties: [String: String] = [:]
     public var topic = "pushline.intents"
     public var group = "pushline-local"
-    /// `telemetry.metrics_port`; a free port when not set (the default 9464 may be taken on this machine).
+    /// `telemetry.metrics_port`.
     public var metricsPort: Int?
     /// `telemetry.log_level`.
     public var logLevel: String?
@@ -36,12 +36,12 @@ public struct LocalRunConfiguration: Sendable {
     public func write() throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
-        try settings().write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
+        try settings.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
         try pipeline.write(toFile: directory + "/pipelines/local.yaml", atomically: true, encoding: .utf8)
         return directory + "/pushline.yaml"
     }
 
-    private func settings() throws -> String {
+    private var settings: String {
         var lines = [
             "kafka:", "  bootstrap_servers: [\(bootstrapServers)]",
         ]
@@ -56,7 +56,8 @@ public struct LocalRunConfiguration: Sendable {
             "  pools:", "    - name: simulator", "      credentials: dev", "      environment: localhost:\(simulatorPort)",
             "      ca_file: \(caFile)",
         ]
-        lines += ["telemetry:", "  metrics_port: \(try metricsPort ?? FreePort.pick())"]
+        if metricsPort != nil || logLevel != nil { lines.append("telemetry:") }
+        if let metricsPort { lines.append("  metrics_port: \(metricsPort)") }
         if let logLevel { lines.append("  log_level: \(logLevel)") }
         if let shutdownDeadline { lines += ["shutdown:", "  deadline: \(shutdownDeadline)"] }
         lines.append("pipelines: pipelines")

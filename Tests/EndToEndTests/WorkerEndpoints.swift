@@ -6,11 +6,6 @@ import PushlineTestKit
 struct WorkerEndpoints {
     let port: Int
 
-    /// A port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
-    static func freePort() throws -> Int {
-        try FreePort.pick()
-    }
-
     /// The HTTP status of `path`, or 0 when nothing answers.
     func status(_ path: String) throws -> Int {
         let result = try curl(["--silent", "--output", "/dev/null", "--write-out", "%{http_code}", url(path)])

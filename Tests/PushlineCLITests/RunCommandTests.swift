@@ -158,5 +158,5 @@ private func httpGet(_ path: String, port: UInt16) throws -> (status: Int, body:
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 private func freePort() throws -> UInt16 {
-    UInt16(try FreePort.pick())
+    UInt16(try FreePort.next())
 }
