@@ -1,4 +1,3 @@
-import Enrichment
 import Foundation
 import Pipeline
 import Redis
@@ -33,11 +32,11 @@ final class RedisStage: Sendable {
     private let stopped = Runtime.Semaphore()
 
     /// Starts the thread; it connects to Redis (with Redis stores) when its first job comes.
-    init(configuration: WorkerConfiguration, enricher: Enricher, stores: StoreAccess, owner: String, wakeUp: Runtime.Semaphore) {
+    init(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String, wakeUp: Runtime.Semaphore) {
         jobs = Inbox(wakeUp: jobArrived)
         outcomes = Inbox(wakeUp: wakeUp)
         let thread = Thread { [self] in
-            run(configuration: configuration, enricher: enricher, stores: stores, owner: owner)
+            run(configuration: configuration, planner: planner, stores: stores, owner: owner)
         }
         thread.name = "pushline-redis-\(configuration.pipelineName)"
         thread.start()
@@ -61,7 +60,7 @@ final class RedisStage: Sendable {
         stopped.signal()  // a second stop() returns at once
     }
 
-    private func run(configuration: WorkerConfiguration, enricher: Enricher, stores: StoreAccess, owner: String) {
+    private func run(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
         while !stopping.load(ordering: .acquiring) {
@@ -69,7 +68,7 @@ final class RedisStage: Sendable {
             for job in jobs.take() where !stopping.load(ordering: .acquiring) {
                 do {
                     if stages == nil {
-                        stages = try DeliveryStages(configuration: configuration, enricher: enricher, stores: stores, owner: owner)
+                        stages = try DeliveryStages(configuration: configuration, planner: planner, stores: stores, owner: owner)
                     }
                     outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed)])
                 } catch {
