@@ -11,7 +11,7 @@ enum BenchE2ECommand: Command {
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
         Usage: pushline bench e2e [--intents N] [--tokens K] [--half-load-seconds S] [--batch-size B]
-                                  [--partitions P] [--h2load-requests R]
+                                  [--partitions P] [--h2load-requests R] [--kafka-property KEY=VALUE]…
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -44,6 +44,11 @@ enum BenchE2ECommand: Command {
           --batch-size B          the pipeline's batch.size (default: the configuration's, 500)
           --partitions P          partitions of pushline.intents (default 4)
           --h2load-requests R     requests of the h2load run (default 200000)
+          --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
+                                  repeatable. Default: fetch.wait.max.ms=10 — librdkafka's mock
+                                  broker answered fetches only after fetch.wait.max.ms (500 ms by
+                                  default) in our runs, even with data waiting, which a real
+                                  broker does not do (docs/BENCHMARKS.md)
           -h, --help              show this help
 
         Exit 0 when every step finished; 1 when a component could not start, the worker stopped,
@@ -51,7 +56,7 @@ enum BenchE2ECommand: Command {
         """
     static let arguments = ArgumentSpec(valueOptions: [
         "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests",
-    ])
+    ], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
     static let p99GoalMilliseconds = 50.0
@@ -63,9 +68,15 @@ enum BenchE2ECommand: Command {
         let batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
         let partitions = try arguments.positiveInteger("--partitions", default: 4)
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
+        var kafkaProperties = ["fetch.wait.max.ms": "10"]
+        for property in arguments.all("--kafka-property") {
+            let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }
+            kafkaProperties[parts[0]] = parts[1]
+        }
         do {
             try measure(intents: intents, tokens: tokens, halfLoadSeconds: halfLoadSeconds, batchSize: batchSize,
-                        partitions: partitions, h2load: h2load)
+                        partitions: partitions, kafkaProperties: kafkaProperties, h2load: h2load)
             return 0
         } catch {
             progress("\(error)")
@@ -73,7 +84,8 @@ enum BenchE2ECommand: Command {
         }
     }
 
-    private static func measure(intents: Int, tokens: Int, halfLoadSeconds: Int, batchSize: Int?, partitions: Int, h2load: H2LoadRate) throws {
+    private static func measure(intents: Int, tokens: Int, halfLoadSeconds: Int, batchSize: Int?, partitions: Int,
+                                kafkaProperties: [String: String], h2load: H2LoadRate) throws {
         progress("starting mock Kafka, redis-server and apns-sim (load average \(loadAverage()))")
         let cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(LocalPipeline.intentsTopic, partitions: partitions)
@@ -92,7 +104,9 @@ enum BenchE2ECommand: Command {
                                                   simulatorPort: simulator.devicePort, caFile: simulator.certificateFile)
         configuration.group = "bench-e2e"
         configuration.batchSize = batchSize
+        configuration.kafkaProperties = kafkaProperties
         configuration.logLevel = "notice"
+        configuration.metricsPort = try FreePort.next()
         progress("starting pushline run (\(intents) intents × \(tokens) token(s) waiting)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
@@ -119,7 +133,8 @@ enum BenchE2ECommand: Command {
         let decided = latencies.map(\.decided).sorted()
         let readBack = latencies.map(\.readBack).sorted()
         print("pushline bench e2e: \(intents) intents × \(tokens) token(s) → pushline run (batch.size \(batchSize.map(String.init) ?? "500")) "
-            + "→ apns-sim process (TLS); mock Kafka (1 broker, \(partitions) intent partitions), redis-server")
+            + "→ apns-sim process (TLS); mock Kafka (1 broker, \(partitions) intent partitions), redis-server"
+            + (kafkaProperties.isEmpty ? "" : "; worker's kafka.properties \(kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"))
         print("sustained: \(Int(sustained.rate)) deliveries/s (\(intents * tokens) deliveries; by status \(sustained.byStatus)) "
             + "— goal ≥ \(Int(deliveriesGoal)): \(sustained.rate >= deliveriesGoal ? "met" : "not met")")
         print("half load: \(Int(halfRate)) deliveries/s offered for \(halfLoadSeconds) s (\(latencies.count) deliveries)")

@@ -7,13 +7,30 @@ import Testing
 /// outcome, the simulator's inbox holds each notification once, and offsets end where work ended.
 @Suite("pushline run: SIGKILL and SIGTERM under load", .serialized, .timeLimit(.minutes(3)))
 struct CrashAndShutdownTests {
-    @Test("a worker killed with SIGKILL mid-stream and restarted loses nothing and sends nothing twice")
-    func killedWorkerRestarts() async throws {
+    /// How long the killed worker's claims stay pending, against how long the group waits before
+    /// it hands the dead member's partitions to the new one.
+    struct Restart: Sendable, CustomTestStringConvertible {
+        let pendingTTL: String
+        let sessionTimeoutMilliseconds: Int
+
+        var testDescription: String {
+            "pending_ttl \(pendingTTL), session.timeout.ms \(sessionTimeoutMilliseconds)"
+        }
+    }
+
+    @Test("a worker killed with SIGKILL mid-stream and restarted loses nothing and sends nothing twice", arguments: [
+        // The killed worker's claims have expired by the time the new member gets the partitions.
+        Restart(pendingTTL: "2s", sessionTimeoutMilliseconds: 6000),
+        // The new member meets them still pending: it must wait for them to expire, then send.
+        Restart(pendingTTL: "10s", sessionTimeoutMilliseconds: 3000),
+    ])
+    func killedWorkerRestarts(_ restart: Restart) async throws {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack()
             defer { stack.stop() }
-            var configuration = stack.configuration()
-            configuration.pendingTTL = "2s"
+            var configuration = try stack.configuration()
+            configuration.pendingTTL = restart.pendingTTL
+            configuration.kafkaProperties["session.timeout.ms"] = String(restart.sessionTimeoutMilliseconds)
             let total = 3000
             try stack.publish(0..<total)
             let log = try OutcomeLog(stack)
@@ -31,6 +48,8 @@ struct CrashAndShutdownTests {
             let outcomes = try log.readAll(0..<total, timeout: .seconds(90))
             expectOneAcceptedPerDelivery(outcomes, total: total, toleratingTwiceFor: pendingAtKill)
             expectInboxOnce(stack, total: total, toleratingTwiceFor: pendingAtKill)
+            // shutdown.deadline is 30 s by default; the grace period only keeps a hung worker from hanging the test.
+            #expect(second.stop(graceMilliseconds: 40_000) == 0, "\(second.log.suffix(2000))")
         }
     }
 
@@ -39,7 +58,7 @@ struct CrashAndShutdownTests {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack(partitions: 2)
             defer { stack.stop() }
-            var configuration = stack.configuration()
+            var configuration = try stack.configuration()
             configuration.shutdownDeadline = "10s"
             let worker = try stack.startWorker(configuration)
             defer { worker.stop() }

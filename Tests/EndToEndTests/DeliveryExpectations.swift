@@ -25,7 +25,8 @@ func expectInboxOnce(_ stack: EndToEndStack, total: Int, toleratingTwiceFor wind
         let count = inbox[EndToEndStack.token(index)] ?? 0
         return !(window.contains(claimKey(index)) ? 1...2 : 1...1).contains(count)
     }
-    #expect(wrong.isEmpty, "\(wrong.count) tokens received their notification not exactly once, e.g. e2e-\(wrong.prefix(5))",
+    let examples = wrong.prefix(5).map { "e2e-\($0): \(inbox[EndToEndStack.token($0)] ?? 0) times" }
+    #expect(wrong.isEmpty, "\(wrong.count) tokens received their notification not exactly once, e.g. \(examples)",
             sourceLocation: sourceLocation)
     #expect(inbox.count == total, "the inbox holds notifications for \(inbox.count) tokens", sourceLocation: sourceLocation)
 }

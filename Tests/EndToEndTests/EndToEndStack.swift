@@ -1,3 +1,5 @@
+import APNsCore
+import APNsSimulator
 import Foundation
 import Kafka
 import PushlineTestKit
@@ -14,21 +16,29 @@ final class EndToEndStack: Sendable {
     let harness: SimulatorHarness
     let partitionCount: Int
 
-    init(partitions: Int = 4) throws {
+    /// - Parameter unregistered: intent indexes whose token the simulator answers with 410
+    ///   `Unregistered`.
+    init(partitions: Int = 4, unregistered: [Int] = []) throws {
         partitionCount = partitions
         cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(Self.intentsTopic, partitions: partitions)
         for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
         redis = try RedisServer()
-        harness = try SimulatorHarness()
+        var simulator = SimulatorConfiguration()
+        simulator.devices = DeviceRegistry(acceptsUnknownTokens: true, entries: try unregistered.map {
+            .init(token: try DeviceToken(Self.token($0)), topic: LocalPipeline.app, environment: .sandbox, unregisteredAt: 1_700_000_000_000)
+        })
+        harness = try SimulatorHarness(configuration: simulator)
     }
 
-    /// A configuration of these components for the consumer group `e2e`, logging at `info`. A
-    /// member that stops heartbeating loses its partitions after 6 s (librdkafka's default: 45 s).
-    func configuration() -> LocalRunConfiguration {
+    /// A configuration of these components for the consumer group `e2e`, logging at `info`, with
+    /// metrics on a free port. A member that stops heartbeating loses its partitions after 6 s
+    /// (librdkafka's default: 45 s).
+    func configuration() throws -> LocalRunConfiguration {
         var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
                                                   simulatorPort: harness.devicePort, caFile: harness.certificateFile)
         configuration.group = "e2e"
+        configuration.metricsPort = try FreePort.next()
         configuration.kafkaProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500"]
         configuration.logLevel = "info"
         return configuration
@@ -39,21 +49,43 @@ final class EndToEndStack: Sendable {
         try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
     }
 
+    /// Starts `pushline run` with a fresh ``configuration()`` and waits until its `/readyz`
+    /// answers 200 (joined its group, Redis reachable).
+    func startReadyWorker() throws -> (process: ServerProcess, endpoints: WorkerEndpoints) {
+        let configuration = try configuration()
+        guard let port = configuration.metricsPort else { throw TestKitError("the configuration has no metrics port") }
+        let process = try startWorker(configuration)
+        let endpoints = WorkerEndpoints(port: port)
+        do {
+            try endpoints.wait(for: "/readyz", status: 200)
+        } catch {
+            process.stop()
+            throw error
+        }
+        return (process, endpoints)
+    }
+
     /// Publishes intents `range` (``intent(_:)``) — all at once, or at about `perSecond` (a share
     /// every 50 ms) — and waits until Kafka has them all.
     func publish(_ range: Range<Int>, perSecond: Int? = nil) throws {
+        try publish(range.map(Self.intent), perSecond: perSecond)
+    }
+
+    /// Publishes `values` as they are, in chunks at about `perSecond` when given, and waits until
+    /// Kafka has them all.
+    func publish(_ values: [[UInt8]], perSecond: Int? = nil) throws {
         let acknowledged = RecordLog<KafkaDeliveryReport>()
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)) { event in
             if case .deliveryReports(let reports) = event { acknowledged.append(contentsOf: reports) }
         }
-        let chunk = perSecond.map { max(1, $0 / 20) } ?? range.count
-        for start in stride(from: range.lowerBound, to: range.upperBound, by: chunk) {
-            _ = try producer.send((start..<min(start + chunk, range.upperBound)).map {
-                KafkaProducerMessage(topic: Self.intentsTopic, value: Self.intent($0))
+        let chunk = perSecond.map { max(1, $0 / 20) } ?? values.count
+        for start in stride(from: 0, to: values.count, by: chunk) {
+            _ = try producer.send(values[start..<min(start + chunk, values.count)].map {
+                KafkaProducerMessage(topic: Self.intentsTopic, value: $0)
             })
             if perSecond != nil { Thread.sleep(forTimeInterval: 0.05) }
         }
-        try Deadline.wait(for: "\(range.count) intents acknowledged") { acknowledged.all.count == range.count }
+        try Deadline.wait(for: "\(values.count) intents acknowledged") { acknowledged.all.count == values.count }
         try producer.close()
     }
 
@@ -84,6 +116,7 @@ final class EndToEndStack: Sendable {
     /// a worker's claims read `pending <owner>`).
     func pendingClaims() throws -> Set<String> {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
+        // `pending` or `pending <owner>` (docs/pipeline-stores.md).
         let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
             + "local v=redis.call('GET',k) if v and string.sub(v,1,7)=='pending' then table.insert(r,k) end end return r"
         let result = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(redis.port), "EVAL", script, "0"])

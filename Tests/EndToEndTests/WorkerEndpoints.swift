@@ -6,21 +6,6 @@ import PushlineTestKit
 struct WorkerEndpoints {
     let port: Int
 
-    /// A port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
-    static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        guard bound else { throw TestKitError("no free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     /// The HTTP status of `path`, or 0 when nothing answers.
     func status(_ path: String) throws -> Int {
         let result = try curl(["--silent", "--output", "/dev/null", "--write-out", "%{http_code}", url(path)])
