@@ -31,17 +31,32 @@ echo "== 1. raw speed against nghttpd" >&2
 ng_port=$(free_port)
 nghttpd --address=127.0.0.1 --htdocs="$work/htdocs" "$ng_port" "$work/key.pem" "$work/cert.pem" > /dev/null 2>&1 &
 wait_port "$ng_port"
-h2=$(h2load -n "$requests" -c "$connections" -m "$streams" -d "$payload" -H "apns-topic: com.example.app" \
-  -H "apns-push-type: alert" "https://127.0.0.1:$ng_port/3/device/$token")
+# h2load carries the same provider token as the sender (signed with the same dev key), so both send
+# the fields every APNs request has; only the sender's apns-id, new on each request, has no twin.
+jwt=$("$bin/pushline" jwt --key Config/dev/dev-provider-key.p8 --key-id DEVKEY0001 --team-id DEVTEAM001)
+# Runs h2load with the given extra flags; prints its report, then "cpu <user> <system>" (seconds).
+run_h2load() {
+  local TIMEFORMAT='cpu %U %S'
+  { time h2load -n "$requests" -c "$connections" -m "$streams" -d "$payload" -H "apns-topic: com.example.app" \
+      -H "apns-push-type: alert" "$@" "https://127.0.0.1:$ng_port/3/device/$token" 2>&1; } 2>&1
+}
 # "finished in 2.73s, …" or "finished in 114.37ms, …"; the rate counts succeeded requests.
-h2_seconds=$(grep -o 'finished in [0-9.]*m\?s' <<<"$h2" | python3 -c 'import sys; t=sys.stdin.read().split()[-1]; print(float(t[:-2])/1000 if t.endswith("ms") else float(t[:-1]))')
-h2_ok=$(grep -o '[0-9]* succeeded' <<<"$h2" | grep -o '[0-9]*')
-h2_rate=$(python3 -c "print(round($h2_ok / $h2_seconds))")
+summarize_h2load() {
+  local seconds ok cpu
+  seconds=$(grep -o 'finished in [0-9.]*m\?s' <<<"$1" | python3 -c 'import sys; t=sys.stdin.read().split()[-1]; print(float(t[:-2])/1000 if t.endswith("ms") else float(t[:-1]))')
+  ok=$(grep -o '[0-9]* succeeded' <<<"$1" | grep -o '[0-9]*')
+  cpu=$(grep '^cpu ' <<<"$1" | python3 -c "import sys; u, s = map(float, sys.stdin.read().split()[1:3]); print(f'{(u + s) * 1e6 / $requests:.2f}')")
+  echo "$ok succeeded in $(python3 -c "print(f'{$seconds:.2f}')") s = $(python3 -c "print(round($ok / $seconds))") req/s; CPU $cpu µs per request"
+}
+h2=$(summarize_h2load "$(run_h2load -H "authorization: bearer $jwt")")
 ours=$("$bin/pushline" bench sender --host localhost --port "$ng_port" --ca-file "$work/cert.pem" \
   --requests "$requests" --connections "$connections" --payload "$payload")
+# For comparison with figures taken before h2load carried the token.
+h2_without_token=$(summarize_h2load "$(run_h2load)")
 echo "$ours"
-echo "h2load: $h2_ok succeeded in ${h2_seconds}s = $h2_rate req/s"
-echo "ratio sender / h2load: $(python3 -c "print(f'{$(rate_of "$ours") / $h2_rate:.2f}')")"
+echo "h2load: $h2"
+echo "ratio sender / h2load: $(python3 -c "print(f'{$(rate_of "$ours") / $(rate_of "$h2"):.2f}')")"
+echo "h2load without the authorization field: $h2_without_token"
 kill %1
 
 echo "== 2. pool efficiency against apns-sim (50 ms latency, 1000 streams)" >&2

@@ -5,8 +5,9 @@ import HTTP2
 struct APNsRequest: Sendable {
     var method: String
     var path: String
-    /// Headers without `authorization`, which the pool adds per connection.
-    var headers: [HTTP2Header]
+    /// Regular fields without `authorization`, which the pool adds per connection; packed once,
+    /// where the request is made.
+    var fields: HTTP2FieldBlock
     var body: [UInt8]
     /// Requests with the same key are backed off together after `TooManyRequests` (the device
     /// token for device pushes); nil for requests APNs does not throttle per device.
@@ -26,7 +27,7 @@ struct RequestOutcome: Sendable {
 
 extension APNsNotification {
     var request: APNsRequest {
-        APNsRequest(method: "POST", path: "/3/device/" + deviceToken.hex, headers: headers(), body: payload,
+        APNsRequest(method: "POST", path: "/3/device/" + deviceToken.hex, fields: fields(), body: payload,
                     throttleKey: deviceToken.hex)
     }
 }

@@ -56,17 +56,22 @@ public final class APNsSender: Sendable {
         let deadlineCap = UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
         return await withCheckedContinuation { (continuation: CheckedContinuation<[RequestOutcome], Never>) in
             let collector = OutcomeCollector(count: requests.count, continuation: continuation)
-            loop.execute {
-                let now = MonotonicClock.nanoseconds()
-                let deliveries = requests.enumerated().map { index, item in
-                    PendingDelivery(request: item.0, submittedAt: now,
-                                    deadline: Self.deadline(expiration: item.1, now: now, cap: deadlineCap)) { outcome in
-                        collector.set(index, outcome)
-                    }
-                }
-                handle.pool.submit(deliveries)
-            }
+            // Made on the caller's thread, so the pool's loop — the sender's busiest thread — only sends.
+            let now = MonotonicClock.nanoseconds()
+            let handOff = DeliveryHandOff(deliveries: requests.indices.map { index in
+                PendingDelivery(request: requests[index].0, submittedAt: now,
+                                deadline: Self.deadline(expiration: requests[index].1, now: now, cap: deadlineCap),
+                                collector: collector, index: index)
+            })
+            loop.execute { handle.pool.submit(handOff.deliveries) }
         }
+    }
+
+    /// Deliveries made on the caller's thread for the pool's loop.
+    private struct DeliveryHandOff: @unchecked Sendable {
+        // Safe to share: the caller lets go of the deliveries as it hands them over; from then on
+        // only the pool's loop touches them.
+        let deliveries: [PendingDelivery]
     }
 
     /// Closes every connection and stops the sender's loop; deliveries still waiting fail.
@@ -81,26 +86,5 @@ public final class APNsSender: Sendable {
         guard case .at(let unixSeconds) = expiration else { return now + cap }
         let remaining = (unixSeconds - ProviderTokenSource.systemNow()) * 1_000_000_000
         return now + UInt64(clamping: min(max(remaining, 0), Int64(clamping: cap)))
-    }
-}
-
-/// Gathers a batch's outcomes (on the pool's loop) and resumes the waiting task once all are in.
-private final class OutcomeCollector: @unchecked Sendable {
-    // Safe to share: `set` is only called on the pool's loop.
-    private var results: [RequestOutcome?]
-    private var remaining: Int
-    private let continuation: CheckedContinuation<[RequestOutcome], Never>
-
-    init(count: Int, continuation: CheckedContinuation<[RequestOutcome], Never>) {
-        results = Array(repeating: nil, count: count)
-        remaining = count
-        self.continuation = continuation
-    }
-
-    func set(_ index: Int, _ result: RequestOutcome) {
-        guard results[index] == nil else { return }
-        results[index] = result
-        remaining -= 1
-        if remaining == 0 { continuation.resume(returning: results.map { $0! }) }
     }
 }

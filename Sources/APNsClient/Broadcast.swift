@@ -25,13 +25,13 @@ public struct BroadcastMessage: Sendable {
     }
 
     var request: APNsRequest {
-        APNsRequest(method: "POST", path: "/4/broadcasts/apps/" + bundleID, headers: [
-            HTTP2Header("apns-push-type", PushType.liveActivity.rawValue),
-            HTTP2Header("apns-channel-id", channelID),
-            HTTP2Header("apns-priority", priority.description),
-            HTTP2Header("apns-expiration", expiration.headerValue ?? "0"),
-            HTTP2Header("apns-request-id", requestID.description),
-        ], body: payload, throttleKey: nil)
+        var fields = HTTP2FieldBlock()
+        fields.append("apns-push-type", PushType.liveActivity.rawValue)
+        fields.append("apns-channel-id", channelID)
+        fields.append("apns-priority", priority.description)
+        fields.append("apns-expiration", expiration.headerValue ?? "0")
+        fields.append("apns-request-id", requestID.description, indexing: .never)
+        return APNsRequest(method: "POST", path: "/4/broadcasts/apps/" + bundleID, fields: fields, body: payload, throttleKey: nil)
     }
 }
 
@@ -129,9 +129,10 @@ extension APNsSender {
     private func channelsPath(_ bundleID: String) -> String { "/1/apps/\(bundleID)/channels" }
 
     private func manage(_ method: String, _ path: String, channelID: String?, body: [UInt8], pool: String) async throws -> HTTP2Response {
-        var headers = [HTTP2Header("apns-request-id", NotificationID.random().description)]
-        if let channelID { headers.append(HTTP2Header("apns-channel-id", channelID)) }
-        let request = APNsRequest(method: method, path: path, headers: headers, body: body, throttleKey: nil)
+        var fields = HTTP2FieldBlock()
+        fields.append("apns-request-id", NotificationID.random().description, indexing: .never)
+        if let channelID { fields.append("apns-channel-id", channelID) }
+        let request = APNsRequest(method: method, path: path, fields: fields, body: body, throttleKey: nil)
         let outcome = try await perform([(request, .unspecified)], pool: pool)[0]
         guard outcome.outcome == .accepted, let response = outcome.response else {
             throw ChannelManagementError(result: BroadcastResult(outcome))

@@ -35,6 +35,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var lastConnectionError: String?
     private var nextConnectAllowedAt: UInt64 = 0
     private var connectTimerArmed = false
+    private var dispatchDeferred = false
     private var isShutDown = false
 
     init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
@@ -85,6 +86,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         dispatch()
     }
 
+    /// The response fields results are made of (``DeliveryResult``, ``BroadcastResult``, channel
+    /// ids); a server's other fields are dropped unread.
+    static let responseFieldsRead = ["apns-id", "apns-unique-id", "apns-request-id", "apns-channel-id"]
+
     /// How often the deadlines of submitted deliveries are checked, in nanoseconds.
     private static let sweepInterval: UInt64 = 50_000_000
 
@@ -117,13 +122,18 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func dispatch() {
         guard !isShutDown else { return }
         let now = MonotonicClock.nanoseconds()
+        // Each connection's free streams, read once; every request then goes to the one with most.
+        var candidates = connections.values.compactMap { connection in
+            connection.freeStreams > 0 ? DispatchCandidate(connection: connection, freeStreams: connection.freeStreams) : nil
+        }
         var held: [PendingDelivery] = []
         while let delivery = waiting.first {
             if delivery.isFinished {
                 waiting.removeFirst()
                 continue
             }
-            if let key = delivery.request.throttleKey, let until = deviceBackoff[key] {
+            // Most of the time no device is backed off: skip hashing the token then.
+            if !deviceBackoff.isEmpty, let key = delivery.request.throttleKey, let until = deviceBackoff[key] {
                 if until > now {
                     held.append(delivery)
                     waiting.removeFirst()
@@ -131,9 +141,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 }
                 deviceBackoff[key] = nil // served its back-off: forget it, so the table stays small
             }
-            guard let connection = bestConnection() else { break }
+            guard let best = candidates.indices.max(by: { candidates[$0].freeStreams < candidates[$1].freeStreams }),
+                  candidates[best].freeStreams > 0 else { break }
             waiting.removeFirst()
-            send(delivery, on: connection, now: now)
+            candidates[best].freeStreams -= 1
+            send(delivery, on: &candidates[best], now: now)
         }
         if !held.isEmpty { hold(held, now: now) }
         if !waiting.isEmpty { ensureConnections(growing: true) }
@@ -152,37 +164,33 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
     }
 
-    private func bestConnection() -> PooledConnection? {
-        var best: PooledConnection?
-        for connection in connections.values where connection.freeStreams > 0 {
-            if best == nil || connection.freeStreams > best!.freeStreams { best = connection }
-        }
-        return best
+    /// A connection that can take requests during one dispatch, with what it has left.
+    private struct DispatchCandidate {
+        let connection: PooledConnection
+        var freeStreams: Int
+        /// Its `authorization` field, looked up with its first request of this dispatch.
+        var authorization: HTTP2FieldBlock??
     }
 
-    private func send(_ delivery: PendingDelivery, on connection: PooledConnection, now: UInt64) {
+    private func send(_ delivery: PendingDelivery, on candidate: inout DispatchCandidate, now: UInt64) {
         delivery.attempts += 1
-        let request = delivery.request
+        let connection = candidate.connection
         do {
-            var headers = request.headers
-            if let authorization = try authorization(for: connection) {
-                headers.insert(HTTP2Header("authorization", authorization), at: 0)
-            }
-            var streamID: Int32 = 0
-            streamID = try connection.http2.send(
-                method: request.method, path: request.path, authority: environment.host, headers: headers, body: request.body
+            if candidate.authorization == nil { candidate.authorization = try authorization(for: connection) }
+            // The request's parts are read in place: copying the whole request costs a retain each.
+            let streamID = try connection.http2.send(
+                method: delivery.request.method, path: delivery.request.path, authority: environment.host,
+                connectionFields: candidate.authorization ?? nil, fields: delivery.request.fields, body: delivery.request.body
             ) { [self] result in
                 // Strong captures: the connection fails every handler when it closes, which breaks
                 // the cycle pool → connection → handler → pool.
-                connection.inFlight[streamID] = nil
-                delivery.inFlight = nil
-                connection.lastActivity = MonotonicClock.nanoseconds()
                 handle(result, for: delivery, on: connection)
             }
-            connection.inFlight[streamID] = delivery
+            connection.inFlight += 1
             delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
         } catch {
+            candidate.freeStreams = 0 // no more on it in this dispatch
             retryOrFail(delivery, cause: "connection", detail: "\(error)")
         }
     }
@@ -190,24 +198,27 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// The `authorization` header for a request on `connection`: the connection's token, replaced
     /// by the source's newer token only when the connection has used its own for 20 minutes (APNs
     /// answers `TooManyProviderTokenUpdates` to faster changes on one connection).
-    private func authorization(for connection: PooledConnection) throws -> String? {
+    private func authorization(for connection: PooledConnection) throws -> HTTP2FieldBlock? {
         guard case .token(let source) = credentials else { return nil }
         let current = try source.currentToken()
+        // The same cached token nearly every time: equal strings with shared storage compare at once.
+        guard current != connection.token else { return connection.authorization }
         let now = source.now()
-        if connection.token == nil
-            || (current != connection.token && now - connection.tokenAdoptedAt >= ProviderTokenRefreshPolicy.minimumInterval) {
-            connection.token = current
-            connection.tokenAdoptedAt = now
+        if connection.token == nil || now - connection.tokenAdoptedAt >= ProviderTokenRefreshPolicy.minimumInterval {
+            connection.adopt(current, at: now)
             metrics.recordTokenRefresh(pool: name)
         }
-        return connection.token?.authorization
+        return connection.authorization
     }
 
     // MARK: Answers
 
     private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery,
-                        on connection: PooledConnection?) {
+                        on connection: PooledConnection) {
         let now = MonotonicClock.nanoseconds()
+        if delivery.inFlight != nil { connection.inFlight -= 1 }
+        delivery.inFlight = nil
+        connection.lastActivity = now
         guard !delivery.isFinished else { return }
         switch result {
         case .success(let response):
@@ -224,7 +235,18 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         case .failure(let failure):
             retryOrFail(delivery, cause: "connection", detail: "\(failure)")
         }
-        dispatch()
+        dispatchAtBatchEnd()
+    }
+
+    /// Refills the connections once after a batch of answers rather than after each answer: the
+    /// requests go out with the connection's own pending frames in one write.
+    private func dispatchAtBatchEnd() {
+        guard !dispatchDeferred else { return }
+        dispatchDeferred = true
+        loop.deferUntilBatchEnd { [self] in
+            dispatchDeferred = false
+            dispatch()
+        }
     }
 
     private func handleRejection(_ delivery: PendingDelivery, reason: RejectionReason, status: Int,
@@ -280,7 +302,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         guard !delivery.isFinished else { return }
         if let (connection, streamID) = delivery.inFlight {
             delivery.inFlight = nil
-            connection.inFlight[streamID] = nil
+            connection.inFlight -= 1
             connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
             return
         }
@@ -313,7 +335,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
         nextConnectAllowedAt = now + UInt64(configuration.connectionSpacingMilliseconds) * 1_000_000
         do {
-            let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls, delegate: self)
+            let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls,
+                                            keepingResponseFields: Self.responseFieldsRead, delegate: self)
             connections[ObjectIdentifier(http2)] = PooledConnection(http2: http2, now: now)
         } catch {
             lastConnectionError = "\(error)"
@@ -343,7 +366,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func drain(_ connection: PooledConnection) {
         guard connection.state != .draining else { return }
         connection.state = .draining
-        if connection.inFlight.isEmpty { connection.http2.close() }
+        if connection.inFlight == 0 { connection.http2.close() }
         ensureConnections(growing: true)
     }
 
@@ -401,7 +424,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         var inFlight = 0
         var free = 0
         for connection in connections.values {
-            inFlight += connection.inFlight.count
+            inFlight += connection.inFlight
             free += connection.freeStreams
         }
         metrics.recordPoolState(pool: name, openConnections: connections.count, inFlightStreams: inFlight, freeStreamCapacity: free)

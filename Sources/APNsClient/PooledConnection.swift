@@ -9,9 +9,12 @@ final class PooledConnection {
     var state: State = .connecting
     /// The provider token this connection sends, and when (the token source's clock, UNIX seconds)
     /// it started sending it.
-    var token: ProviderToken?
-    var tokenAdoptedAt: Int64 = 0
-    var inFlight: [Int32: PendingDelivery] = [:]
+    private(set) var token: ProviderToken?
+    private(set) var tokenAdoptedAt: Int64 = 0
+    /// `authorization: bearer <token>`, packed once per adopted token rather than per request.
+    private(set) var authorization: HTTP2FieldBlock?
+    /// Requests sent on this connection and not yet answered (each delivery knows its stream).
+    var inFlight = 0
     var lastActivity: UInt64
     var pingSentAt: UInt64?
 
@@ -20,8 +23,17 @@ final class PooledConnection {
         self.lastActivity = now
     }
 
+    /// Starts sending `token` (adopted at `now`, UNIX seconds).
+    func adopt(_ token: ProviderToken, at now: Int64) {
+        self.token = token
+        tokenAdoptedAt = now
+        var fields = HTTP2FieldBlock()
+        fields.append("authorization", token.authorization)
+        authorization = fields
+    }
+
     /// How many more requests this connection can carry now.
     var freeStreams: Int {
-        state == .ready ? max(http2.remoteMaxConcurrentStreams - inFlight.count, 0) : 0
+        state == .ready ? max(http2.remoteMaxConcurrentStreams - inFlight, 0) : 0
     }
 }

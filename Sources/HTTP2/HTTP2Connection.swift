@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTPFields
 import Runtime
 import TLS
 
@@ -85,13 +86,15 @@ public final class HTTP2Connection: FileDescriptorHandler {
         try loop.register(descriptor, interest: .read, handler: self)
     }
 
-    /// Client role: connects to `host:port`, sending `serverName` as SNI.
+    /// Client role: connects to `host:port`, sending `serverName` as SNI. With
+    /// `keepingResponseFields`, responses carry only those regular fields (lower-case names): a client
+    /// that reads two fields does not pay for the server's others.
     public init(connectingTo host: String, port: UInt16, serverName: String? = nil, loop: EventLoop,
-                tls context: TLSContext, delegate: HTTP2ConnectionDelegate) throws {
+                tls context: TLSContext, keepingResponseFields: [String]? = nil, delegate: HTTP2ConnectionDelegate) throws {
         self.loop = loop
         self.descriptor = try Socket.connect(host: host, port: port)
         self.tls = try TLSSession(context: context, serverName: serverName ?? host)
-        self.session = try HTTP2Session(role: .client)
+        self.session = try HTTP2Session(role: .client, keepingResponseFields: keepingResponseFields)
         self.serverSettings = nil
         self.delegate = delegate
         self.isConnecting = true
@@ -142,10 +145,21 @@ public final class HTTP2Connection: FileDescriptorHandler {
     @discardableResult
     public func send(method: String = "POST", path: String, authority: String, headers: [HTTP2Header], body: [UInt8],
                      completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
+        try send(method: method, path: path, authority: authority, fields: HTTPFieldBlock(headers), body: body,
+                 completion: completion)
+    }
+
+    /// Client role: sends a request whose regular fields are already packed: `connectionFields`
+    /// (what this connection adds to every request, such as a provider token) and then `fields`.
+    /// Otherwise as ``send(method:path:authority:headers:body:completion:)``.
+    @discardableResult
+    public func send(method: String = "POST", path: String, authority: String, connectionFields: HTTPFieldBlock? = nil,
+                     fields: HTTPFieldBlock, body: [UInt8],
+                     completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
         guard hasRemoteSettings else { throw HTTP2Error("send before the server's SETTINGS arrived") }
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
-                                                 headers: headers, body: body)
+                                                 connectionFields: connectionFields, fields: fields, body: body)
         responseHandlers[streamID] = completion
         deferFlush()
         return streamID
@@ -216,8 +230,14 @@ public final class HTTP2Connection: FileDescriptorHandler {
             close(error: error)
             return
         }
-        flush()
-        if sawEnd { close() }
+        if sawEnd {
+            flush()
+            close()
+        } else {
+            // At the batch's end: what the owner submits in answer to these events (new requests
+            // in the freed streams) leaves in the same write as the frames nghttp2 has ready now.
+            deferFlush()
+        }
     }
 
     public func writable() {

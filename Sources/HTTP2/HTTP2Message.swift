@@ -3,6 +3,9 @@ import HTTPFields
 /// One HTTP/2 header field. Names are lower-case, as HTTP/2 requires.
 public typealias HTTP2Header = HTTPField
 
+/// Regular header fields packed once, lent to nghttp2 in place (see ``HTTP2Connection/send(method:path:authority:connectionFields:fields:body:completion:)``).
+public typealias HTTP2FieldBlock = HTTPFieldBlock
+
 /// A complete request as a server received it.
 public struct HTTP2Request: Sendable, Equatable {
     public var streamID: Int32

@@ -1,4 +1,8 @@
 internal import CNghttp2
+#if canImport(Glibc)
+import Glibc
+#endif
+import HTTPFields
 
 /// An nghttp2 session in memory mode (`mem_recv`/`mem_send`), for either role.
 ///
@@ -20,7 +24,8 @@ final class HTTP2Session {
         case pingAcknowledged
     }
 
-    /// A message being received. A class, so each callback mutates it in place after one lookup.
+    /// One open stream: the message being received, and the body being sent (a request's or a
+    /// response's). A class, so each callback mutates it in place after one lookup.
     private final class PartialMessage {
         var method = ""
         var path = ""
@@ -29,6 +34,9 @@ final class HTTP2Session {
         var headers: [HTTP2Header] = []
         var body: [UInt8] = []
         var complete = false
+        /// The body nghttp2 reads from while it produces DATA frames, and how much it has read.
+        var outgoing: [UInt8] = []
+        var outgoingOffset = 0
 
         init() {
             headers.reserveCapacity(8)
@@ -44,6 +52,8 @@ final class HTTP2Session {
             headers.removeAll(keepingCapacity: true)
             body = []
             complete = false
+            outgoing = []
+            outgoingOffset = 0
         }
     }
 
@@ -52,12 +62,10 @@ final class HTTP2Session {
     private var spareMessages: [PartialMessage] = []
     private static let spareMessageLimit = 128
 
-    private struct OutgoingBody {
-        var bytes: [UInt8]
-        var offset = 0
-    }
-
     let role: Role
+    /// Client role: the only regular response fields kept (lower-case names); nil keeps every field.
+    /// The others are skipped before any `String` is made of them.
+    private let keptResponseFields: [[UInt8]]?
     private var session: OpaquePointer!
     private var partial: [Int32: PartialMessage] = [:]
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
@@ -65,11 +73,14 @@ final class HTTP2Session {
     /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
     private var headerStorage: [UInt8] = []
     private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
-    private var outgoing: [Int32: OutgoingBody] = [:]
+    /// What the reused storage starts with after a request: its `:method`, `:scheme` and
+    /// `:authority`, the same for nearly every request of a connection, and so kept for the next.
+    private var requestPrefix: (method: String, scheme: String, authority: String, byteCount: Int)?
     private(set) var events: [Event] = []
 
-    init(role: Role) throws(HTTP2Error) {
+    init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
         self.role = role
+        self.keptResponseFields = keptNames.map { $0.map { Array($0.utf8) } }
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw HTTP2Error("nghttp2_session_callbacks_new") }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -154,39 +165,46 @@ final class HTTP2Session {
         startHeaderFields()
         appendHeaderField(":status", String(response.status))
         response.headers.forEach(appendHeaderField)
+        // The stream's message lives until the stream closes; without one, nghttp2 refuses below.
+        let stream = partial[streamID]
+        stream?.outgoing = response.body
         let result = try withHeaderFields { nva, count in
-            withBodyProvider(streamID: streamID, body: response.body) { provider in
+            withBodyProvider(hasBody: !response.body.isEmpty) { provider in
                 nghttp2_submit_response(session, streamID, nva, count, provider)
             }
         }
         // The stream may already be closed (reset by the client): nothing to answer then.
         guard result == 0 || result == NGHTTP2_ERR_INVALID_ARGUMENT.rawValue || result == NGHTTP2_ERR_STREAM_CLOSED.rawValue
         else { throw HTTP2Error("nghttp2_submit_response", code: result) }
-        if result != 0 { outgoing[streamID] = nil }
+        if result != 0 { stream?.outgoing = [] }
     }
 
-    /// Opens a stream for a request and returns its id.
+    /// Opens a stream for a request and returns its id. The regular fields are the connection's
+    /// own (`connectionFields`, such as a provider token) followed by the request's `fields`, both
+    /// lent to nghttp2 in place.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
-                       headers: [HTTP2Header], body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        startHeaderFields()
-        appendHeaderField(":method", method)
-        appendHeaderField(":scheme", scheme)
-        appendHeaderField(":authority", authority)
+                       connectionFields: HTTPFieldBlock?, fields: HTTPFieldBlock, body: [UInt8]) throws(HTTP2Error) -> Int32 {
+        if let prefix = requestPrefix, prefix.method == method, prefix.scheme == scheme, prefix.authority == authority {
+            headerStorage.removeSubrange(prefix.byteCount...)
+            headerRanges.removeSubrange(3...)
+        } else {
+            startHeaderFields()
+            appendHeaderField(":method", method)
+            appendHeaderField(":scheme", scheme)
+            appendHeaderField(":authority", authority)
+            requestPrefix = (method, scheme, authority, headerStorage.count)
+        }
         appendHeaderField(":path", path)
-        headers.forEach(appendHeaderField)
-        // The body is stored before nghttp2 assigns the stream id; it is re-keyed right after.
-        let pendingID: Int32 = -1
-        let streamID = try withHeaderFields { nva, count in
-            withBodyProvider(streamID: pendingID, body: body) { provider in
+        // nghttp2 reads the body only while producing frames, after the stream has its message.
+        let streamID = try withHeaderFields(then: connectionFields ?? HTTPFieldBlock(), fields) { nva, count in
+            withBodyProvider(hasBody: !body.isEmpty) { provider in
                 nghttp2_submit_request(session, nil, nva, count, provider, nil)
             }
         }
-        guard streamID > 0 else {
-            outgoing[pendingID] = nil
-            throw HTTP2Error("nghttp2_submit_request", code: streamID)
-        }
-        if let body = outgoing.removeValue(forKey: pendingID) { outgoing[streamID] = body }
-        partial[streamID] = newMessage()
+        guard streamID > 0 else { throw HTTP2Error("nghttp2_submit_request", code: streamID) }
+        let message = newMessage()
+        message.outgoing = body
+        partial[streamID] = message
         return streamID
     }
 
@@ -227,14 +245,17 @@ final class HTTP2Session {
     private func startHeaderFields() {
         headerStorage.removeAll(keepingCapacity: true)
         headerRanges.removeAll(keepingCapacity: true)
+        requestPrefix = nil
     }
 
     /// Copies one field into the reused storage: no array of fields is built per submission.
     private func appendHeaderField(_ name: String, _ value: String) {
+        var name = name
+        var value = value
         let nameStart = headerStorage.count
-        headerStorage.append(contentsOf: name.utf8)
+        name.withUTF8 { headerStorage.append(contentsOf: $0) }
         let valueStart = headerStorage.count
-        headerStorage.append(contentsOf: value.utf8)
+        value.withUTF8 { headerStorage.append(contentsOf: $0) }
         headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
     }
 
@@ -242,32 +263,52 @@ final class HTTP2Session {
         appendHeaderField(field.name, field.value)
     }
 
-    /// Lends nghttp2 the appended fields as an `nghttp2_nv` array whose names and values stay valid
-    /// for the one call (nghttp2 copies them).
+    /// Lends nghttp2 the appended fields, then those of `first` and `second`, as an `nghttp2_nv`
+    /// array whose names and values stay valid for the one call (nghttp2 copies them).
     private func withHeaderFields<Result>(
+        then first: HTTPFieldBlock = HTTPFieldBlock(), _ second: HTTPFieldBlock = HTTPFieldBlock(),
         _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result
     ) throws(HTTP2Error) -> Result {
         headerStorage.append(0) // a valid base address even when every field is empty
         let ranges = headerRanges
+        let count = ranges.count + first.count + second.count
         return try headerStorage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
             let base = buffer.baseAddress!
-            return try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: ranges.count) { (nva) throws(HTTP2Error) -> Result in
-                for (index, range) in ranges.enumerated() {
+            return try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { (nva) throws(HTTP2Error) -> Result in
+                var index = 0
+                for range in ranges {
                     nva[index] = nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
                                             namelen: range.name.count, valuelen: range.value.count,
                                             flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    index += 1
                 }
-                return try body(UnsafePointer(nva.baseAddress!), ranges.count)
+                return try first.withUnsafeFields { (firstFields) throws(HTTP2Error) -> Result in
+                    try second.withUnsafeFields { (secondFields) throws(HTTP2Error) -> Result in
+                        for field in firstFields { nva[index] = Self.nameValue(field); index += 1 }
+                        for field in secondFields { nva[index] = Self.nameValue(field); index += 1 }
+                        return try body(UnsafePointer(nva.baseAddress!), count)
+                    }
+                }
             }
         }
     }
 
-    /// A data provider reading `body` from this session's storage (it must outlive the call, since
-    /// nghttp2 reads it while producing frames later); nil for an empty body, so HEADERS carries
-    /// END_STREAM.
-    private func withBodyProvider(streamID: Int32, body: [UInt8], _ call: (UnsafePointer<nghttp2_data_provider>?) -> Int32) -> Int32 {
-        guard !body.isEmpty else { return call(nil) }
-        outgoing[streamID] = OutgoingBody(bytes: body)
+    /// One field of a block as nghttp2 takes it; unique values are marked never to be indexed.
+    private static func nameValue(
+        _ field: (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexing: HTTPFieldBlock.Indexing)
+    ) -> nghttp2_nv {
+        // Empty buffers may have no base address; nghttp2 reads nothing through a zero length.
+        let empty = UnsafeMutablePointer<UInt8>(bitPattern: 1)!
+        return nghttp2_nv(name: field.name.baseAddress.map { UnsafeMutablePointer(mutating: $0) } ?? empty,
+                          value: field.value.baseAddress.map { UnsafeMutablePointer(mutating: $0) } ?? empty,
+                          namelen: field.name.count, valuelen: field.value.count,
+                          flags: UInt8(field.indexing == .never ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
+    }
+
+    /// A data provider reading the stream's `outgoing` body (kept in its message, since nghttp2
+    /// reads it while producing frames later); nil for an empty body, so HEADERS carries END_STREAM.
+    private func withBodyProvider(hasBody: Bool, _ call: (UnsafePointer<nghttp2_data_provider>?) -> Int32) -> Int32 {
+        guard hasBody else { return call(nil) }
         var provider = nghttp2_data_provider(source: nghttp2_data_source(fd: 0), read_callback: readBody)
         return call(&provider)
     }
@@ -288,21 +329,50 @@ final class HTTP2Session {
         recent = (streamID, message)
     }
 
-    fileprivate func header(streamID: Int32, name: String, value: String) {
+    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
         guard let message = message(streamID) else { return }
         // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
-        guard name.utf8.first == UInt8(ascii: ":") else {
-            message.headers.append(HTTP2Header(name, value))
+        guard name.first == UInt8(ascii: ":") else {
+            if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
+            message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
             return
         }
-        switch name {
-        case ":method": message.method = value
-        case ":path": message.path = value
-        case ":authority": message.authority = value
-        case ":status": message.status = Int(value) ?? 0
-        case ":scheme": break
-        default: message.headers.append(HTTP2Header(name, value))
+        // A response's only pseudo-header, compared as bytes.
+        if role == .client, Self.bytes(Self.statusName, equal: name) {
+            message.status = Self.decimal(value) ?? 0
+            return
         }
+        switch Self.text(name) {
+        case ":method": message.method = Self.text(value)
+        case ":path": message.path = Self.text(value)
+        case ":authority": message.authority = Self.text(value)
+        case ":status": message.status = Self.decimal(value) ?? 0
+        case ":scheme": break
+        default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+        }
+    }
+
+    private static let statusName = Array(":status".utf8)
+
+    private static func bytes(_ expected: [UInt8], equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard expected.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return expected.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
+    }
+
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// A status code's digits, read without making a `String` of them.
+    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 
     fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -334,7 +404,6 @@ final class HTTP2Session {
     }
 
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        outgoing[streamID] = nil
         if recent?.streamID == streamID { recent = nil }
         guard let message = partial.removeValue(forKey: streamID) else { return }
         if !message.complete {
@@ -351,14 +420,14 @@ final class HTTP2Session {
     }
 
     fileprivate func readOutgoing(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, finished: Bool) {
-        guard var body = outgoing[streamID] else { return (0, true) }
-        let count = min(capacity, body.bytes.count - body.offset)
-        body.bytes.withUnsafeBufferPointer { source in
-            buffer.update(from: source.baseAddress! + body.offset, count: count)
+        guard let stream = message(streamID) else { return (0, true) }
+        let count = min(capacity, stream.outgoing.count - stream.outgoingOffset)
+        stream.outgoing.withUnsafeBufferPointer { source in
+            if count > 0 { buffer.update(from: source.baseAddress! + stream.outgoingOffset, count: count) }
         }
-        body.offset += count
-        let finished = body.offset == body.bytes.count
-        outgoing[streamID] = finished ? nil : body
+        stream.outgoingOffset += count
+        let finished = stream.outgoingOffset == stream.outgoing.count
+        if finished { stream.outgoing = [] }
         return (count, finished)
     }
 }
@@ -399,9 +468,8 @@ private func onHeader(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_
                       _ valueLength: Int, _ flags: UInt8, _ userData: UnsafeMutableRawPointer?) -> Int32 {
     guard let frame, let name, let value else { return 0 }
     withOwner(userData) { owner in
-        owner.header(streamID: frame.pointee.hd.stream_id,
-                     name: String(decoding: UnsafeBufferPointer(start: name, count: nameLength), as: UTF8.self),
-                     value: String(decoding: UnsafeBufferPointer(start: value, count: valueLength), as: UTF8.self))
+        owner.header(streamID: frame.pointee.hd.stream_id, name: UnsafeBufferPointer(start: name, count: nameLength),
+                     value: UnsafeBufferPointer(start: value, count: valueLength))
     }
     return 0
 }

@@ -5,22 +5,14 @@ import Kafka
 import Pipeline
 import Redis
 
-/// The stages that turn intent messages into deliveries and records, each touching Redis in at most
-/// one round trip per call: plan (decode, resolve recipients, enrich), claim (idempotency claims and
-/// collapse windows), and record (settle the claims, build outcomes and token events). Lives on the
-/// worker's thread: its Redis connection is confined there. A Redis failure is thrown as the
-/// ``RedisError``; the caller retries the whole call, which is safe to repeat.
+/// The stages of a delivery that touch Redis, each in at most one round trip per call: plan with
+/// the token registry (for `user` recipients), claim (idempotency claims and collapse windows), and
+/// record (settle the claims, token events with registry clean-up). Lives on the worker's thread:
+/// its Redis connection is confined there. A Redis failure is thrown as the ``RedisError``; the
+/// caller retries the whole call, which is safe to repeat.
 struct DeliveryStages {
-    /// What planning one message gave.
-    enum Plan {
-        /// Its deliveries, and the records decided already (dead letters, `invalid` outcomes).
-        case planned([PlannedDelivery], outputs: [WorkerOutput])
-        /// It addresses a user, and the token registry was not to be asked.
-        case needsRegistry
-    }
-
     /// What claiming a set of deliveries decided.
-    struct Claims {
+    struct Claims: Sendable {
         /// Claimed and through the collapse windows: send these.
         var admitted: [PlannedDelivery] = []
         /// Another attempt holds the claim: check again later.
@@ -29,8 +21,7 @@ struct DeliveryStages {
         var outputs: [WorkerOutput] = []
     }
 
-    private let configuration: WorkerConfiguration
-    private let enricher: Enricher
+    let planner: DeliveryPlanner
     private let records: OutputRecords
     private let redis: RedisConnection
     private let idempotency: IdempotencyStore
@@ -39,11 +30,10 @@ struct DeliveryStages {
 
     /// - Parameter owner: this worker's id, written into its `pending` claims.
     init(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConnection, owner: String) {
-        self.configuration = configuration
-        self.enricher = enricher
         self.redis = redis
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
                                 dlqTopic: configuration.dlqTopic)
+        planner = DeliveryPlanner(pools: configuration.pools, enricher: enricher, records: records)
         idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency, owner: owner)
         collapse = CollapseWindow(connection: redis)
         registry = TokenRegistry(connection: redis)
@@ -51,63 +41,13 @@ struct DeliveryStages {
 
     // MARK: Plan
 
-    /// The deliveries of one message; bad input becomes a dead letter and `invalid` outcomes.
-    /// - Parameter registryAvailable: false while Redis is out: a user-addressed intent then waits.
-    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registryAvailable: Bool) throws(RedisError) -> Plan {
-        let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
-        let bytes = message.value ?? []
-        let intent: Intent
-        do {
-            intent = try IntentDecoder.decode(bytes)
-        } catch {
-            return .planned([], outputs: [
-                records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: bytes, intentID: nil, entry: entry),
-                records.undecodable(reason: error.code.rawValue, source: source, entry: entry),
-            ])
-        }
-        let user: String?
-        let devices: [RecipientDevice]
-        switch intent.recipients {
-        case .tokens(let tokens):
-            user = nil
-            devices = tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
-        case .user(let id):
-            guard registryAvailable else { return .needsRegistry }
-            user = id
-            let locale = try registry.locales(users: [id])[0]
-            devices = try registry.devices(users: [id], app: intent.app, environment: intent.environment.rawValue)[0]
+    /// Plans one message, asking the token registry for a `user` recipient unless it is not to be asked.
+    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registryAvailable: Bool) throws(RedisError) -> DeliveryPlanner.Plan {
+        try planner.plan(message, entry: entry, registry: registryAvailable ? { [registry] (user, intent) throws(RedisError) in
+            let locale = try registry.locales(users: [user])[0]
+            return try registry.devices(users: [user], app: intent.app, environment: intent.environment.rawValue)[0]
                 .map { RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: locale) }
-        }
-        guard !devices.isEmpty else {
-            return .planned([], outputs: [records.outcome(records.intentOutcome(intent, user: user, source: source, reason: "NoRegisteredDevices"),
-                                                          entry: entry)])
-        }
-        guard let pool = configuration.pools[intent.environment] else {
-            return .planned([], outputs: invalid(intent, user: user, devices: devices, message: message, source: source, entry: entry,
-                                                 reason: "NoPoolForEnvironment", detail: "no sender pool serves \(intent.environment.rawValue)"))
-        }
-        do {
-            let deliveries = try enricher.deliveries(for: intent, devices: devices).map { delivery in
-                PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message, source: source, entry: entry)
-            }
-            return .planned(deliveries, outputs: [])
-        } catch {
-            return .planned([], outputs: invalid(intent, user: user, devices: devices, message: message, source: source, entry: entry,
-                                                 reason: error.code.rawValue, detail: error.description))
-        }
-    }
-
-    /// A decoded intent that cannot become notifications: a dead letter and one `invalid` outcome per device.
-    private func invalid(_ intent: Intent, user: String?, devices: [RecipientDevice], message: KafkaConsumerMessage, source: SourcePosition,
-                         entry: MessageLedger.EntryID, reason: String, detail: String) -> [WorkerOutput] {
-        var outputs = [records.deadLetter(reason: reason, detail: detail, source: source, original: message.value ?? [],
-                                          intentID: intent.id, entry: entry)]
-        for device in devices {
-            var event = records.intentOutcome(intent, user: user, source: source, reason: reason)
-            event.token = device.token.hex
-            outputs.append(records.outcome(event, entry: entry))
-        }
-        return outputs
+        } : nil)
     }
 
     // MARK: Claim
@@ -125,7 +65,6 @@ struct DeliveryStages {
             let key = delivery.key
             let ours = (result == .claimed || result == .heldByOwner) && !inFlight.contains(key) && !claimedHere.contains(key)
             if ours {
-                var delivery = delivery
                 delivery.holdsClaim = true
                 claimed.append(delivery)
                 claimedHere.insert(key)
@@ -188,46 +127,35 @@ struct DeliveryStages {
     }
 
     /// Settles the claims this worker holds by result (accepted → sent, rejected or expired →
-    /// failed, failed → released and dead-lettered) in one round trip, and builds one outcome each,
-    /// plus token events for what APNs said about tokens.
-    func record(_ results: [(PlannedDelivery, DeliveryResult)]) throws(RedisError) -> [WorkerOutput] {
+    /// failed, failed → released) in one round trip, and builds the token events for what APNs said
+    /// about tokens (their outcomes are built off this thread: ``OutputRecords/sent(_:)``).
+    func record(_ sent: [SentDelivery]) throws(RedisError) -> [WorkerOutput] {
         var outputs: [WorkerOutput] = []
-        var sent: [DeliveryKey] = []
+        var settled: [DeliveryKey] = []
         var failed: [DeliveryKey] = []
         var released: [DeliveryKey] = []
-        for (planned, result) in results {
-            let status: OutcomeEvent.Status = switch result.outcome {
-            case .accepted: .accepted
-            case .rejected: .rejected
-            case .expired: .expired
-            case .failed: .failed
-            }
+        for delivery in sent {
+            let planned = delivery.planned
+            let result = delivery.result
             if planned.holdsClaim {
-                switch status {
-                case .accepted: sent.append(planned.key)
+                switch result.outcome {
+                case .accepted: settled.append(planned.key)
                 case .failed: released.append(planned.key)
-                default: failed.append(planned.key)
+                case .rejected, .expired: failed.append(planned.key)
                 }
             }
-            if status == .failed {
-                outputs.append(records.deadLetter(reason: "RetriesExhausted",
-                                                  detail: result.failureDetail ?? "the notification could not be handed to APNs",
-                                                  source: planned.source, original: planned.message.value ?? [],
-                                                  intentID: planned.intent.id, entry: planned.entry))
-            }
-            outputs.append(records.outcome(planned, status, reason: result.reason?.description ?? result.failureDetail, result: result))
             if let reason = result.reason, let kind = TokenEvent.kind(for: reason) {
                 outputs.append(try tokenEvent(kind, reason: reason.description, planned: planned, timestamp: result.timestamp))
             }
         }
-        try idempotency.settle(sent: sent, failed: failed, released: released)
+        try idempotency.settle(sent: settled, failed: failed, released: released)
         return outputs
     }
 
     /// Whether recording this result touches Redis: settling a claim this worker holds, or
     /// removing a token from the registry.
-    func recordNeedsRedis(_ planned: PlannedDelivery, _ result: DeliveryResult) -> Bool {
-        planned.holdsClaim || result.reason.flatMap(TokenEvent.kind(for:)).map { $0 != .suspect } ?? false
+    func recordNeedsRedis(_ delivery: SentDelivery) -> Bool {
+        delivery.planned.holdsClaim || delivery.result.reason.flatMap(TokenEvent.kind(for:)).map { $0 != .suspect } ?? false
     }
 
     /// The token event; `unregistered` and `expired` also remove the token from the registry unless

@@ -6,7 +6,7 @@ import Pipeline
 
 /// Builds the worker's Kafka records: outcome events, dead letters and token events, addressed to
 /// the pipeline's output topics.
-struct OutputRecords {
+struct OutputRecords: Sendable {
     let outcomesTopic: String
     let tokenEventsTopic: String
     let dlqTopic: String
@@ -27,6 +27,22 @@ struct OutputRecords {
         return OutcomeEvent(intentID: intent.id, app: intent.app, environment: intent.environment.rawValue, status: status,
                             source: source, completedAt: Self.now(), user: user, template: template, reason: reason,
                             createdAt: intent.createdAt)
+    }
+
+    /// The records of a sent delivery that need no Redis: its outcome, and a dead letter when its
+    /// retries ran out (`RetriesExhausted`).
+    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult) -> [WorkerOutput] {
+        let status: OutcomeEvent.Status = switch result.outcome {
+        case .accepted: .accepted
+        case .rejected: .rejected
+        case .expired: .expired
+        case .failed: .failed
+        }
+        let outcome = outcome(planned, status, reason: result.reason?.description ?? result.failureDetail, result: result)
+        guard status == .failed else { return [outcome] }
+        return [deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
+                           source: planned.source, original: planned.message.value ?? [], intentID: planned.intent.id, entry: planned.entry),
+                outcome]
     }
 
     /// The outcome of one planned delivery, with APNs' answer when it was sent.

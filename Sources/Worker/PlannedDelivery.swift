@@ -3,8 +3,12 @@ import Kafka
 import Pipeline
 
 /// One delivery (an intent to one device) on its way through the worker: enriched, then claimed,
-/// sent and recorded, or suppressed, or deferred while another attempt holds its claim.
-struct PlannedDelivery {
+/// sent and recorded, or suppressed, or deferred while another attempt holds its claim. A class:
+/// it moves through several collections per batch, and copying its many fields each time showed
+/// up in profiles.
+// @unchecked Sendable: made by a planner task and handed whole to the worker's thread, which alone
+// writes `holdsClaim`, before handing the delivery to a send task; the inboxes' locks order both hand-overs.
+final class PlannedDelivery: @unchecked Sendable {
     let delivery: Delivery
     let intent: Intent
     let user: String?
@@ -16,5 +20,17 @@ struct PlannedDelivery {
     /// Whether this worker holds the delivery's idempotency claim (false when sent fail-open).
     var holdsClaim = false
 
-    var key: DeliveryKey { DeliveryKey(intentID: intent.id, deviceToken: delivery.token) }
+    let key: DeliveryKey
+
+    init(delivery: Delivery, intent: Intent, user: String?, pool: String, message: KafkaConsumerMessage, source: SourcePosition,
+         entry: MessageLedger.EntryID) {
+        self.delivery = delivery
+        self.intent = intent
+        self.user = user
+        self.pool = pool
+        self.message = message
+        self.source = source
+        self.entry = entry
+        key = DeliveryKey(intentID: intent.id, deviceToken: delivery.token)
+    }
 }

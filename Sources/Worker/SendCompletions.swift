@@ -2,30 +2,37 @@ import APNsClient
 import Runtime
 
 /// Starts the worker's sends on Swift's cooperative pool and hands their answers back to the
-/// worker's thread through an ``Inbox``.
+/// worker's thread through an ``Inbox``, with each delivery's records built there, off the
+/// worker's thread.
 final class SendCompletions: Sendable {
-    /// One finished ``APNsSender/send(_:pool:)``: the worker's id for it and its results.
+    /// One finished ``APNsSender/send(_:pool:)``: the worker's id for it and its deliveries.
     struct Completion: Sendable {
         let send: Int
-        let results: Result<[DeliveryResult], any Error>
+        let delivered: Result<[SentDelivery], any Error>
     }
 
     private let finished: Inbox<Completion>
+    private let records: OutputRecords
 
-    init(wakeUp: Semaphore) {
+    init(records: OutputRecords, wakeUp: Semaphore) {
+        self.records = records
         finished = Inbox(wakeUp: wakeUp)
     }
 
-    /// Sends `notifications` through `pool` without waiting; the results arrive through ``take()``.
-    func start(_ send: Int, _ notifications: [APNsNotification], pool: String, sender: APNsSender) {
+    /// Sends the deliveries' `notifications` through `pool` without waiting; the results arrive
+    /// through ``take()``.
+    func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, sender: APNsSender) {
         Task.detached { [self] in
-            let results: Result<[DeliveryResult], any Error>
+            let delivered: Result<[SentDelivery], any Error>
             do {
-                results = .success(try await sender.send(notifications, pool: pool))
+                let results = try await sender.send(notifications, pool: pool)
+                delivered = .success(zip(deliveries, results).map { planned, result in
+                    SentDelivery(planned: planned, result: result, outputs: records.sent(planned, result))
+                })
             } catch {
-                results = .failure(error)
+                delivered = .failure(error)
             }
-            finished.append(contentsOf: [Completion(send: send, results: results)])
+            finished.append(contentsOf: [Completion(send: send, delivered: delivered)])
         }
     }
 

@@ -4,6 +4,7 @@ import Pipeline
 import Redis
 import Runtime
 import Synchronization
+import Telemetry
 
 /// Keeps the token registry in step with the `pushline.tokens` topic, on a thread of its own: poll a
 /// batch of records, decode them (a bad one becomes a dead letter with its reason, and the records
@@ -11,7 +12,8 @@ import Synchronization
 /// dead letters, and only then mark the batch's messages complete, so offsets advance at the
 /// watermark only over records that are in the registry or the DLQ.
 ///
-/// While Redis cannot be reached, the batch in hand is tried again with backoff: no record is
+/// While Redis cannot be reached, the batch in hand is tried again with the worker's backoff
+/// (``RedisOutage``: 100 ms doubling to 5 s, with jitter): no record is
 /// skipped, and applying records again is harmless (``TokenRegistry/apply(_:)``). ``stop()`` ends
 /// the wait, leaving that batch to be read again after a restart, then flushes, commits and closes.
 /// An error the feed cannot wait out (Kafka failing, Redis refusing a command for good) stops it
@@ -23,11 +25,21 @@ public final class TokenFeed: Sendable {
         public var recordsApplied = 0
         /// Records sent to the DLQ because they could not be decoded.
         public var deadLetters = 0
-        /// Batches tried again because Redis could not be reached.
+        /// Attempts to apply a batch that failed because Redis could not be reached (each was tried again).
         public var redisRetries = 0
     }
 
+    /// What the feed reports as it happens, for logs.
+    public enum Event: Sendable {
+        /// Redis could not be reached: the batch in hand waits for it (reported once per outage).
+        case redisUnreachable(RedisError)
+        /// Redis answered again and the waiting batch was applied, after this many failed attempts.
+        case redisRecovered(failedAttempts: Int)
+    }
+
     private let configuration: TokenFeedConfiguration
+    private let eventHandler: @Sendable (Event) -> Void
+    private let metrics: TokenFeedMetrics?
     private let stopping = Atomic<Bool>(false)
     /// Signalled by ``stop()``, to cut a wait for Redis short.
     private let wake = Semaphore()
@@ -35,20 +47,32 @@ public final class TokenFeed: Sendable {
     private let failure = Mutex<(any Error)?>(nil)
     private let counts = Mutex(Statistics())
 
-    public init(configuration: TokenFeedConfiguration) {
+    /// - Parameters:
+    ///   - registry: where the feed records its metrics (`pushline_token_records_total`,
+    ///     `pushline_token_feed_redis_available`); none when nil.
+    ///   - eventHandler: called on the feed's thread; it must not block for long.
+    /// - Throws: ``MetricsRegistryError`` when `registry` already holds the feed's metrics.
+    public init(configuration: TokenFeedConfiguration, registry: MetricsRegistry? = nil,
+                eventHandler: @escaping @Sendable (Event) -> Void = { _ in }) throws(MetricsRegistryError) {
         self.configuration = configuration
+        self.eventHandler = eventHandler
+        metrics = try registry.map { (registry) throws(MetricsRegistryError) in try TokenFeedMetrics(registry: registry) }
     }
 
-    /// Starts the feed's thread; call once.
-    public func start() {
-        Thread.detachNewThread { [self] in
+    /// Starts the feed's thread; call once. `whenFailed` is called on that thread if the feed stops
+    /// on an error of its own (before ``stop()`` is asked for or while it drains).
+    public func start(whenFailed: @escaping @Sendable (any Error) -> Void = { _ in }) {
+        let thread = Thread { [self] in
             do {
                 try run()
             } catch {
                 failure.withLock { $0 = error }
+                whenFailed(error)
             }
             finished.signal()
         }
+        thread.name = "pushline-token-feed"
+        thread.start()
     }
 
     /// Asks the feed to stop after the batch in hand and waits until it has drained and closed.
@@ -57,6 +81,7 @@ public final class TokenFeed: Sendable {
         stopping.store(true, ordering: .releasing)
         wake.signal()
         finished.wait()
+        finished.signal()  // a second stop() returns at once
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
@@ -82,10 +107,11 @@ public final class TokenFeed: Sendable {
                     deadLetters.append(deadLetter(for: message, error))
                 }
             }
-            guard try apply(registrations, connection: &connection) else { break }
+            guard let effects = try apply(registrations, connection: &connection) else { break }
             if !deadLetters.isEmpty {
                 try acknowledgements.wait(for: try producer.send(deadLetters), timeout: configuration.outputTimeout)
             }
+            metrics?.recorded(effects, deadLetters: deadLetters.count)
             counts.withLock {
                 $0.recordsApplied += registrations.count
                 $0.deadLetters += deadLetters.count
@@ -97,12 +123,13 @@ public final class TokenFeed: Sendable {
         try consumer.close()
     }
 
-    /// Applies `registrations` to the registry, trying again while Redis cannot be reached; false
-    /// when the feed was stopped before they could be applied.
-    private func apply(_ registrations: [TokenRegistration], connection: inout RedisConnection?) throws(RedisError) -> Bool {
-        guard !registrations.isEmpty else { return true }
-        var random = SystemRandomNumberGenerator()
-        var retry = 0
+    /// Applies `registrations` to the registry, trying again while Redis cannot be reached, and
+    /// returns their effects; nil when the feed was stopped before they could be applied.
+    private func apply(_ registrations: [TokenRegistration],
+                       connection: inout RedisConnection?) throws(RedisError) -> [TokenRegistry.RegistrationEffect]? {
+        guard !registrations.isEmpty else { return [] }
+        var outage = RedisOutage()
+        var failedAttempts = 0
         while true {
             do throws(RedisError) {
                 let link: RedisConnection
@@ -112,15 +139,24 @@ public final class TokenFeed: Sendable {
                     link = try RedisConnection(configuration: configuration.redis)
                     connection = link
                 }
-                _ = try TokenRegistry(connection: link).apply(registrations)
-                return true
+                let effects = try TokenRegistry(connection: link).apply(registrations)
+                if outage.answered() {
+                    metrics?.redisAvailable.set(to: 1)
+                    eventHandler(.redisRecovered(failedAttempts: failedAttempts))
+                }
+                return effects
             } catch {
                 guard error.isRetryable else { throw error }
+                let now = ContinuousClock.now
+                if outage.failed(at: now) {
+                    metrics?.redisAvailable.set(to: 0)
+                    eventHandler(.redisUnreachable(error))
+                }
+                failedAttempts += 1
                 counts.withLock { $0.redisRetries += 1 }
-                let delay = configuration.redisRetry.delay(beforeRetry: retry, using: &random)
-                retry += 1
+                let delay = now.duration(to: outage.nextAttempt)
                 _ = wake.wait(milliseconds: Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000))
-                if isStopping { return false }
+                if isStopping { return nil }
             }
         }
     }

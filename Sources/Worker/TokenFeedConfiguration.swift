@@ -2,7 +2,7 @@ import Kafka
 import Redis
 
 /// What a ``TokenFeed`` needs: the `pushline.tokens` topic and its own consumer group, the producer
-/// for dead letters, Redis, and how it waits out a Redis outage.
+/// for dead letters, and Redis.
 public struct TokenFeedConfiguration: Sendable {
     /// The token records' topic and the feed's consumer group (not a pipeline's: the feed reads every record).
     public var consumer: KafkaConsumerConfiguration
@@ -15,9 +15,6 @@ public struct TokenFeedConfiguration: Sendable {
     public var pollTimeout = Duration.milliseconds(100)
     /// How long a batch's dead letters may take to be acknowledged by Kafka before the feed stops.
     public var outputTimeout = Duration.seconds(30)
-    /// The waits between attempts while Redis cannot be reached (the batch in hand is retried until
-    /// it is applied or the feed is stopped).
-    public var redisRetry = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(100), maximumDelay: .seconds(5))
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, redis: RedisConfiguration) {
         self.consumer = consumer

@@ -46,6 +46,10 @@ public struct WorkerConfiguration: Sendable {
     public var pendingRecheckInterval = Duration.seconds(1)
     /// The longest wait for the first message of a poll while nothing is in hand.
     public var pollTimeout = Duration.milliseconds(100)
+    /// How long a broker may hold a fetch when it has nothing new (`fetch.wait.max.ms`, unless the
+    /// consumer configuration sets it): bounds how long a new intent can wait in Kafka once the
+    /// worker has caught up.
+    public var fetchWait = Duration.milliseconds(10)
     /// How often the consumer lag gauges are refreshed (also librdkafka's statistics interval when
     /// the consumer configuration sets none).
     public var lagInterval = Duration.seconds(1)

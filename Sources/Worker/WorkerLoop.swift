@@ -8,21 +8,25 @@ import Redis
 import Runtime
 import Telemetry
 
-/// The worker's thread: one loop that owns the consumer, the producer and the Redis connection,
-/// and moves batches through the ``DeliveryStages``. Nothing here blocks on the sender or on Kafka's
-/// acknowledgements: sends finish through ``SendCompletions``, acknowledgements through
-/// ``OutputAcknowledgements``, and each turn of the loop takes whatever has arrived.
+/// The worker's thread: one loop that owns the consumer and the producer, and moves batches
+/// through the stages. Nothing here blocks on planning, on Redis claims and records, on the sender
+/// or on Kafka's acknowledgements: messages are planned by ``PlanningTasks``, claims and records run
+/// on the ``RedisStage``, sends finish through ``SendCompletions`` (which also build the outcomes),
+/// acknowledgements (the producer's delivery reports) arrive in an ``Inbox``, and each turn of the
+/// loop takes whatever has arrived. The loop's own Redis connection (``DeliveryStages``) serves the
+/// token registry for `user` recipients, `PING` and releases.
 ///
-/// One turn: take finished sends (record them) and acknowledgements (complete messages), retry
-/// Redis if it is out and due, re-claim deferred deliveries that are due, pause or resume the
-/// partitions, then poll for more intents unless `concurrency` batches are at the sender, and close
-/// the open batch at `batch.size` deliveries or after `batch.linger`.
+/// One turn: take plans (their deliveries join the open batch), claim and record answers, finished
+/// sends (record them) and acknowledgements (complete messages); retry Redis if it is out and due;
+/// re-claim deferred deliveries that are due; close the open batch at `batch.size` deliveries or
+/// after `batch.linger` unless `concurrency` batches are being claimed or at the sender; pause or
+/// resume the partitions; then poll for more intents unless the sender or the planners have enough.
 final class WorkerLoop {
     /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
     private enum RedisStep {
         case plan(KafkaConsumerMessage, MessageLedger.EntryID)
         case claim([PlannedDelivery])
-        case record([(PlannedDelivery, DeliveryResult)])
+        case record([SentDelivery])
     }
 
     /// A batch's deliveries for one (pool, APNs topic), at the sender.
@@ -44,10 +48,14 @@ final class WorkerLoop {
     private let wakeUp = Semaphore()
     private let acknowledgements: Inbox<KafkaDeliveryReport>
     private let completions: SendCompletions
+    private let planning: PlanningTasks
     private let consumerEvents = Inbox<KafkaConsumerEvent>()
     private let producer: KafkaProducer
     private let consumer: KafkaConsumer
+    /// The loop's own Redis work: the token registry for `user` recipients, `PING`, releases.
     private let stages: DeliveryStages
+    /// Claims and records.
+    private let redisStage: RedisStage
 
     private var ledger = MessageLedger()
     private var deferred = DeferredDeliveries()
@@ -57,8 +65,11 @@ final class WorkerLoop {
     /// Planned deliveries not yet claimed, and when the first of them was planned.
     private var openBatch: [PlannedDelivery] = []
     private var openedAt = ContinuousClock.now
-    /// Deliveries claimed by this worker and not yet recorded.
-    private var claimedKeys = Set<DeliveryKey>()
+    /// Messages handed to the planners and not yet back.
+    private var messagesPlanning = 0
+    /// Claim and record jobs at the ``RedisStage``, not yet answered.
+    private var claimJobs = 0
+    private var recordJobs = 0
     private var sends: [Int: Send] = [:]
     /// Batches at the sender, with how many of their sends are still out.
     private var batchesAtSender: [Int: Int] = [:]
@@ -78,12 +89,15 @@ final class WorkerLoop {
         self.status = status
         let acknowledgements = Inbox<KafkaDeliveryReport>(wakeUp: wakeUp)
         self.acknowledgements = acknowledgements
-        completions = SendCompletions(wakeUp: wakeUp)
         producer = try KafkaProducer(configuration: configuration.producer) { event in
             if case .deliveryReports(let reports) = event { acknowledgements.append(contentsOf: reports) }
         }
         var consumerConfiguration = configuration.consumer
         consumerConfiguration.statisticsInterval = consumerConfiguration.statisticsInterval ?? configuration.lagInterval
+        // librdkafka's default lets a broker hold a fetch 500 ms when it has nothing new (librdkafka's
+        // mock broker always does): intents would wait that long. A worker that has caught up asks again soon.
+        consumerConfiguration.additionalProperties["fetch.wait.max.ms"] = consumerConfiguration.additionalProperties["fetch.wait.max.ms"]
+            ?? String(configuration.fetchWait.components.seconds * 1000 + configuration.fetchWait.components.attoseconds / 1_000_000_000_000_000)
         consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents] event in
             consumerEvents.append(contentsOf: [event])
         }
@@ -91,8 +105,12 @@ final class WorkerLoop {
         // fails at once instead of running the connection's reconnect backoff.
         var redis = configuration.redis
         redis.reconnect = .never
+        let owner = NotificationID.random().description
         stages = DeliveryStages(configuration: configuration, enricher: enricher, redis: try RedisConnection(configuration: redis),
-                                owner: NotificationID.random().description)
+                                owner: owner)
+        redisStage = RedisStage(configuration: configuration, enricher: enricher, redis: redis, owner: owner, wakeUp: wakeUp)
+        completions = SendCompletions(records: stages.planner.records, wakeUp: wakeUp)
+        planning = PlanningTasks(planner: stages.planner, wakeUp: wakeUp)
     }
 
     func run() throws {
@@ -103,15 +121,14 @@ final class WorkerLoop {
             if drainDeadline == nil && status.stopping.load(ordering: .acquiring) {
                 drainDeadline = .now + configuration.shutdownDeadline
                 logger.info("worker stopping", metadata: ["deadline": "\(configuration.shutdownDeadline)"])
-                try closeBatch()
             }
-            try serve()
+            try serve(draining: drainDeadline != nil)
             if let drainDeadline {
                 if ledger.isEmpty || ContinuousClock.now >= drainDeadline { break }
                 _ = wakeUp.wait(milliseconds: 10)
                 continue
             }
-            guard batchesAtSender.count < configuration.concurrency else {
+            guard batchesInProgress < configuration.concurrency && messagesPlanning < 2 * configuration.batchSize else {
                 _ = wakeUp.wait(milliseconds: 5)
                 continue
             }
@@ -119,26 +136,37 @@ final class WorkerLoop {
             handleConsumerEvents()
             if !messages.isEmpty {
                 metrics.consumed(messages)
-                for message in messages { try plan(message, entry: ledger.open(message)) }
-            }
-            if !openBatch.isEmpty && (openBatch.count >= configuration.batchSize || ContinuousClock.now >= openedAt + configuration.batchLinger) {
-                try closeBatch()
+                messagesPlanning += messages.count
+                planning.start(messages.map { ($0, ledger.open($0)) })
             }
         }
         try finish()
     }
 
     /// Everything that arrived or came due since the last turn.
-    private func serve() throws {
+    private func serve(draining: Bool) throws {
         // Each arrival signals once; what is taken below makes the signals so far stale, and a
         // count left standing would turn every later wait into a spin.
         while wakeUp.wait(milliseconds: 0) {}
+        for planned in planning.take() {
+            messagesPlanning -= 1
+            if case .planned = planned.plan {
+                try accept(planned.plan, entry: planned.entry)
+            } else {
+                try submit(.plan(planned.message, planned.entry))
+            }
+        }
         for completion in completions.take() { try recordSend(completion) }
+        for outcome in redisStage.take() { try handle(outcome) }
         try acknowledge(acknowledgements.take())
         let now = ContinuousClock.now
         if outage.isOut && now >= outage.nextAttempt { try retryRedis() }
         if !outage.isOut, let due = deferred.nextDue, due <= now {
             try submit(.claim(deferred.takeDue(at: now)))
+        }
+        if !openBatch.isEmpty && (draining || (batchesInProgress < configuration.concurrency
+            && (openBatch.count >= configuration.batchSize || now >= openedAt + configuration.batchLinger))) {
+            try closeBatch()
         }
         updatePausing()
         if now >= nextLagUpdate {
@@ -147,19 +175,29 @@ final class WorkerLoop {
         }
     }
 
-    /// The open batch's remaining linger; a short wait while other work is out (its completions
-    /// are taken between polls); the configured poll timeout when there is nothing else to do.
+    /// Batches being claimed or at the sender: what `concurrency` bounds.
+    private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
+
+    /// A short wait while other work is out (what it hands back is taken between polls); the
+    /// configured poll timeout when there is nothing else to do.
     private func pollTimeout() -> Duration {
-        if !openBatch.isEmpty { return max(.zero, openedAt + configuration.batchLinger - .now) }
-        if !sends.isEmpty || !ledger.isEmpty { return .milliseconds(2) }
+        if !openBatch.isEmpty { return min(.milliseconds(2), max(.zero, openedAt + configuration.batchLinger - .now)) }
+        if !ledger.isEmpty { return .milliseconds(2) }
         return configuration.pollTimeout
     }
 
     // MARK: Stages
 
-    /// Plans one message: its records decided now are produced, its deliveries join the open batch.
-    private func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID) throws {
-        try submit(.plan(message, entry))
+    /// A message's plan: its records decided now are produced, its deliveries join the open batch.
+    private func accept(_ plan: DeliveryPlanner.Plan, entry: MessageLedger.EntryID) throws {
+        guard case .planned(let deliveries, let outputs) = plan else { return }
+        if !deliveries.isEmpty {
+            if openBatch.isEmpty { openedAt = .now }
+            ledger.hold(entry, deliveries: deliveries.count)
+            openBatch += deliveries
+        }
+        try produce(outputs)
+        if let complete = ledger.finishPlanning(entry) { consumer.complete([complete]) }
     }
 
     /// Claims and sends the open batch.
@@ -192,9 +230,9 @@ final class WorkerLoop {
     /// claim and need no registry clean-up.
     private func splitForOutage(_ step: RedisStep) -> (now: RedisStep?, later: RedisStep?) {
         guard configuration.redisUnreachable == .failOpen else { return (nil, step) }
-        guard case .record(let results) = step else { return (step, nil) }
-        let needing = results.filter { stages.recordNeedsRedis($0.0, $0.1) }
-        let free = results.filter { !stages.recordNeedsRedis($0.0, $0.1) }
+        guard case .record(let sent) = step else { return (step, nil) }
+        let needing = sent.filter(stages.recordNeedsRedis)
+        let free = sent.filter { !stages.recordNeedsRedis($0) }
         return (free.isEmpty ? nil : .record(free), needing.isEmpty ? nil : .record(needing))
     }
 
@@ -202,18 +240,8 @@ final class WorkerLoop {
     private func perform(_ step: RedisStep) throws {
         switch step {
         case .plan(let message, let entry):
-            switch try stages.plan(message, entry: entry, registryAvailable: !outage.isOut) {
-            case .needsRegistry:
-                waitingForRedis.append(step)
-            case .planned(let deliveries, let outputs):
-                if !deliveries.isEmpty {
-                    if openBatch.isEmpty { openedAt = .now }
-                    ledger.hold(entry, deliveries: deliveries.count)
-                    openBatch += deliveries
-                }
-                try produce(outputs)
-                if let complete = ledger.finishPlanning(entry) { consumer.complete([complete]) }
-            }
+            let plan = try stages.plan(message, entry: entry, registryAvailable: !outage.isOut)
+            if case .needsRegistry = plan { waitingForRedis.append(step) } else { try accept(plan, entry: entry) }
         case .claim(let planned):
             guard !outage.isOut else {
                 // fail_open: the claims and collapse windows are skipped.
@@ -221,14 +249,40 @@ final class WorkerLoop {
                 try send(planned)
                 return
             }
-            let claims = try stages.claim(planned, inFlight: claimedKeys)
-            for delivery in claims.admitted { claimedKeys.insert(delivery.key) }
+            claimJobs += 1
+            redisStage.submit(.claim(planned))
+        case .record(let sent):
+            guard !outage.isOut else {
+                // fail_open: what ``splitForOutage(_:)`` let through touches no Redis.
+                try produce(sent.flatMap(\.outputs) + (try stages.record(sent)))
+                return
+            }
+            recordJobs += 1
+            redisStage.submit(.record(sent))
+        }
+    }
+
+    /// A claim or record job's answer from the ``RedisStage``. A job that met a Redis outage is
+    /// submitted again, which under the outage keeps it (or its part that needs Redis) for later.
+    private func handle(_ outcome: RedisStage.Outcome) throws {
+        switch outcome {
+        case .claimed, .failed(.claim, _): claimJobs -= 1
+        case .recorded, .failed(.record, _): recordJobs -= 1
+        }
+        switch outcome {
+        case .claimed(let claims):
             if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
             try produce(claims.outputs)
             try send(claims.admitted)
-        case .record(let results):
-            try produce(try stages.record(results))
-            for (delivery, _) in results where delivery.holdsClaim { claimedKeys.remove(delivery.key) }
+        case .recorded(let sent, let tokenEvents):
+            try produce(sent.flatMap(\.outputs) + tokenEvents)
+        case .failed(let job, let error):
+            guard let error = error as? RedisError, error.isRetryable else { throw error }
+            redisFailed(error)
+            switch job {
+            case .claim(let planned): try submit(.claim(planned))
+            case .record(let sent): try submit(.record(sent))
+            }
         }
     }
 
@@ -244,7 +298,7 @@ final class WorkerLoop {
             let id = nextSend
             nextSend += 1
             sends[id] = Send(batch: batch, deliveries: deliveries)
-            completions.start(id, try deliveries.map(stages.notification), pool: group.pool, sender: sender)
+            completions.start(id, deliveries, try deliveries.map(stages.notification), pool: group.pool, sender: sender)
         }
     }
 
@@ -255,7 +309,7 @@ final class WorkerLoop {
         if let remaining = batchesAtSender[send.batch] {
             batchesAtSender[send.batch] = remaining > 1 ? remaining - 1 : nil
         }
-        try submit(.record(Array(zip(send.deliveries, try completion.results.get()))))
+        try submit(.record(try completion.delivered.get()))
     }
 
     // MARK: Kafka
@@ -339,21 +393,28 @@ final class WorkerLoop {
         logger.error("redis lost", metadata: ["error": .string(error.code.description), "policy": .string(configuration.redisUnreachable.rawValue)])
     }
 
-    /// Retries the steps that wait for Redis, in order; the first that fails again puts itself and
-    /// the rest back. With nothing waiting, a `PING` tells whether Redis is back.
+    /// Asks Redis whether it is back (`PING`); if so, runs the steps that waited, in order (claims
+    /// and records go to the ``RedisStage`` again, and come back through ``handle(_:)`` if they fail
+    /// once more). A step that fails here puts itself and the rest back.
     private func retryRedis() throws {
-        var steps = waitingForRedis[...]
-        waitingForRedis = []
         do {
-            if steps.isEmpty { try stages.ping() }
-            outageAnswered()
-            while let step = steps.first {
-                try perform(step)
-                steps.removeFirst()
-            }
-        } catch let error as RedisError where error.isRetryable {
+            try stages.ping()
+        } catch {
+            guard error.isRetryable else { throw error }
             redisFailed(error)
-            waitingForRedis = Array(steps) + waitingForRedis
+            return
+        }
+        outageAnswered()
+        let steps = waitingForRedis
+        waitingForRedis = []
+        for (index, step) in steps.enumerated() {
+            do {
+                try perform(step)
+            } catch let error as RedisError where error.isRetryable {
+                redisFailed(error)
+                waitingForRedis = Array(steps[index...]) + waitingForRedis
+                return
+            }
         }
     }
 
@@ -374,9 +435,10 @@ final class WorkerLoop {
         let unsent = waitingForRedis.flatMap { step -> [PlannedDelivery] in
             if case .claim(let planned) = step { planned } else { [] }
         }
+        redisStage.stop()
         if !unsent.isEmpty { try? stages.release(unsent) }
         if !ledger.isEmpty {
-            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"),
+            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "redis_jobs": .string("\(claimJobs + recordJobs)"),
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])
         }
         try producer.close()

@@ -3,8 +3,8 @@ import Pipeline
 
 /// A record the worker writes to Kafka for one intent message, with what the metrics need to know
 /// about it.
-struct WorkerOutput {
-    enum Kind {
+struct WorkerOutput: Sendable {
+    enum Kind: Sendable {
         /// An outcome event; `decidesDelivery` when it is the outcome of a ``PlannedDelivery``.
         case outcome(OutcomeEvent.Status, reason: String?, decidesDelivery: Bool)
         case deadLetter(reason: String)

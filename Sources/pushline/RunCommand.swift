@@ -92,7 +92,10 @@ enum RunCommand: Command {
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
         }
-        let tokenFeed = startTokenFeed(configuration)
+        let tokenFeed = try startTokenFeed(configuration, logger: logger, registry: registry) { error in
+            cause.withLock { $0 = $0 ?? "token feed failed: \(error)" }
+            ended.signal()
+        }
         logger.info("running", metadata: ["pipelines": .string(configuration.pipelines.map(\.name).joined(separator: ",")),
                                           "metrics_port": .string("\(server.port)")])
         ended.wait()

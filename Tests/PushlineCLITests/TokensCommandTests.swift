@@ -4,44 +4,52 @@ import PushlineTestKit
 import Runtime
 import Testing
 
-private let app = "com.example.pushline"
+private let app = LocalPipeline.app
 private let first = String(repeating: "1a", count: 32)
 private let second = String(repeating: "2b", count: 32)
 
-/// A worker settings file for the `pushline tokens` commands (and `pushline run`) in a fresh folder,
-/// with one pipeline; returns its path. `simulator` is the APNs pool's port and CA (else `sandbox`).
+/// A worker settings file for the `pushline tokens` commands (and `pushline run`): LocalStack's, with
+/// `tokens` appended, its metrics on a free port; returns its path. `simulator` is the APNs pool's
+/// port and CA; without one, the pool is never dialled (only `pushline run` dials it).
 private func configurationFile(redisPort: Int, kafka: String = "localhost:9092", simulator: (port: UInt16, caFile: String)? = nil,
                                tokens: String = "") throws -> String {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-tokens-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
-    let environment = simulator.map { "localhost:\($0.port)\n      ca_file: \($0.caFile)" } ?? "sandbox"
-    try """
-        kafka:
-          bootstrap_servers: [\(kafka)]
-        redis:
-          host: 127.0.0.1
-          port: \(redisPort)
-        apns:
-          credentials:
-            dev:
-              key_file: \(DevCredentials.privateKeyFile)
-              key_id: \(DevCredentials.keyID)
-              team_id: \(DevCredentials.teamID)
-          pools:
-            - name: default
-              credentials: dev
-              environment: \(environment)
-        pipelines: pipelines
-        \(tokens)
-        """.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
-    try """
-        source:
-          group: tokens-test
-        templates: \(RepositoryPaths.file("Config/templates"))
-        locales: \(RepositoryPaths.file("Config/locales"))
-        apns_pool: default
-        """.write(toFile: directory + "/pipelines/main.yaml", atomically: true, encoding: .utf8)
-    return directory + "/pushline.yaml"
+    var local = LocalRunConfiguration(bootstrapServers: kafka, redisPort: redisPort, simulatorPort: simulator?.port ?? 2197,
+                                      caFile: simulator?.caFile ?? DevCredentials.publicKeyFile)
+    local.metricsPort = Int(try unusedPort())
+    let file = try local.write()
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    try handle.write(contentsOf: Data((tokens + "\n").utf8))
+    return file
+}
+
+/// What `pushline run` with the token feed needs: a mock Kafka cluster with the pipeline's topics
+/// and `pushline.tokens`, a redis-server, the simulator, and a configuration for them with
+/// `tokens.enabled`. Stop the harness when done.
+private struct RunStack {
+    let cluster: KafkaMockCluster
+    let redis: RedisServer
+    let harness: SimulatorHarness
+    let config: String
+
+    init() async throws {
+        cluster = try KafkaMockCluster(brokers: 1)
+        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq", "pushline.tokens"] {
+            try cluster.createTopic(topic, partitions: 1)
+        }
+        redis = try await RedisServer.start()
+        harness = try SimulatorHarness()
+        config = try configurationFile(redisPort: redis.port, kafka: cluster.bootstrapServers,
+                                       simulator: (harness.devicePort, harness.certificateFile), tokens: "tokens:\n  enabled: true")
+    }
+}
+
+/// A TCP port nothing listens on right now, for `pushline run`'s metrics.
+private func unusedPort() throws -> UInt16 {
+    let (descriptor, port) = try Socket.listen(host: "127.0.0.1", port: 0)
+    close(descriptor)
+    return port
 }
 
 /// Runs the built `pushline` with `arguments` on a thread of its own.
@@ -131,22 +139,17 @@ struct TokensCommandTests {
         let badApp = try await run(["tokens", "register", "--config", config, "--app", "a:b", "--sandbox", "--user", "u", "--token", first])
         #expect(badApp.standardError.contains("--app: a bundle id has no \":\""))
         let broken = try configurationFile(redisPort: redis.port, tokens: "tokens:\n  enabled: maybe")
+        let line = try #require(try String(contentsOfFile: broken, encoding: .utf8).split(separator: "\n").firstIndex(of: "  enabled: maybe")) + 1
         let invalid = try await tokens("list", broken)
         #expect(invalid.status == 1)
-        #expect(invalid.standardError.contains("\(broken):18: tokens.enabled: must be true or false, got \"maybe\""), "\(invalid.standardError)")
+        #expect(invalid.standardError.contains("\(broken):\(line): tokens.enabled: must be true or false, got \"maybe\""), "\(invalid.standardError)")
     }
 
     @Test("publish puts a record on pushline.tokens, and pushline run's token feed applies it to the registry")
     func publishThroughRunningFeed() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq", "pushline.tokens"] {
-            try cluster.createTopic(topic, partitions: 1)
-        }
-        let redis = try await RedisServer.start()
-        let harness = try SimulatorHarness()
-        defer { harness.stop() }
-        let config = try configurationFile(redisPort: redis.port, kafka: cluster.bootstrapServers,
-                                           simulator: (harness.devicePort, harness.certificateFile), tokens: "tokens:\n  enabled: true")
+        let stack = try await RunStack()
+        defer { stack.harness.stop() }
+        let (redis, config) = (stack.redis, stack.config)
         let published = try await tokens("publish", config, ["--token", first, "--at", "1000", "--locale", "de"])
         #expect(published.status == 0, "\(published.standardError)")
         #expect(published.standardOutput.hasSuffix("published to pushline.tokens at offset 0\n"))
@@ -159,17 +162,40 @@ struct TokensCommandTests {
         let (listed, status, log) = try await DedicatedThread.run {
             let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", config])
             var listed = ""
-            try Deadline.wait(.seconds(60), for: "the token feed to apply the published record") {
-                listed = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"),
-                                                 ["tokens", "list", "--config", config, "--app", app, "--sandbox", "--user", "anna"]).standardOutput
-                return !listed.isEmpty
+            do {
+                try Deadline.wait(.seconds(60), for: "the token feed to apply the published record") {
+                    listed = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"),
+                                                     ["tokens", "list", "--config", config, "--app", app, "--sandbox", "--user", "anna"]).standardOutput
+                    return !listed.isEmpty
+                }
+            } catch {
+                throw TestKitError("\(error); pushline run said: \(server.log)")
             }
             let status = server.stop()  // SIGTERM
             return (listed, status, server.log)
         }
         #expect(listed == "\(first) sandbox 1970-01-01T00:00:01.000Z\n")
         #expect(status == 0, "\(log)")
-        #expect(log.contains("token feed: feed pushline.tokens (group pushline-tokens)"))
+        #expect(log.contains("token feed started"), "\(log)")
         #expect(try await redis.cli("HGET", "pushline:profile:anna", "locale") == "de\n")
+    }
+
+    @Test("pushline run stops at once with exit 1 when its token feed fails on an error that waiting cannot fix")
+    func runStopsWhenFeedFails() async throws {
+        let stack = try await RunStack()
+        defer { stack.harness.stop() }
+        let (redis, config) = (stack.redis, stack.config)
+        // A string where the registry keeps anna's hash: Redis refuses the write with WRONGTYPE.
+        _ = try await redis.cli("SET", "pushline:tokens:\(app):sandbox:anna", "not a hash")
+        #expect(try await tokens("publish", config, ["--token", first]).status == 0)
+        let (status, log) = try await DedicatedThread.run {
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", config])
+            // No signal is sent: it must end by itself (killed after 60 s otherwise, which fails below).
+            let status = server.waitForExit(graceMilliseconds: 60_000)
+            return (status, server.log)
+        }
+        #expect(status == 1, "\(log)")
+        #expect(log.contains("token feed failed"), "\(log)")
+        #expect(log.contains("WRONGTYPE"), "\(log)")
     }
 }

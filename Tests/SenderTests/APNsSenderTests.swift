@@ -247,6 +247,31 @@ struct APNsSenderTests {
         #expect(restarted.simulator.inbox().count == 5)
     }
 
+    @Test("a connection that stops answering is PINGed, replaced when the PING goes unanswered, and sending goes on")
+    func silentConnectionIsReplaced() async throws {
+        let fixture = try SenderFixture(sender: {
+            $0.idlePingMilliseconds = 200
+            $0.pingTimeoutMilliseconds = 300
+            $0.maximumConnections = 1
+            $0.maximumDeadlineMilliseconds = 3000
+        })
+        defer { fixture.stop() }
+        let relay = try SilentRelay(upstreamPort: fixture.harness.devicePort)
+        defer { relay.stop() }
+        try fixture.sender.addPool(named: "relayed", credentials: .token(ProviderTokenSource(credentials: SenderFixture.devCredentials())),
+                                   environment: APNsEnvironment(host: "localhost", port: relay.port))
+        let before = try await fixture.sender.send(SenderFixture.notifications(3, intent: "before"), pool: "relayed")
+        #expect(before.allSatisfy { $0.outcome == .accepted })
+        #expect(relay.connectionCount == 1)
+
+        relay.silenceOpenConnections()
+        // Idle for 200 ms → PING; unanswered 300 ms later → closed, and the pool opens another.
+        try Deadline.wait(.seconds(10), for: "the silent connection to be replaced") { relay.connectionCount == 2 }
+        let after = try await fixture.sender.send(SenderFixture.notifications(3, intent: "after"), pool: "relayed")
+        #expect(after.allSatisfy { $0.outcome == .accepted })
+        #expect(fixture.harness.simulator.inbox().count == 6)
+    }
+
     @Test("an unknown pool is an error naming it")
     func unknownPool() async throws {
         let fixture = try SenderFixture()

@@ -4,6 +4,7 @@ import Kafka
 import Pipeline
 import PushlineTestKit
 import Redis
+import Telemetry
 import Worker
 
 /// A ``TokenFeed`` on real components: a mock Kafka cluster (one `pushline.tokens` partition, so
@@ -36,15 +37,22 @@ final class TokenFeedFixture: Sendable {
         var feed = TokenFeedConfiguration(consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers),
                                           redis: redisConfiguration)
         feed.dlqTopic = Self.dlqTopic
-        feed.redisRetry = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500))
         configuration = feed
     }
 
-    /// A started feed on the fixture's topic, group and Redis.
-    func startFeed() -> TokenFeed {
-        let feed = TokenFeed(configuration: configuration)
-        feed.start()
+    /// A started feed on the fixture's topic, group and Redis, its events recorded in `events` and
+    /// the error it fails on, if any, in `failures`.
+    func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog(), failures: RecordLog<String> = RecordLog(),
+                   metrics: MetricsRegistry? = nil) throws -> TokenFeed {
+        let feed = try TokenFeed(configuration: configuration, registry: metrics) { events.append(contentsOf: [$0]) }
+        feed.start { failures.append(contentsOf: ["\($0)"]) }
         return feed
+    }
+
+    /// Runs one command on the fixture's Redis, past the registry (to break what it expects).
+    func redisCommand(_ arguments: String...) throws {
+        _ = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)))
+            .send(RedisCommand(arguments[0], Array(arguments.dropFirst())))
     }
 
     /// Publishes records to the single tokens partition, in order, and waits until Kafka has them.

@@ -1,8 +1,16 @@
 import APNsCore
 import Foundation
 import PushlineTestKit
+import Telemetry
 import Testing
 import Worker
+
+/// The registry's Prometheus text.
+private func exposition(_ registry: MetricsRegistry) -> String {
+    var buffer: [UInt8] = []
+    registry.emit(into: &buffer)
+    return String(decoding: buffer, as: UTF8.self)
+}
 
 /// The token feed against a mock Kafka cluster and a real redis-server.
 @Suite("Token feed", .timeLimit(.minutes(2)))
@@ -11,7 +19,7 @@ struct TokenFeedTests {
     func registrationsAppear() async throws {
         let (devices, locales) = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
-            let feed = fixture.startFeed()
+            let feed = try fixture.startFeed()
             try fixture.publish([
                 TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 100, locale: "ja"),
                 TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(2), at: 200),
@@ -30,7 +38,7 @@ struct TokenFeedTests {
     func unregisterRespectsLaterRegistration() async throws {
         let devices = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
-            let feed = fixture.startFeed()
+            let feed = try fixture.startFeed()
             let loggedOut = try TokenFeedFixture.token(1)
             let registeredAgain = try TokenFeedFixture.token(2)
             try fixture.publish([
@@ -49,9 +57,10 @@ struct TokenFeedTests {
 
     @Test("bad records go to the DLQ with their reason and JSON path while later records are applied and offsets move past them")
     func badRecordsToDLQ() async throws {
+        let registry = MetricsRegistry()
         let (values, devices, committed, statistics) = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
-            let feed = fixture.startFeed()
+            let feed = try fixture.startFeed(metrics: registry)
             let missingTime = #"{"action":"register","app":"com.example.app","environment":"sandbox","user":"anna","token":"abcd"}"#
             try fixture.publish([
                 Array(#"{"action":"register","#.utf8),
@@ -73,33 +82,65 @@ struct TokenFeedTests {
         #expect(devices == [try TokenFeedFixture.token(1).hex + "@100", try TokenFeedFixture.token(2).hex + "@200"])
         #expect(committed == 4, "the partition moved past the bad records")
         #expect(statistics.recordsApplied == 2 && statistics.deadLetters == 2)
+        let metrics = exposition(registry)
+        #expect(metrics.contains(#"pushline_token_records_total{result="applied"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"pushline_token_records_total{result="dead_letter"} 2"#), "\(metrics)")
     }
 
     @Test("Redis stopped and restarted: the records published meanwhile are all applied once it is back")
     func redisRestartLosesNothing() async throws {
-        let (devices, statistics) = try await DedicatedThread.run {
+        let registry = MetricsRegistry()
+        let (devices, statistics, events, availableDuringOutage) = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
-            let feed = fixture.startFeed()
+            let events = RecordLog<TokenFeed.Event>()
+            let feed = try fixture.startFeed(events: events, metrics: registry)
             try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(0), at: 100)])
             try fixture.waitUntilHandled(1, by: feed)
             fixture.redis.stop()
             try fixture.publish(try (1...20).map { TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token($0), at: 1000 + Int64($0)) })
             try Deadline.wait(for: "the feed to retry against the stopped Redis") { feed.statistics.redisRetries >= 3 }
             #expect(feed.statistics.recordsApplied == 1, "nothing is counted as applied while Redis is down")
+            let availableDuringOutage = exposition(registry).contains("pushline_token_feed_redis_available 0")
             try fixture.redis.restart()  // empty: no persistence
             try fixture.waitUntilHandled(21, by: feed)
             try feed.stop()
-            return (try fixture.devices(["anna"])[0], feed.statistics)
+            return (try fixture.devices(["anna"])[0], feed.statistics, events.all, availableDuringOutage)
         }
         #expect(devices == (try (1...20).map { try TokenFeedFixture.token($0).hex + "@\(1000 + $0)" }).sorted())
         #expect(statistics.redisRetries >= 3)
+        #expect(availableDuringOutage)
+        #expect(exposition(registry).contains("pushline_token_feed_redis_available 1"))
+        // One report when the outage starts, one when it ends, whatever the number of attempts between.
+        #expect(events.count == 2)
+        if case .redisUnreachable(let error)? = events.first { #expect(error.isRetryable) } else { Issue.record("\(events)") }
+        if case .redisRecovered(let attempts)? = events.last { #expect(attempts == statistics.redisRetries) } else { Issue.record("\(events)") }
+    }
+
+    @Test("a Redis error that waiting cannot fix stops the feed and reports it; the record stays uncommitted")
+    func unfixableRedisErrorStopsFeed() async throws {
+        let (failures, stopError, committed) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            // A string where the registry keeps a hash: every write to it is refused with WRONGTYPE.
+            try fixture.redisCommand("SET", "pushline:tokens:\(TokenFeedFixture.app):sandbox:anna", "not a hash")
+            let failures = RecordLog<String>()
+            let feed = try fixture.startFeed(failures: failures)
+            try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 100)])
+            try Deadline.wait(for: "the feed to fail") { !failures.all.isEmpty }
+            var stopError = ""
+            do { try feed.stop() } catch { stopError = "\(error)" }
+            return (failures.all, stopError, try fixture.committedOffset())
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.contains("WRONGTYPE") == true, "\(failures)")
+        #expect(stopError == failures.first, "stop() throws the error the feed failed on")
+        #expect(committed == nil, "the record was neither applied nor dead-lettered, so its offset is not committed")
     }
 
     @Test("a feed stopped while Redis is down leaves the batch uncommitted; the next feed applies it")
     func stopDuringOutageHandsBatchOn() async throws {
         let (committedWhileDown, devices) = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
-            let first = fixture.startFeed()
+            let first = try fixture.startFeed()
             try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(0), at: 100)])
             try fixture.waitUntilHandled(1, by: first)
             fixture.redis.stop()
@@ -108,7 +149,7 @@ struct TokenFeedTests {
             try first.stop()  // returns while Redis is still down
             let committedWhileDown = try fixture.committedOffset()
             try fixture.redis.restart()
-            let second = fixture.startFeed()
+            let second = try fixture.startFeed()
             try fixture.waitUntilHandled(1, by: second)
             try second.stop()
             return (committedWhileDown, try fixture.devices(["anna"])[0])

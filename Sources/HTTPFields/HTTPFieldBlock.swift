@@ -1,0 +1,104 @@
+/// Header fields packed into one byte array: built once where a request is made, then lent to the
+/// HTTP/2 encoder as pointers into that array — no `String` and no array per field on the way out.
+///
+/// Each field is stored as a flags byte, the name's and the value's lengths (four bytes each,
+/// little-endian), then the name and the value. Names must already be lower case.
+public struct HTTPFieldBlock: Sendable, Equatable {
+    /// How the HPACK encoder may remember a field.
+    public enum Indexing: UInt8, Sendable {
+        /// It may enter the connection's header table (values sent again and again).
+        case allowed = 0
+        /// Sent as a literal that is never indexed: values unique to one request (an id) would only
+        /// push the reusable fields (the provider token) out of the table.
+        case never = 1
+    }
+
+    @usableFromInline var bytes: [UInt8] = []
+    @usableFromInline var fieldCount = 0
+
+    /// How many fields the block holds.
+    public var count: Int { fieldCount }
+
+    public init() {}
+
+    /// An empty block with room for `byteCount` bytes of fields (each field takes nine bytes more
+    /// than its name and value), so building it does not reallocate.
+    public init(reservingCapacity byteCount: Int) {
+        bytes.reserveCapacity(byteCount)
+    }
+
+    /// A block of `fields`, every one of them indexable.
+    public init(_ fields: [HTTPField]) {
+        for field in fields { append(field.name, field.value) }
+    }
+
+    /// Appends one field.
+    @inlinable
+    public mutating func append(_ name: String, _ value: String, indexing: Indexing = .allowed) {
+        var name = name
+        var value = value
+        name.withUTF8 { name in value.withUTF8 { value in append(name: name, value: value, indexing: indexing) } }
+    }
+
+    /// Appends one field from bytes.
+    @inlinable
+    public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexing: Indexing = .allowed) {
+        bytes.append(indexing.rawValue)
+        Self.appendLength(name.count, to: &bytes)
+        Self.appendLength(value.count, to: &bytes)
+        bytes.append(contentsOf: name)
+        bytes.append(contentsOf: value)
+        fieldCount += 1
+    }
+
+    /// Lends the fields as pointers into the block, valid for the whole of `body` (so an encoder
+    /// can hold every field of a request at once).
+    @inlinable
+    public func withUnsafeFields<Result, Failure: Error>(_ body: (UnsafeFields) throws(Failure) -> Result) throws(Failure) -> Result {
+        try bytes.withUnsafeBufferPointer { (block) throws(Failure) -> Result in try body(UnsafeFields(block: block)) }
+    }
+
+    /// The fields of a block, read in place.
+    public struct UnsafeFields: Sequence {
+        @usableFromInline let block: UnsafeBufferPointer<UInt8>
+
+        @inlinable init(block: UnsafeBufferPointer<UInt8>) {
+            self.block = block
+        }
+
+        public struct Iterator: IteratorProtocol {
+            @usableFromInline let block: UnsafeBufferPointer<UInt8>
+            @usableFromInline var offset = 0
+
+            @inlinable init(block: UnsafeBufferPointer<UInt8>) {
+                self.block = block
+            }
+
+            @inlinable
+            public mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexing: Indexing)? {
+                guard offset < block.count else { return nil }
+                let indexing = Indexing(rawValue: block[offset]) ?? .allowed
+                let nameStart = offset + 9
+                let valueStart = nameStart + HTTPFieldBlock.length(in: block, at: offset + 1)
+                offset = valueStart + HTTPFieldBlock.length(in: block, at: offset + 5)
+                return (UnsafeBufferPointer(rebasing: block[nameStart..<valueStart]),
+                        UnsafeBufferPointer(rebasing: block[valueStart..<offset]), indexing)
+            }
+        }
+
+        @inlinable public func makeIterator() -> Iterator { Iterator(block: block) }
+    }
+
+    @usableFromInline
+    static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: length)
+        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt32(shift))) }
+    }
+
+    @usableFromInline
+    static func length(in block: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
+        var length = 0
+        for index in 0..<4 { length |= Int(block[offset + index]) << (8 * index) }
+        return length
+    }
+}

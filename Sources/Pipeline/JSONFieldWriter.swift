@@ -1,0 +1,58 @@
+import APNsCore
+
+/// Writes one JSON object field by field straight into bytes, leaving absent optional fields out:
+/// what a record's encoder needs, without building a `JSONObject` tree first (an outcome event is
+/// written once per delivery, and the tree showed up in profiles). Keys are constants of the
+/// schemas, plain ASCII, written as they are; values go through APNsCore's `JSONWriter`.
+struct JSONFieldWriter {
+    private var bytes: [UInt8] = []
+    private var isEmpty = true
+
+    init(capacity: Int = 512) {
+        bytes.reserveCapacity(capacity)
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    mutating func string(_ key: StaticString, _ value: String?) {
+        guard let value else { return }
+        append(key)
+        JSONWriter.appendString(value, to: &bytes)
+    }
+
+    mutating func integer(_ key: StaticString, _ value: Int64?) {
+        guard let value else { return }
+        append(key)
+        JSONWriter.appendInteger(value, to: &bytes)
+    }
+
+    mutating func double(_ key: StaticString, _ value: Double?) {
+        guard let value else { return }
+        append(key)
+        JSONWriter.appendDouble(value, to: &bytes)
+    }
+
+    mutating func bool(_ key: StaticString, _ value: Bool) {
+        append(key)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    mutating func value(_ key: StaticString, _ value: JSONValue) {
+        append(key)
+        JSONWriter.appendValue(value, to: &bytes)
+    }
+
+    /// The object, closed.
+    consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private mutating func append(_ key: StaticString) {
+        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        isEmpty = false
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+    }
+}

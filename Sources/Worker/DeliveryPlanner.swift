@@ -1,0 +1,82 @@
+import Enrichment
+import Kafka
+import Pipeline
+import Redis
+
+/// Turns one intent message into its deliveries: decode, recipients, enrich. Pure work that may
+/// run on any thread (the worker plans off its own thread); only a `user` recipient needs the
+/// token registry, which the caller passes in when it may be asked.
+struct DeliveryPlanner: Sendable {
+    /// What planning one message gave.
+    enum Plan: Sendable {
+        /// Its deliveries, and the records decided already (dead letters, `invalid` outcomes).
+        case planned([PlannedDelivery], outputs: [WorkerOutput])
+        /// It addresses a user, and the token registry was not to be asked.
+        case needsRegistry
+    }
+
+    /// Looks up a user's devices (with the profile locale) for an intent's app and environment.
+    typealias Registry = (_ user: String, _ intent: Intent) throws(RedisError) -> [RecipientDevice]
+
+    let pools: [Intent.Environment: String]
+    let enricher: Enricher
+    let records: OutputRecords
+
+    /// The deliveries of one message; bad input becomes a dead letter and `invalid` outcomes.
+    /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
+    ///   gives ``Plan/needsRegistry``.
+    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
+        let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
+        let bytes = message.value ?? []
+        let intent: Intent
+        do {
+            intent = try IntentDecoder.decode(bytes)
+        } catch {
+            return .planned([], outputs: [
+                records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: bytes, intentID: nil, entry: entry),
+                records.undecodable(reason: error.code.rawValue, source: source, entry: entry),
+            ])
+        }
+        let user: String?
+        let devices: [RecipientDevice]
+        switch intent.recipients {
+        case .tokens(let tokens):
+            user = nil
+            devices = tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
+        case .user(let id):
+            guard let registry else { return .needsRegistry }
+            user = id
+            devices = try registry(id, intent)
+        }
+        guard !devices.isEmpty else {
+            return .planned([], outputs: [records.outcome(records.intentOutcome(intent, user: user, source: source, reason: "NoRegisteredDevices"),
+                                                          entry: entry)])
+        }
+        guard let pool = pools[intent.environment] else {
+            return .planned([], outputs: invalid(intent, user: user, devices: devices, message: message, source: source, entry: entry,
+                                                 reason: "NoPoolForEnvironment", detail: "no sender pool serves \(intent.environment.rawValue)"))
+        }
+        do {
+            let deliveries = try enricher.deliveries(for: intent, devices: devices).map { delivery in
+                PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message, source: source, entry: entry)
+            }
+            return .planned(deliveries, outputs: [])
+        } catch {
+            return .planned([], outputs: invalid(intent, user: user, devices: devices, message: message, source: source, entry: entry,
+                                                 reason: error.code.rawValue, detail: error.description))
+        }
+    }
+
+    /// A decoded intent that cannot become notifications: a dead letter and one `invalid` outcome per device.
+    private func invalid(_ intent: Intent, user: String?, devices: [RecipientDevice], message: KafkaConsumerMessage, source: SourcePosition,
+                         entry: MessageLedger.EntryID, reason: String, detail: String) -> [WorkerOutput] {
+        var outputs = [records.deadLetter(reason: reason, detail: detail, source: source, original: message.value ?? [],
+                                          intentID: intent.id, entry: entry)]
+        for device in devices {
+            var event = records.intentOutcome(intent, user: user, source: source, reason: reason)
+            event.token = device.token.hex
+            outputs.append(records.outcome(event, entry: entry))
+        }
+        return outputs
+    }
+}

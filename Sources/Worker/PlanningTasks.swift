@@ -1,0 +1,38 @@
+import Kafka
+import Runtime
+
+/// Plans polled messages on Swift's cooperative pool, off the worker's thread, and hands the plans
+/// back through an ``Inbox``. A `user` recipient is not looked up here: its message comes back as
+/// ``DeliveryPlanner/Plan/needsRegistry`` for the worker's thread, which owns the Redis connection.
+final class PlanningTasks: Sendable {
+    /// One message's plan.
+    struct Planned: Sendable {
+        let message: KafkaConsumerMessage
+        let entry: MessageLedger.EntryID
+        let plan: DeliveryPlanner.Plan
+    }
+
+    private let planner: DeliveryPlanner
+    private let planned: Inbox<Planned>
+
+    init(planner: DeliveryPlanner, wakeUp: Semaphore) {
+        self.planner = planner
+        planned = Inbox(wakeUp: wakeUp)
+    }
+
+    /// Plans the messages without waiting; the plans arrive through ``take()``.
+    func start(_ messages: [(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)]) {
+        Task.detached { [self] in
+            // Without a registry planning cannot fail.
+            let plans = messages.map { message, entry in
+                Planned(message: message, entry: entry, plan: (try? planner.plan(message, entry: entry, registry: nil)) ?? .needsRegistry)
+            }
+            planned.append(contentsOf: plans)
+        }
+    }
+
+    /// Every plan made since the last call.
+    func take() -> [Planned] {
+        planned.take()
+    }
+}
