@@ -154,7 +154,10 @@ public final class KafkaConsumer: Sendable {
     /// subscription while polling until the final revoke has committed the watermarks again and
     /// released every partition (work still in flight goes to the next owner), then closes. Blocking,
     /// up to about `timeout` for the group to let go; later calls do nothing.
-    /// - Throws: the first failure, after the consumer has closed in any case.
+    /// - Throws: the first failure, after the consumer has closed in any case. A commit the group
+    ///   refuses because it has moved on from this member (``KafkaError/Code/groupMovedOn``: another
+    ///   member stopped or joined meanwhile) is not a failure of closing: the partitions' next owner
+    ///   reads from the last commit the group accepted, so work is read again, never skipped.
     public func close(timeout: Duration = .seconds(30)) throws(KafkaError) {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let commitFailure = commitStoredOffsets("commit on close")
@@ -170,7 +173,7 @@ public final class KafkaConsumer: Sendable {
             pollDiscarding(until: deadline) { assignment.isEmpty && librdkafkaAssignmentIsEmpty() }
         }
         let result = rd_kafka_consumer_close(client.handle)
-        if let commitFailure { throw commitFailure }
+        if let commitFailure, !KafkaError.Code.groupMovedOn.contains(commitFailure.code) { throw commitFailure }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "close") }
     }
 

@@ -51,6 +51,12 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public static let unknownTopicOrPartition = Code(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
         /// The group coordinator no longer knows this member (its session expired).
         public static let unknownMemberID = Code(RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID)
+        /// The member's generation of the group is over (the group rebalanced without it).
+        public static let illegalGeneration = Code(RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION)
+
+        /// Codes by which the group refuses a commit because it has moved on from this member:
+        /// its generation is over, it is no longer known, or a rebalance is under way.
+        public static let groupMovedOn: Set<Code> = [.illegalGeneration, .unknownMemberID, .rebalanceInProgress]
 
         /// Codes that describe a passing condition (a broker away, a leader moving, a full queue).
         static let transient: Set<Code> = [

