@@ -22,6 +22,14 @@ struct DeliveryPlanner: Sendable {
     let enricher: Enricher
     let records: OutputRecords
 
+    /// A planner for a worker's pools, writing to its output topics.
+    init(configuration: WorkerConfiguration, enricher: Enricher) {
+        pools = configuration.pools
+        self.enricher = enricher
+        records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
+                                dlqTopic: configuration.dlqTopic)
+    }
+
     /// The deliveries of one message; bad input becomes a dead letter and `invalid` outcomes.
     /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
     ///   gives ``Plan/needsRegistry``.

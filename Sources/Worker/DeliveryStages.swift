@@ -21,7 +21,7 @@ struct DeliveryStages {
         var outputs: [WorkerOutput] = []
     }
 
-    let planner: DeliveryPlanner
+    private let planner: DeliveryPlanner
     private let records: OutputRecords
     private let redis: RedisConnection
     private let idempotency: IdempotencyStore
@@ -29,11 +29,10 @@ struct DeliveryStages {
     private let registry: TokenRegistry
 
     /// - Parameter owner: this worker's id, written into its `pending` claims.
-    init(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConnection, owner: String) {
+    init(configuration: WorkerConfiguration, planner: DeliveryPlanner, redis: RedisConnection, owner: String) {
         self.redis = redis
-        records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
-                                dlqTopic: configuration.dlqTopic)
-        planner = DeliveryPlanner(pools: configuration.pools, enricher: enricher, records: records)
+        self.planner = planner
+        records = planner.records
         idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency, owner: owner)
         collapse = CollapseWindow(connection: redis)
         registry = TokenRegistry(connection: redis)
@@ -41,13 +40,13 @@ struct DeliveryStages {
 
     // MARK: Plan
 
-    /// Plans one message, asking the token registry for a `user` recipient unless it is not to be asked.
-    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registryAvailable: Bool) throws(RedisError) -> DeliveryPlanner.Plan {
-        try planner.plan(message, entry: entry, registry: registryAvailable ? { [registry] (user, intent) throws(RedisError) in
+    /// Plans one message, asking the token registry for a `user` recipient.
+    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID) throws(RedisError) -> DeliveryPlanner.Plan {
+        try planner.plan(message, entry: entry) { [registry] (user, intent) throws(RedisError) in
             let locale = try registry.locales(users: [user])[0]
             return try registry.devices(users: [user], app: intent.app, environment: intent.environment.rawValue)[0]
                 .map { RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: locale) }
-        } : nil)
+        }
     }
 
     // MARK: Claim
@@ -118,14 +117,6 @@ struct DeliveryStages {
 
     // MARK: Send and record
 
-    func notification(_ planned: PlannedDelivery) throws -> APNsNotification {
-        let delivery = planned.delivery
-        return APNsNotification(deviceToken: delivery.token, pushType: delivery.pushType, topic: delivery.topic,
-                                priority: delivery.priority, expiration: delivery.expiration,
-                                collapseID: try delivery.collapseID.map(CollapseID.init), id: delivery.notificationID,
-                                payload: delivery.payload)
-    }
-
     /// Settles the claims this worker holds by result (accepted → sent, rejected or expired →
     /// failed, failed → released) in one round trip, and builds the token events for what APNs said
     /// about tokens (their outcomes are built off this thread: ``OutputRecords/sent(_:)``).
@@ -144,30 +135,19 @@ struct DeliveryStages {
                 case .rejected, .expired: failed.append(planned.key)
                 }
             }
-            if let reason = result.reason, let kind = TokenEvent.kind(for: reason) {
-                outputs.append(try tokenEvent(kind, reason: reason.description, planned: planned, timestamp: result.timestamp))
-            }
+            if let event = try tokenEvent(planned, result) { outputs.append(event) }
         }
         try idempotency.settle(sent: settled, failed: failed, released: released)
         return outputs
     }
 
-    /// Whether recording this result touches Redis: settling a claim this worker holds, or
-    /// removing a token from the registry.
-    func recordNeedsRedis(_ delivery: SentDelivery) -> Bool {
-        delivery.planned.holdsClaim || delivery.result.reason.flatMap(TokenEvent.kind(for:)).map { $0 != .suspect } ?? false
-    }
-
-    /// The token event; `unregistered` and `expired` also remove the token from the registry unless
-    /// it was registered again after APNs' timestamp.
-    private func tokenEvent(_ kind: TokenEvent.Kind, reason: String, planned: PlannedDelivery, timestamp: Int64?) throws(RedisError) -> WorkerOutput {
-        let now = OutputRecords.now()
+    /// The token event, if APNs said something about the token; `unregistered` and `expired` also
+    /// remove the token from the registry unless it was registered again after APNs' timestamp.
+    private func tokenEvent(_ planned: PlannedDelivery, _ result: DeliveryResult) throws(RedisError) -> WorkerOutput? {
+        guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
         let removed = kind == .suspect ? false
             : try registry.remove(app: planned.intent.app, environment: planned.intent.environment.rawValue,
-                                  token: planned.delivery.token, invalidatedAt: timestamp ?? now)
-        let event = TokenEvent(kind: kind, reason: reason, app: planned.intent.app, environment: planned.intent.environment.rawValue,
-                               token: planned.delivery.token.hex, user: planned.user, intentID: planned.intent.id,
-                               apnsTimestamp: timestamp, observedAt: now, removedFromRegistry: removed)
-        return records.tokenEvent(event, entry: planned.entry)
+                                  token: planned.delivery.token, invalidatedAt: result.timestamp ?? OutputRecords.now())
+        return records.tokenEvent(planned, result, removed: removed)
     }
 }

@@ -78,9 +78,15 @@ struct OutputRecords: Sendable {
                             kind: .deadLetter(reason: reason), entry: entry)
     }
 
-    func tokenEvent(_ event: TokenEvent, entry: MessageLedger.EntryID) -> WorkerOutput {
-        WorkerOutput(record: KafkaProducerMessage(topic: tokenEventsTopic, key: Array(event.token.utf8), value: event.encoded),
-                     kind: .tokenEvent(event.kind), entry: entry)
+    /// The token event for what APNs said about a delivery's token, or nil when it said nothing;
+    /// `removed` tells whether the registry let the token go (never for `suspect`).
+    func tokenEvent(_ planned: PlannedDelivery, _ result: DeliveryResult, removed: Bool) -> WorkerOutput? {
+        guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
+        let event = TokenEvent(kind: kind, reason: reason.description, app: planned.intent.app, environment: planned.intent.environment.rawValue,
+                               token: planned.delivery.token.hex, user: planned.user, intentID: planned.intent.id,
+                               apnsTimestamp: result.timestamp, observedAt: Self.now(), removedFromRegistry: removed)
+        return WorkerOutput(record: KafkaProducerMessage(topic: tokenEventsTopic, key: Array(event.token.utf8), value: event.encoded),
+                            kind: .tokenEvent(event.kind), entry: planned.entry)
     }
 
     /// Unix milliseconds.

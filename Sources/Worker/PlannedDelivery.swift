@@ -1,3 +1,5 @@
+import APNsClient
+import APNsCore
 import Enrichment
 import Kafka
 import Pipeline
@@ -32,5 +34,13 @@ final class PlannedDelivery: @unchecked Sendable {
         self.source = source
         self.entry = entry
         key = DeliveryKey(intentID: intent.id, deviceToken: delivery.token)
+    }
+
+    /// The notification the sender sends.
+    func notification() throws -> APNsNotification {
+        APNsNotification(deviceToken: delivery.token, pushType: delivery.pushType, topic: delivery.topic,
+                         priority: delivery.priority, expiration: delivery.expiration,
+                         collapseID: try delivery.collapseID.map(CollapseID.init), id: delivery.notificationID,
+                         payload: delivery.payload)
     }
 }

@@ -1,4 +1,3 @@
-import Enrichment
 import Foundation
 import Pipeline
 import Redis
@@ -33,11 +32,11 @@ final class RedisStage: Sendable {
     private let stopped = Runtime.Semaphore()
 
     /// Starts the thread; it connects to Redis when its first job comes.
-    init(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConfiguration, owner: String, wakeUp: Runtime.Semaphore) {
+    init(configuration: WorkerConfiguration, planner: DeliveryPlanner, redis: RedisConfiguration, owner: String, wakeUp: Runtime.Semaphore) {
         jobs = Inbox(wakeUp: jobArrived)
         outcomes = Inbox(wakeUp: wakeUp)
         let thread = Thread { [self] in
-            run(configuration: configuration, enricher: enricher, redis: redis, owner: owner)
+            run(configuration: configuration, planner: planner, redis: redis, owner: owner)
         }
         thread.name = "pushline-redis-\(configuration.pipelineName)"
         thread.start()
@@ -61,7 +60,7 @@ final class RedisStage: Sendable {
         stopped.signal()  // a second stop() returns at once
     }
 
-    private func run(configuration: WorkerConfiguration, enricher: Enricher, redis: RedisConfiguration, owner: String) {
+    private func run(configuration: WorkerConfiguration, planner: DeliveryPlanner, redis: RedisConfiguration, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
         while !stopping.load(ordering: .acquiring) {
@@ -69,7 +68,7 @@ final class RedisStage: Sendable {
             for job in jobs.take() where !stopping.load(ordering: .acquiring) {
                 do {
                     if stages == nil {
-                        stages = DeliveryStages(configuration: configuration, enricher: enricher,
+                        stages = DeliveryStages(configuration: configuration, planner: planner,
                                                 redis: try RedisConnection(configuration: redis), owner: owner)
                     }
                     outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed)])

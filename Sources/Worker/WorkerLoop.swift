@@ -52,8 +52,12 @@ final class WorkerLoop {
     private let consumerEvents = Inbox<KafkaConsumerEvent>()
     private let producer: KafkaProducer
     private let consumer: KafkaConsumer
-    /// The loop's own Redis work: the token registry for `user` recipients, `PING`, releases.
-    private let stages: DeliveryStages
+    /// The loop's own Redis work: the token registry for `user` recipients, `PING`, releases; nil
+    /// until Redis has answered (a worker may start while Redis is out).
+    private var stages: DeliveryStages?
+    private let redis: RedisConfiguration
+    private let owner = NotificationID.random().description
+    private let planner: DeliveryPlanner
     /// Claims and records.
     private let redisStage: RedisStage
 
@@ -105,17 +109,23 @@ final class WorkerLoop {
         // fails at once instead of running the connection's reconnect backoff.
         var redis = configuration.redis
         redis.reconnect = .never
-        let owner = NotificationID.random().description
-        stages = DeliveryStages(configuration: configuration, enricher: enricher, redis: try RedisConnection(configuration: redis),
-                                owner: owner)
-        redisStage = RedisStage(configuration: configuration, enricher: enricher, redis: redis, owner: owner, wakeUp: wakeUp)
-        completions = SendCompletions(records: stages.planner.records, wakeUp: wakeUp)
-        planning = PlanningTasks(planner: stages.planner, wakeUp: wakeUp)
+        self.redis = redis
+        planner = DeliveryPlanner(configuration: configuration, enricher: enricher)
+        redisStage = RedisStage(configuration: configuration, planner: planner, redis: redis, owner: owner, wakeUp: wakeUp)
+        completions = SendCompletions(records: planner.records, wakeUp: wakeUp)
+        planning = PlanningTasks(planner: planner, wakeUp: wakeUp)
     }
 
     func run() throws {
         logger.info("worker started", metadata: ["topics": .string(configuration.consumer.topics.joined(separator: ",")),
                                                  "group": .string(configuration.consumer.groupID)])
+        do {
+            _ = try connectedStages()
+        } catch {
+            // Redis out at start: the worker waits for it like for any outage.
+            guard error.isRetryable else { throw error }
+            redisFailed(error)
+        }
         var drainDeadline: ContinuousClock.Instant?
         while true {
             if drainDeadline == nil && status.stopping.load(ordering: .acquiring) {
@@ -231,8 +241,8 @@ final class WorkerLoop {
     private func splitForOutage(_ step: RedisStep) -> (now: RedisStep?, later: RedisStep?) {
         guard configuration.redisUnreachable == .failOpen else { return (nil, step) }
         guard case .record(let sent) = step else { return (step, nil) }
-        let needing = sent.filter(stages.recordNeedsRedis)
-        let free = sent.filter { !stages.recordNeedsRedis($0) }
+        let needing = sent.filter(\.needsRedis)
+        let free = sent.filter { !$0.needsRedis }
         return (free.isEmpty ? nil : .record(free), needing.isEmpty ? nil : .record(needing))
     }
 
@@ -240,7 +250,8 @@ final class WorkerLoop {
     private func perform(_ step: RedisStep) throws {
         switch step {
         case .plan(let message, let entry):
-            let plan = try stages.plan(message, entry: entry, registryAvailable: !outage.isOut)
+            let plan = outage.isOut ? try planner.plan(message, entry: entry, registry: nil)
+                : try connectedStages().plan(message, entry: entry)
             if case .needsRegistry = plan { waitingForRedis.append(step) } else { try accept(plan, entry: entry) }
         case .claim(let planned):
             guard !outage.isOut else {
@@ -254,7 +265,9 @@ final class WorkerLoop {
         case .record(let sent):
             guard !outage.isOut else {
                 // fail_open: what ``splitForOutage(_:)`` let through touches no Redis.
-                try produce(sent.flatMap(\.outputs) + (try stages.record(sent)))
+                try produce(sent.flatMap { delivery in
+                    delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
+                })
                 return
             }
             recordJobs += 1
@@ -298,7 +311,7 @@ final class WorkerLoop {
             let id = nextSend
             nextSend += 1
             sends[id] = Send(batch: batch, deliveries: deliveries)
-            completions.start(id, deliveries, try deliveries.map(stages.notification), pool: group.pool, sender: sender)
+            completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: group.pool, sender: sender)
         }
     }
 
@@ -398,7 +411,7 @@ final class WorkerLoop {
     /// once more). A step that fails here puts itself and the rest back.
     private func retryRedis() throws {
         do {
-            try stages.ping()
+            try connectedStages().ping()
         } catch {
             guard error.isRetryable else { throw error }
             redisFailed(error)
@@ -425,6 +438,14 @@ final class WorkerLoop {
         logger.info("redis recovered")
     }
 
+    /// The loop's Redis stages, connecting first if they are not yet.
+    private func connectedStages() throws(RedisError) -> DeliveryStages {
+        if let stages { return stages }
+        let connected = DeliveryStages(configuration: configuration, planner: planner, redis: try RedisConnection(configuration: redis), owner: owner)
+        stages = connected
+        return connected
+    }
+
     // MARK: Shutdown
 
     /// After the drain: gives back the claims of deliveries that were claimed but will not be sent,
@@ -436,7 +457,7 @@ final class WorkerLoop {
             if case .claim(let planned) = step { planned } else { [] }
         }
         redisStage.stop()
-        if !unsent.isEmpty { try? stages.release(unsent) }
+        if !unsent.isEmpty { try? connectedStages().release(unsent) }
         if !ledger.isEmpty {
             logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "redis_jobs": .string("\(claimJobs + recordJobs)"),
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])

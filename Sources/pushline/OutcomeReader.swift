@@ -66,6 +66,7 @@ final class OutcomeReader {
     func latencies(_ total: Int, progress: (String) -> Void) throws -> [Latency] {
         var latencies: [Latency] = []
         latencies.reserveCapacity(total)
+        var slowestThisSecond = 0.0
         try read(total) { batch, _ in
             let now = Date().timeIntervalSince1970 * 1000
             for message in batch {
@@ -74,9 +75,11 @@ final class OutcomeReader {
                     throw LocalStackError("an outcome without created_at and completed_at: \(String(decoding: message.value ?? [], as: UTF8.self))")
                 }
                 latencies.append(Latency(decided: completed - created, readBack: now - created))
+                slowestThisSecond = max(slowestThisSecond, now - created)
             }
         } progress: {
-            progress("\(latencies.count)/\(total) outcomes read back")
+            progress("\(latencies.count)/\(total) outcomes read back, the slowest of the last second \(Int(slowestThisSecond)) ms")
+            slowestThisSecond = 0
         }
         return latencies
     }

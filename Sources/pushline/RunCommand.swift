@@ -22,7 +22,8 @@ enum RunCommand: Command {
         outcomes, token events and dead letters to its output topics (docs/worker.md). A pool whose
         environment is `production` or `sandbox` serves intents for that environment; a pool at a
         host:port (a simulator) serves both. Each pipeline's `batch` (size, linger), `concurrency`,
-        `max_in_flight`, `redis_unreachable` and `dedupe` settings apply.
+        `max_in_flight`, `redis_unreachable` and `dedupe` settings apply. With `tokens.enabled`, it
+        also runs the token feed: `pushline.tokens` records into the token registry (docs/tokens.md).
 
         Serves /metrics, /healthz and /readyz on `telemetry.metrics_port` (all interfaces; /readyz
         is 200 once every worker has joined its group and none is stopping or waiting for Redis).
@@ -31,7 +32,7 @@ enum RunCommand: Command {
         SIGINT or SIGTERM: every worker stops fetching, finishes its in-flight work within
         `shutdown.deadline`, hands back what is unfinished, flushes its outputs, commits its offsets
         and closes; exit 0. Exit 1 when the configuration is invalid, the metrics port cannot be
-        served, or a worker fails (at once, without waiting for a signal).
+        served, or a worker or the token feed fails (at once, without waiting for a signal).
 
         Options:
           --config FILE     the worker settings, e.g. Config/pushline.yaml

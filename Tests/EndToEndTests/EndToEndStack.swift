@@ -116,7 +116,6 @@ final class EndToEndStack: Sendable {
     /// a worker's claims read `pending <owner>`).
     func pendingClaims() throws -> Set<String> {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
-        // `pending` or `pending <owner>` (docs/pipeline-stores.md).
         let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
             + "local v=redis.call('GET',k) if v and string.sub(v,1,7)=='pending' then table.insert(r,k) end end return r"
         let result = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(redis.port), "EVAL", script, "0"])

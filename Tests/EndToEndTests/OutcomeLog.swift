@@ -5,7 +5,7 @@ import PushlineTestKit
 /// The outcomes on `pushline.outcomes`, read from the beginning by a consumer group of its own.
 final class OutcomeLog {
     /// One outcome event, the fields the tests check.
-    struct Outcome {
+    struct Outcome: Sendable {
         let intentID: String
         let token: String
         let status: String

@@ -63,22 +63,30 @@ struct RunCommandTests {
     func exitsWhenWorkerFails() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic("pushline.intents", partitions: 1)
+        let redis = try await RedisServer.start(password: "the-right-one")
         let harness = try SimulatorHarness()
-        defer { harness.stop() }
-        // Nothing listens on this port: the worker cannot reach Redis at start.
-        let directory = try writeConfiguration(kafka: cluster.bootstrapServers, redisPort: Int(try freePort()), simulatorPort: harness.devicePort,
-                                               caFile: harness.certificateFile, metricsPort: try freePort())
+        defer {
+            harness.stop()
+            redis.stop()
+        }
+        // The wrong password: Redis refuses the worker for good (not an outage to wait out).
+        let passwordFile = FileManager.default.temporaryDirectory.appendingPathComponent("redis-password-\(UUID().uuidString)").path
+        try "a-wrong-one\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        let directory = try writeConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port, simulatorPort: harness.devicePort,
+                                               caFile: harness.certificateFile, metricsPort: try freePort(), redisPasswordFile: passwordFile)
         let (status, log) = try await DedicatedThread.run {
             let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", directory + "/pushline.yaml"])
             let status = server.waitForExit(graceMilliseconds: 60_000)
             return (status, server.log)
         }
         #expect(status == 1, "\(log)")
-        #expect(log.contains("worker failed") && log.contains("redis_connection_refused"), "\(log)")
+        #expect(log.contains("worker failed") && log.contains("redis_server_error"), "\(log)")
+        #expect(!log.contains("a-wrong-one"), "the password never reaches the log")
     }
 
     /// `pushline.yaml` and one pipeline in a fresh directory; returns the directory.
-    private func writeConfiguration(kafka: String, redisPort: Int, simulatorPort: UInt16, caFile: String, metricsPort: UInt16) throws -> String {
+    private func writeConfiguration(kafka: String, redisPort: Int, simulatorPort: UInt16, caFile: String, metricsPort: UInt16,
+                                    redisPasswordFile: String? = nil) throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
         try """
@@ -87,6 +95,7 @@ struct RunCommandTests {
             redis:
               host: 127.0.0.1
               port: \(redisPort)
+            \(redisPasswordFile.map { "  password_file: \($0)" } ?? "")
             apns:
               credentials:
                 dev:
@@ -147,9 +156,7 @@ private func httpGet(_ path: String, port: UInt16) throws -> (status: Int, body:
     return (status, lines.joined(separator: "\n"))
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's pick for port 0).
+/// A TCP port on 127.0.0.1 that nothing listens on right now.
 private func freePort() throws -> UInt16 {
-    let (descriptor, port) = try Socket.listen(host: "127.0.0.1", port: 0)
-    close(descriptor)
-    return port
+    UInt16(try FreePort.next())
 }

@@ -1,6 +1,7 @@
 import APNsCore
 import Foundation
 import PushlineTestKit
+import Redis
 import Testing
 
 /// Redis stopped under the worker and started again on the same port (empty: the test server keeps
@@ -69,5 +70,30 @@ struct RedisOutageTests {
         let user = try #require(outcomes.first { $0["intent_id"] as? String == "for-user" })
         #expect(user["status"] as? String == "invalid" && user["reason"] as? String == "NoRegisteredDevices")
         #expect(fixture.harness.simulator.inbox().count == 2)
+    }
+
+    @Test("a worker started while Redis is down waits for it (paused, not ready), then delivers what came meanwhile")
+    func redisDownAtStart() async throws {
+        let redis = try await RedisServer.start()
+        try await DedicatedThread.run { redis.stop() }
+        let port = redis.port
+        let fixture = try await WorkerFixture { $0.redis = RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)) }
+        try await fixture.wait(for: "the worker to wait for Redis") {
+            try fixture.gauge("pushline_redis_available") == 0 && fixture.gauge("pushline_consumer_paused") == 1
+        }
+        let readyWhileDown = fixture.pipeline.worker.isReady
+        let token = try WorkerFixture.token(65)
+        try await fixture.publish([WorkerFixture.intent(id: "early", tokens: [token])])
+        let whileDown = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+
+        try await DedicatedThread.run { try redis.restart() }
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.stop()
+        redis.stop()
+
+        #expect(!readyWhileDown)
+        #expect(whileDown.isEmpty, "nothing sent or recorded before Redis answered")
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+        #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
     }
 }
