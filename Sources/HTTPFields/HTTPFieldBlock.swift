@@ -9,7 +9,7 @@ public struct HTTPFieldBlock: Sendable, Equatable {
         /// It may enter the connection's header table (values sent again and again).
         case allowed = 0
         /// Sent as a literal that is never indexed: values unique to one request (an id) would only
-        /// push the reusable fields (the provider token) out of the table.
+        /// push the fields that repeat (path, topic, push type) out of the table.
         case never = 1
     }
 
