@@ -23,6 +23,8 @@ struct DeliveryStages {
 
     private let planner: DeliveryPlanner
     private let records: OutputRecords
+    /// The window of intents that name no `dedupe_window`.
+    private let defaultCollapseWindowSeconds: Int
     /// The stores' connection; nil with in-memory stores.
     private let redis: RedisConnection?
     private let idempotency: any ClaimStore
@@ -32,6 +34,7 @@ struct DeliveryStages {
     /// Connects to Redis, or takes the worker's in-memory stores.
     /// - Parameter owner: this worker's id, written into its `pending` claims in Redis.
     init(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) throws(RedisError) {
+        defaultCollapseWindowSeconds = configuration.collapseWindowSeconds
         self.planner = planner
         records = planner.records
         switch stores {
@@ -88,16 +91,17 @@ struct DeliveryStages {
         return claims
     }
 
-    /// Drops duplicate and stale collapse-id deliveries of intents with a dedupe window (their claims
-    /// are marked failed, so a redelivery is suppressed too); returns the rest.
+    /// Drops duplicate and stale collapse-id deliveries within their collapse window — the intent's
+    /// `dedupe_window`, or the pipeline's when it names none (their claims are marked failed, so a
+    /// redelivery is suppressed too); returns the rest.
     private func applyCollapseWindows(_ claimed: [PlannedDelivery], outputs: inout [WorkerOutput]) throws(RedisError) -> [PlannedDelivery] {
-        let windowed = claimed.indices.filter { claimed[$0].delivery.collapseID != nil && claimed[$0].intent.dedupeWindow != nil }
+        let windowed = claimed.indices.filter { claimed[$0].delivery.collapseID != nil && collapseWindowSeconds(of: claimed[$0]) > 0 }
         guard !windowed.isEmpty else { return claimed }
         let decisions = try collapse.decide(windowed.map { index in
             let planned = claimed[index]
             return CollapseWindow.Entry(deviceToken: planned.delivery.token, collapseID: planned.delivery.collapseID ?? "",
                                         intentID: planned.intent.id, createdAt: planned.intent.createdAt ?? OutputRecords.now(),
-                                        windowSeconds: Int(planned.intent.dedupeWindow ?? 0))
+                                        windowSeconds: collapseWindowSeconds(of: planned))
         })
         var dropped: [Int: String] = [:]
         for (index, decision) in zip(windowed, decisions) {
@@ -113,6 +117,10 @@ struct DeliveryStages {
             outputs.append(records.outcome(claimed[index], .suppressed, reason: reason))
         }
         return claimed.indices.filter { dropped[$0] == nil }.map { claimed[$0] }
+    }
+
+    private func collapseWindowSeconds(of planned: PlannedDelivery) -> Int {
+        planned.intent.dedupeWindow.map { Int($0) } ?? defaultCollapseWindowSeconds
     }
 
     /// Gives back claims this worker holds and will not send (shutdown).

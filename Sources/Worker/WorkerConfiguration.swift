@@ -33,6 +33,9 @@ public struct WorkerConfiguration: Sendable {
     public var stores: Stores
     /// How long `pending`, `sent` and `failed` claims live.
     public var idempotency = IdempotencyStore.Configuration()
+    /// The collapse window, in seconds, of deliveries with a collapse id whose intent names no
+    /// `dedupe_window` (the pipeline's `dedupe.collapse_window`); 0 turns it off for them.
+    public var collapseWindowSeconds = 3_600
     /// The ``APNsSender`` pool name for each environment; an intent for an environment without a
     /// pool becomes an `invalid` outcome with reason `NoPoolForEnvironment`.
     public var pools: [Intent.Environment: String]

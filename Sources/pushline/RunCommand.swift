@@ -138,6 +138,7 @@ enum RunCommand: Command {
         worker.shutdownDeadline = configuration.shutdown.deadline
         worker.idempotency.pendingMilliseconds = milliseconds(pipeline.dedupe.pendingTTL)
         worker.idempotency.finishedMilliseconds = milliseconds(pipeline.dedupe.sentTTL)
+        worker.collapseWindowSeconds = Int(pipeline.dedupe.collapseWindow.components.seconds)
         return worker
     }
 

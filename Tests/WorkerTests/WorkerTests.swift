@@ -124,4 +124,24 @@ struct WorkerTests {
         #expect(byIntent["older"]?["reason"] as? String == "StaleCollapse")
         #expect(fixture.harness.simulator.inbox().count == 1)
     }
+
+    @Test("an intent that names no dedupe window gets the pipeline's collapse window; a window of 0 turns it off")
+    func pipelineCollapseWindow() async throws {
+        for (seconds, olderStatus) in [(600, "suppressed"), (0, "accepted")] {
+            let fixture = try await WorkerFixture { $0.collapseWindowSeconds = seconds }
+            let token = try WorkerFixture.token(31)
+            try await fixture.publish([
+                WorkerFixture.intent(id: "newer", tokens: [token], extra: #""collapse_id":"score","created_at":1700000002000,"#),
+                WorkerFixture.intent(id: "older", tokens: [token], extra: #""collapse_id":"score","created_at":1700000001000,"#),
+            ])
+            let outcomes = try await fixture.records(on: "pushline.outcomes", count: 2)
+            try await fixture.stop()
+
+            let byIntent = Dictionary(uniqueKeysWithValues: outcomes.map { ($0["intent_id"] as? String ?? "", $0) })
+            #expect(byIntent["newer"]?["status"] as? String == "accepted", "window \(seconds) s")
+            #expect(byIntent["older"]?["status"] as? String == olderStatus, "window \(seconds) s")
+            // The device keeps one notification per collapse id either way; APNs was asked once or twice.
+            #expect(fixture.harness.simulator.stats().responsesByStatus[200] == (olderStatus == "accepted" ? 2 : 1), "window \(seconds) s")
+        }
+    }
 }
