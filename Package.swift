@@ -68,7 +68,7 @@ let package = Package(
         // Local components for the demo, benchmarks and tests: redis-server on a free port, the
         // simulator in process, the mock Kafka cluster wired to a worker.
         .target(name: "LocalStack", dependencies: [
-            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "Redis", "TLS", "Worker",
+            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "Redis", "Runtime", "TLS", "Worker",
         ]),
 
         // Test support (re-exports LocalStack).

@@ -12,8 +12,12 @@ public struct LocalRunConfiguration: Sendable {
     public var caFile: String
     /// `kafka.properties`: librdkafka properties, e.g. `session.timeout.ms`.
     public var kafkaProperties: [String: String] = [:]
+    /// The pipeline's `name`: the `pipeline` label of its metrics.
+    public var pipelineName = "local"
     public var topic = "pushline.intents"
     public var group = "pushline-local"
+    /// `redis.password_file`.
+    public var redisPasswordFile: String?
     /// `telemetry.metrics_port`.
     public var metricsPort: Int?
     /// `telemetry.log_level`.
@@ -37,7 +41,7 @@ public struct LocalRunConfiguration: Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-run-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
         try settings.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
-        try pipeline.write(toFile: directory + "/pipelines/local.yaml", atomically: true, encoding: .utf8)
+        try pipeline.write(toFile: directory + "/pipelines/\(pipelineName).yaml", atomically: true, encoding: .utf8)
         return directory + "/pushline.yaml"
     }
 
@@ -51,6 +55,9 @@ public struct LocalRunConfiguration: Sendable {
         }
         lines += [
             "redis:", "  host: 127.0.0.1", "  port: \(redisPort)",
+        ]
+        if let redisPasswordFile { lines.append("  password_file: \(redisPasswordFile)") }
+        lines += [
             "apns:", "  credentials:", "    dev:", "      key_file: \(DevCredentials.privateKeyFile)",
             "      key_id: \(DevCredentials.keyID)", "      team_id: \(DevCredentials.teamID)",
             "  pools:", "    - name: simulator", "      credentials: dev", "      environment: localhost:\(simulatorPort)",
@@ -66,7 +73,7 @@ public struct LocalRunConfiguration: Sendable {
 
     private var pipeline: String {
         var lines = [
-            "name: local", "source:", "  topic: \(topic)", "  group: \(group)",
+            "name: \(pipelineName)", "source:", "  topic: \(topic)", "  group: \(group)",
             "templates: \(RepositoryPaths.file("Config/templates"))", "locales: \(RepositoryPaths.file("Config/locales"))",
             "apns_pool: simulator",
         ]

@@ -21,15 +21,15 @@ struct RunCommandTests {
             harness.stop()
             redis.stop()
         }
-        let metricsPort = try freePort()
-        let directory = try writeConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port, simulatorPort: harness.devicePort,
-                                               caFile: harness.certificateFile, metricsPort: metricsPort)
+        let metricsPort = UInt16(try FreePort.next())
+        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
+                                                  metricsPort: metricsPort)
         let token = String(repeating: "5a", count: 32)
         let intent = #"{"schema_version":1,"id":"run-1","app":"com.example.pushline","environment":"sandbox","tokens":["\#(token)"],"#
             + #""payload":{"aps":{"alert":"hello"}}}"#
 
         let (outcome, metrics, ready, health, status, log) = try await DedicatedThread.run {
-            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", directory + "/pushline.yaml"])
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration])
             try produce(intent, to: "pushline.intents", servers: cluster.bootstrapServers)
             let outcome = try firstRecord(on: "pushline.outcomes", servers: cluster.bootstrapServers)
             // The outcome is counted when it is produced; Kafka's acknowledgement may come a moment later.
@@ -72,55 +72,16 @@ struct RunCommandTests {
         // The wrong password: Redis refuses the worker for good (not an outage to wait out).
         let passwordFile = FileManager.default.temporaryDirectory.appendingPathComponent("redis-password-\(UUID().uuidString)").path
         try "a-wrong-one\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
-        let directory = try writeConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port, simulatorPort: harness.devicePort,
-                                               caFile: harness.certificateFile, metricsPort: try freePort(), redisPasswordFile: passwordFile)
+        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
+                                                  metricsPort: UInt16(try FreePort.next()), redisPasswordFile: passwordFile)
         let (status, log) = try await DedicatedThread.run {
-            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", directory + "/pushline.yaml"])
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration])
             let status = server.waitForExit(graceMilliseconds: 60_000)
             return (status, server.log)
         }
         #expect(status == 1, "\(log)")
         #expect(log.contains("worker failed") && log.contains("redis_server_error"), "\(log)")
         #expect(!log.contains("a-wrong-one"), "the password never reaches the log")
-    }
-
-    /// `pushline.yaml` and one pipeline in a fresh directory; returns the directory.
-    private func writeConfiguration(kafka: String, redisPort: Int, simulatorPort: UInt16, caFile: String, metricsPort: UInt16,
-                                    redisPasswordFile: String? = nil) throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-run-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory + "/pipelines", withIntermediateDirectories: true)
-        try """
-            kafka:
-              bootstrap_servers: [\(kafka)]
-            redis:
-              host: 127.0.0.1
-              port: \(redisPort)
-            \(redisPasswordFile.map { "  password_file: \($0)" } ?? "")
-            apns:
-              credentials:
-                dev:
-                  key_file: \(DevCredentials.privateKeyFile)
-                  key_id: \(DevCredentials.keyID)
-                  team_id: \(DevCredentials.teamID)
-              pools:
-                - name: simulator
-                  credentials: dev
-                  environment: localhost:\(simulatorPort)
-                  ca_file: \(caFile)
-            telemetry:
-              metrics_port: \(metricsPort)
-            pipelines: pipelines
-            """.write(toFile: directory + "/pushline.yaml", atomically: true, encoding: .utf8)
-        try """
-            name: test
-            source:
-              topic: pushline.intents
-              group: run-test
-            templates: \(RepositoryPaths.file("Config/templates"))
-            locales: \(RepositoryPaths.file("Config/locales"))
-            apns_pool: simulator
-            """.write(toFile: directory + "/pipelines/test.yaml", atomically: true, encoding: .utf8)
-        return directory
     }
 }
 
@@ -156,7 +117,15 @@ private func httpGet(_ path: String, port: UInt16) throws -> (status: Int, body:
     return (status, lines.joined(separator: "\n"))
 }
 
-/// A TCP port on 127.0.0.1 that nothing listens on right now.
-private func freePort() throws -> UInt16 {
-    UInt16(try FreePort.next())
+/// LocalStack's `pushline.yaml` and pipeline (named `test`) for the mock cluster, `redisPort` and
+/// the simulator of `harness`; returns the path of `pushline.yaml`.
+private func configurationFile(kafka: String, redisPort: Int, harness: SimulatorHarness, metricsPort: UInt16,
+                               redisPasswordFile: String? = nil) throws -> String {
+    var local = LocalRunConfiguration(bootstrapServers: kafka, redisPort: redisPort, simulatorPort: harness.devicePort,
+                                      caFile: harness.certificateFile)
+    local.pipelineName = "test"
+    local.group = "run-test"
+    local.metricsPort = Int(metricsPort)
+    local.redisPasswordFile = redisPasswordFile
+    return try local.write()
 }

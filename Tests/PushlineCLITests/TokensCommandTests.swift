@@ -15,7 +15,7 @@ private func configurationFile(redisPort: Int, kafka: String = "localhost:9092",
                                tokens: String = "") throws -> String {
     var local = LocalRunConfiguration(bootstrapServers: kafka, redisPort: redisPort, simulatorPort: simulator?.port ?? 2197,
                                       caFile: simulator?.caFile ?? DevCredentials.publicKeyFile)
-    local.metricsPort = Int(try unusedPort())
+    local.metricsPort = try FreePort.next()
     let file = try local.write()
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
     defer { try? handle.close() }
@@ -43,13 +43,6 @@ private struct RunStack {
         config = try configurationFile(redisPort: redis.port, kafka: cluster.bootstrapServers,
                                        simulator: (harness.devicePort, harness.certificateFile), tokens: "tokens:\n  enabled: true")
     }
-}
-
-/// A TCP port nothing listens on right now, for `pushline run`'s metrics.
-private func unusedPort() throws -> UInt16 {
-    let (descriptor, port) = try Socket.listen(host: "127.0.0.1", port: 0)
-    close(descriptor)
-    return port
 }
 
 /// Runs the built `pushline` with `arguments` on a thread of its own.
