@@ -43,8 +43,7 @@ public final class TokenFeed: Sendable {
     private let stopping = Atomic<Bool>(false)
     /// Signalled by ``stop()``, to cut a wait for Redis short.
     private let wake = Semaphore()
-    private let finished = Semaphore()
-    private let failure = Mutex<(any Error)?>(nil)
+    private let thread = ServiceThread()
     private let counts = Mutex(Statistics())
 
     /// - Parameters:
@@ -62,17 +61,7 @@ public final class TokenFeed: Sendable {
     /// Starts the feed's thread; call once. `whenFailed` is called on that thread if the feed stops
     /// on an error of its own (before ``stop()`` is asked for or while it drains).
     public func start(whenFailed: @escaping @Sendable (any Error) -> Void = { _ in }) {
-        let thread = Thread { [self] in
-            do {
-                try run()
-            } catch {
-                failure.withLock { $0 = error }
-                whenFailed(error)
-            }
-            finished.signal()
-        }
-        thread.name = "pushline-token-feed"
-        thread.start()
+        thread.start(name: "pushline-token-feed", { [self] in try run() }, whenFailed: whenFailed)
     }
 
     /// Asks the feed to stop after the batch in hand and waits until it has drained and closed.
@@ -80,9 +69,7 @@ public final class TokenFeed: Sendable {
     public func stop() throws {
         stopping.store(true, ordering: .releasing)
         wake.signal()
-        finished.wait()
-        finished.signal()  // a second stop() returns at once
-        if let error = failure.withLock({ $0 }) { throw error }
+        try thread.join()
     }
 
     public var statistics: Statistics { counts.withLock { $0 } }

@@ -1,7 +1,6 @@
 import APNsClient
 import Enrichment
 import Foundation
-import Runtime
 import Synchronization
 
 /// Runs one pipeline on a thread of its own: poll intents, plan their deliveries, claim and send
@@ -20,8 +19,7 @@ public final class Worker: Sendable {
     private let telemetry: WorkerTelemetry
     private let metrics: WorkerMetrics
     private let status = WorkerStatus()
-    private let finished = Semaphore()
-    private let failure = Mutex<(any Error)?>(nil)
+    private let thread = ServiceThread()
 
     /// - Throws: ``MetricsRegistryError`` when the registry holds one of the worker's metric names
     ///   with another type or other labels.
@@ -41,21 +39,14 @@ public final class Worker: Sendable {
     /// Starts the worker's thread; call once.
     /// - Parameter whenFailed: called on the worker's thread if the worker ends on an error.
     public func start(whenFailed: @escaping @Sendable (any Error) -> Void = { _ in }) {
-        let thread = Thread { [self] in
-            do {
-                try WorkerLoop(configuration: configuration, enricher: enricher, sender: sender, metrics: metrics,
-                               logger: telemetry.logger, status: status).run()
-                status.ended.store(true, ordering: .releasing)
-            } catch {
-                status.ended.store(true, ordering: .releasing)
-                failure.withLock { $0 = error }
-                telemetry.logger.error("worker failed", metadata: ["pipeline": .string(configuration.pipelineName), "error": .string("\(error)")])
-                whenFailed(error)
-            }
-            finished.signal()
-        }
-        thread.name = "pushline-worker-\(configuration.pipelineName)"
-        thread.start()
+        thread.start(name: "pushline-worker-\(configuration.pipelineName)", { [self] in
+            defer { status.ended.store(true, ordering: .releasing) }
+            try WorkerLoop(configuration: configuration, enricher: enricher, sender: sender, metrics: metrics,
+                           logger: telemetry.logger, status: status).run()
+        }, whenFailed: { [self] error in
+            telemetry.logger.error("worker failed", metadata: ["pipeline": .string(configuration.pipelineName), "error": .string("\(error)")])
+            whenFailed(error)
+        })
     }
 
     /// Stops fetching, lets in-flight work finish within the shutdown deadline, hands the rest back,
@@ -63,8 +54,6 @@ public final class Worker: Sendable {
     /// own, never from Swift's cooperative pool. Throws the error the worker ended on, if any.
     public func stop() throws {
         status.stopping.store(true, ordering: .releasing)
-        finished.wait()
-        finished.signal()  // a second stop() returns at once
-        if let error = failure.withLock({ $0 }) { throw error }
+        try thread.join()
     }
 }
