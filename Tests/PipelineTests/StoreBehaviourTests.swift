@@ -229,10 +229,12 @@ struct TokenRegistryTests {
     func registerAndList(backend: StoreBackend) async throws {
         let devices = try await withStores(backend) { stores in
             let registry = stores.tokenRegistry()
-            try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(1), registeredAt: 10)
-            try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(2), registeredAt: 20)
-            try registry.register(user: "anna", app: "com.example.app", environment: "sandbox", token: try token(3), registeredAt: 30)
-            try registry.register(user: "ben", app: "com.example.app", environment: "production", token: try token(4), registeredAt: 40)
+            _ = try registry.apply([
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "anna", token: token(1), occurredAt: 10),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "anna", token: token(2), occurredAt: 20),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .sandbox, user: "anna", token: token(3), occurredAt: 30),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "ben", token: token(4), occurredAt: 40),
+            ])
             return try registry.devices(users: ["anna", "ben", "nobody"], app: "com.example.app", environment: "production")
         }
         #expect(Set(devices[0].map(\.token.hex)) == [try token(1).hex, try token(2).hex])
@@ -245,8 +247,10 @@ struct TokenRegistryTests {
         let outcome = try await withStores(backend) { stores in
             let registry = stores.tokenRegistry()
             let app = "com.example.app"
-            try registry.register(user: "anna", app: app, environment: "production", token: try token(1), registeredAt: 1_000)
-            try registry.register(user: "anna", app: app, environment: "production", token: try token(2), registeredAt: 5_000)
+            _ = try registry.apply([
+                TokenRegistration(action: .register, app: app, environment: .production, user: "anna", token: token(1), occurredAt: 1_000),
+                TokenRegistration(action: .register, app: app, environment: .production, user: "anna", token: token(2), occurredAt: 5_000),
+            ])
             let removedOld = try registry.remove(app: app, environment: "production", token: try token(1), invalidatedAt: 2_000)
             let keptReregistered = try registry.remove(app: app, environment: "production", token: try token(2), invalidatedAt: 2_000)
             let unknown = try registry.remove(app: app, environment: "production", token: try token(9), invalidatedAt: 2_000)

@@ -129,9 +129,9 @@ final class WorkerFixture: Sendable {
         let port = redis.port
         try await DedicatedThread.run {
             let registry = TokenRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))))
-            for token in tokens {
-                try registry.register(user: user, app: Self.app, environment: "sandbox", token: token, registeredAt: 1_700_000_000_000)
-            }
+            _ = try registry.apply(tokens.map { token in
+                TokenRegistration(action: .register, app: Self.app, environment: .sandbox, user: user, token: token, occurredAt: 1_700_000_000_000)
+            })
         }
     }
 
