@@ -12,8 +12,13 @@ public struct SourcePosition: Sendable, Equatable {
         self.offset = offset
     }
 
-    var json: JSONValue {
-        .object(["topic": .string(topic), "partition": .integer(Int64(partition)), "offset": .integer(offset)])
+    /// Writes the position as the object field `key`: `{"topic":…,"partition":…,"offset":…}`.
+    func write(_ key: StaticString, to writer: inout JSONFieldWriter) {
+        writer.object(key) { fields in
+            fields.string("topic", topic)
+            fields.integer("partition", Int64(partition))
+            fields.integer("offset", offset)
+        }
     }
 }
 
