@@ -216,9 +216,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery,
                         on connection: PooledConnection) {
         let now = MonotonicClock.nanoseconds()
-        if delivery.inFlight != nil { connection.inFlight -= 1 }
-        delivery.inFlight = nil
         connection.lastActivity = now
+        if delivery.inFlight != nil {
+            delivery.inFlight = nil
+            streamEnded(on: connection)
+        }
         guard !delivery.isFinished else { return }
         switch result {
         case .success(let response):
@@ -302,8 +304,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         guard !delivery.isFinished else { return }
         if let (connection, streamID) = delivery.inFlight {
             delivery.inFlight = nil
-            connection.inFlight -= 1
             connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
+            streamEnded(on: connection)
             return
         }
         let detail = lastConnectionError.map { "deadline passed before APNs answered; last connection error: \($0)" }
@@ -368,6 +370,13 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         connection.state = .draining
         if connection.inFlight == 0 { connection.http2.close() }
         ensureConnections(growing: true)
+    }
+
+    /// One of `connection`'s streams ended (answered, failed, or cancelled at its deadline); a
+    /// draining connection closes with its last one, leaving the pool's counts.
+    private func streamEnded(on connection: PooledConnection) {
+        connection.inFlight -= 1
+        if connection.state == .draining && connection.inFlight == 0 { connection.http2.close() }
     }
 
     func connectionReady(_ connection: HTTP2Connection) {

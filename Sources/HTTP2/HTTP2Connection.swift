@@ -324,6 +324,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
                 plaintext.removeAll(keepingCapacity: true)
                 try session.produce(into: &plaintext)
                 handleSessionEvents()
+                guard !isClosed else { return } // the owner closed it while handling those events
                 if !plaintext.isEmpty { try plaintext.withUnsafeBytes { try tls.writePlaintext($0) } }
             }
         } catch {

@@ -12,6 +12,9 @@ public struct SourcePosition: Sendable, Equatable {
         self.offset = offset
     }
 
+    /// The topic and partition of this position.
+    var topicPartition: SourcePartition { SourcePartition(topic: topic, partition: partition) }
+
     /// Writes the position as the object field `key`: `{"topic":…,"partition":…,"offset":…}`.
     func write(_ key: StaticString, to writer: inout JSONFieldWriter) {
         writer.object(key) { fields in
