@@ -89,8 +89,10 @@ public final class KafkaConsumer: Sendable {
 
     /// Records that these messages' work is fully recorded. Each partition's watermark moves over the
     /// unbroken run of completed offsets, and the new watermark is stored for the next commit.
-    /// Messages of partitions no longer assigned are ignored. Does not block.
-    public func complete(_ messages: [KafkaConsumerMessage]) {
+    /// Messages of partitions no longer assigned are ignored. Does not block. Returns the watermarks
+    /// that moved (the offsets now stored), by partition.
+    @discardableResult
+    public func complete(_ messages: [KafkaConsumerMessage]) -> [KafkaTopicPartition: Int64] {
         context.complete(messages, client: client.handle)
     }
 

@@ -47,6 +47,11 @@ public final class RedisServer: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// The running server's process id; `nil` while stopped.
+    public var processID: pid_t? {
+        process.withLock { $0?.processID }
+    }
+
     /// Stops the server (SIGTERM, then SIGKILL after 5 seconds) and waits for it to exit; blocks.
     public func stop() {
         process.withLock { process in defer { process = nil }; return process }?.stop()

@@ -33,6 +33,8 @@ public final class SimulatorProcess: Sendable {
         stop()
     }
 
+    public var processID: pid_t { process.processID }
+
     /// The process's largest resident set so far (`VmHWM`), in bytes.
     public var peakResidentBytes: Int? { ProcessMemory.peakResidentBytes(of: process.processID) }
 

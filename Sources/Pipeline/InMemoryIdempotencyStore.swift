@@ -1,55 +1,65 @@
 import Synchronization
 
-/// ``IdempotencyStore``'s claims kept in this process instead of Redis, with the same semantics and
-/// TTLs (docs/pipeline-stores.md): for `pushline demo` when redis-server is not installed. Nothing
-/// is kept when the process ends and nothing is shared with another process. Safe from any thread
-/// (a `Mutex`); never throws.
+/// ``IdempotencyStore``'s claims and recorded watermarks kept in this process instead of Redis, with
+/// the same semantics and TTLs (docs/pipeline-stores.md): for `pushline demo` when redis-server is
+/// not installed. Nothing is kept when the process ends and nothing is shared with another process.
+/// Safe from any thread (a `Mutex`); never throws.
 public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     /// What a claim holds.
-    private enum State: Equatable {
+    private enum Claim: Equatable {
         case pending(owner: String?)
-        case sent
-        case failed
+        case settled(SettledClaim.State, SettledOutcome?)
+    }
+
+    private struct State {
+        var claims = ExpiringValues<DeliveryKey, Claim>()
+        /// Keyed like the Redis keys: `pushline:recorded:<topic>:<partition>`.
+        var recorded = ExpiringValues<String, Int64>()
     }
 
     public let configuration: IdempotencyStore.Configuration
     public let owner: String?
-    private let claims = Mutex(ExpiringValues<DeliveryKey, State>())
+    private let state = Mutex(State())
 
     public init(configuration: IdempotencyStore.Configuration = IdempotencyStore.Configuration(), owner: String? = nil) {
         self.configuration = configuration
         self.owner = owner
     }
 
-    /// Claims every delivery that holds no live claim (`pending` for the pending TTL); reports
-    /// what the others hold.
-    public func claim(_ deliveries: [DeliveryKey]) -> [IdempotencyStore.ClaimResult] {
+    /// Claims every delivery that holds no live claim (`pending` for the pending TTL); reports what
+    /// the others hold, a settled claim read against its partition's recorded watermark.
+    public func claim(_ requests: [ClaimRequest]) -> [IdempotencyStore.ClaimResult] {
         let now = ContinuousClock.now
         let timeToLive = Duration.milliseconds(configuration.pendingMilliseconds)
-        return claims.withLock { claims in
-            deliveries.map { delivery in
-                switch claims.value(for: delivery, at: now) {
+        return state.withLock { state in
+            requests.map { request in
+                switch state.claims.value(for: request.key, at: now) {
                 case nil:
-                    claims.set(.pending(owner: owner), for: delivery, timeToLive: timeToLive, at: now)
+                    state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
                 case .pending(let holder): return owner != nil && holder == owner ? .heldByOwner : .pending
-                case .sent: return .sent
-                case .failed: return .failed
+                case .settled(let settled, let outcome):
+                    let watermark = state.recorded.value(for: request.source.topicPartition.recordedKey, at: now)
+                    return .settled(settled, outcome, claimedFrom: request.source, recordedUpTo: watermark)
                 }
             }
         }
     }
 
-    /// Marks `sent` and `failed` for the finished TTL, then releases what still holds this store's
-    /// `pending` (in that order, as the Redis round trip does).
-    public func settle(sent: [DeliveryKey] = [], failed: [DeliveryKey] = [], released: [DeliveryKey] = []) {
+    /// Settles claims for the finished TTL, releases what still holds this store's `pending`, then
+    /// raises the recorded watermarks, never lowering one (in that order, as the Redis round trip does).
+    public func settle(_ settled: [SettledClaim], released: [DeliveryKey] = [], recorded: [SourcePosition] = []) {
         let now = ContinuousClock.now
         let timeToLive = Duration.milliseconds(configuration.finishedMilliseconds)
-        claims.withLock { claims in
-            for delivery in sent { claims.set(.sent, for: delivery, timeToLive: timeToLive, at: now) }
-            for delivery in failed { claims.set(.failed, for: delivery, timeToLive: timeToLive, at: now) }
-            for delivery in released where claims.value(for: delivery, at: now) == .pending(owner: owner) {
-                claims.remove(delivery)
+        state.withLock { state in
+            for claim in settled { state.claims.set(.settled(claim.state, claim.outcome), for: claim.key, timeToLive: timeToLive, at: now) }
+            for delivery in released where state.claims.value(for: delivery, at: now) == .pending(owner: owner) {
+                state.claims.remove(delivery)
+            }
+            for position in recorded {
+                let key = position.topicPartition.recordedKey
+                guard state.recorded.value(for: key, at: now).map({ $0 < position.offset }) ?? true else { continue }
+                state.recorded.set(position.offset, for: key, timeToLive: timeToLive, at: now)
             }
         }
     }

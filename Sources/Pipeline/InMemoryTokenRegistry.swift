@@ -53,13 +53,6 @@ public final class InMemoryTokenRegistry: TokenStore, Sendable {
 
     public init() {}
 
-    public func register(user: String, app: String, environment: String, token: DeviceToken, registeredAt: Int64) {
-        contents.withLock { contents in
-            contents.tokens[TokenRegistry.tokensKey(app, environment, user), default: [:]][token.hex] = registeredAt
-            contents.owners[TokenRegistry.ownerKey(app, environment, token)] = user
-        }
-    }
-
     /// Every user's devices, in the order of `users`, each user's in order of registration.
     public func devices(users: [String], app: String, environment: String) -> [[TokenRegistry.Device]] {
         contents.withLock { contents in

@@ -12,6 +12,9 @@ public struct SourcePosition: Sendable, Equatable {
         self.offset = offset
     }
 
+    /// The topic and partition of this position.
+    var topicPartition: SourcePartition { SourcePartition(topic: topic, partition: partition) }
+
     var json: JSONValue {
         .object(["topic": .string(topic), "partition": .integer(Int64(partition)), "offset": .integer(offset)])
     }

@@ -34,15 +34,6 @@ public struct TokenRegistry: TokenStore {
         self.connection = connection
     }
 
-    /// Registers (or re-registers) `token` for `user`.
-    public func register(user: String, app: String, environment: String, token: DeviceToken, registeredAt: Int64) throws(RedisError) {
-        let replies = try connection.pipeline([
-            RedisCommand("HSET", Self.tokensKey(app, environment, user), token.hex, String(registeredAt)),
-            RedisCommand("SET", Self.ownerKey(app, environment, token), user),
-        ])
-        if let error = replies.lazy.compactMap(\.error).first { throw error }
-    }
-
     /// Every user's devices, in one round trip, in the order of `users`.
     public func devices(users: [String], app: String, environment: String) throws(RedisError) -> [[Device]] {
         let replies = try connection.pipeline(users.map { RedisCommand("HGETALL", Self.tokensKey(app, environment, $0)) })

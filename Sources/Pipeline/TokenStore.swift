@@ -5,9 +5,6 @@ import Redis
 /// process (`pushline demo` without redis-server). Both follow docs/pipeline-stores.md and
 /// docs/tokens.md and pass the same behaviour tests; the in-memory one never fails.
 public protocol TokenStore {
-    /// Registers (or re-registers) `token` for `user`.
-    func register(user: String, app: String, environment: String, token: DeviceToken, registeredAt: Int64) throws(RedisError)
-
     /// Every user's devices, in the order of `users`.
     func devices(users: [String], app: String, environment: String) throws(RedisError) -> [[TokenRegistry.Device]]
 

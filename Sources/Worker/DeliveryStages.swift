@@ -17,8 +17,11 @@ struct DeliveryStages {
         var admitted: [PlannedDelivery] = []
         /// Another attempt holds the claim: check again later.
         var deferred: [PlannedDelivery] = []
-        /// Suppressed deliveries' outcomes.
+        /// Suppressed deliveries' outcomes, and the outcomes decided earlier for this very message
+        /// that Kafka may not have (emitted again).
         var outputs: [WorkerOutput] = []
+        /// Decided earlier, and every output of their message is in Kafka: nothing more to emit.
+        var recorded: [PlannedDelivery] = []
     }
 
     private let planner: DeliveryPlanner
@@ -66,24 +69,35 @@ struct DeliveryStages {
     // MARK: Claim
 
     /// Claims every delivery in one round trip, then applies the collapse windows in one more.
-    /// `sent`/`failed` claims are suppressed as `DuplicateIntent`. A claim held by another attempt
-    /// — or by this worker for a delivery in `inFlight` or met earlier in this call (another copy
-    /// of it) — is deferred; a claim this worker holds for nothing in flight (a repeated call) is its own.
+    /// A claim settled by another message is suppressed as `DuplicateIntent`; one settled by this
+    /// very message (a redelivery) gets its outcome emitted again, or nothing when its message lies
+    /// below the partition's recorded watermark. A claim held by another attempt — or by this worker
+    /// for a delivery in `inFlight` or met earlier in this call (another copy of it) — is deferred;
+    /// a claim this worker holds for nothing in flight (a repeated call) is its own.
     func claim(_ planned: [PlannedDelivery], inFlight: Set<DeliveryKey>) throws(RedisError) -> Claims {
         var claims = Claims()
         guard !planned.isEmpty else { return claims }
         var claimedHere = Set<DeliveryKey>()
         var claimed: [PlannedDelivery] = []
-        for (delivery, result) in zip(planned, try idempotency.claim(planned.map(\.key))) {
+        let results = try idempotency.claim(planned.map { ClaimRequest($0.key, source: $0.source) })
+        for (delivery, result) in zip(planned, results) {
             let key = delivery.key
-            let ours = (result == .claimed || result == .heldByOwner) && !inFlight.contains(key) && !claimedHere.contains(key)
-            if ours {
+            switch result {
+            case .claimed, .heldByOwner:
+                guard !inFlight.contains(key) && !claimedHere.contains(key) else {
+                    claims.deferred.append(delivery)
+                    continue
+                }
                 delivery.holdsClaim = true
                 claimed.append(delivery)
                 claimedHere.insert(key)
-            } else if result == .sent || result == .failed {
+            case .sent, .failed:
                 claims.outputs.append(records.outcome(delivery, .suppressed, reason: "DuplicateIntent"))
-            } else {
+            case .decided(let settled):
+                claims.outputs.append(records.reemitted(delivery, settled))
+            case .recorded:
+                claims.recorded.append(delivery)
+            case .pending:
                 claims.deferred.append(delivery)
             }
         }
@@ -112,9 +126,12 @@ struct DeliveryStages {
             }
         }
         guard !dropped.isEmpty else { return claimed }
-        try idempotency.markFailed(dropped.keys.map { claimed[$0].key })
-        for (index, reason) in dropped.sorted(by: { $0.key < $1.key }) {
-            outputs.append(records.outcome(claimed[index], .suppressed, reason: reason))
+        let suppressed = dropped.sorted(by: { $0.key < $1.key }).map { index, reason in
+            (claimed[index], records.outcomeEvent(claimed[index], .suppressed, reason: reason))
+        }
+        try idempotency.settle(suppressed.map { SettledClaim($0.key, outcome: SettledOutcome($1)) }, released: [], recorded: [])
+        for (planned, event) in suppressed {
+            outputs.append(records.outcome(event, entry: planned.entry, decidesDelivery: true))
         }
         return claimed.indices.filter { dropped[$0] == nil }.map { claimed[$0] }
     }
@@ -137,27 +154,31 @@ struct DeliveryStages {
     // MARK: Send and record
 
     /// Settles the claims this worker holds by result (accepted → sent, rejected or expired →
-    /// failed, failed → released) in one round trip, and builds the token events for what APNs said
-    /// about tokens (their outcomes are built off this thread: ``OutputRecords/sent(_:)``).
-    func record(_ sent: [SentDelivery]) throws(RedisError) -> [WorkerOutput] {
+    /// failed, each with its outcome; failed → released), sets the recorded watermarks `recorded`,
+    /// in one round trip, and builds the token events for what APNs said about tokens (their outcomes
+    /// are built off this thread: ``OutputRecords/sent(_:_:)``).
+    func record(_ sent: [SentDelivery], recorded: [SourcePosition]) throws(RedisError) -> [WorkerOutput] {
         var outputs: [WorkerOutput] = []
-        var settled: [DeliveryKey] = []
-        var failed: [DeliveryKey] = []
+        var settled: [SettledClaim] = []
         var released: [DeliveryKey] = []
         for delivery in sent {
             let planned = delivery.planned
             let result = delivery.result
             if planned.holdsClaim {
                 switch result.outcome {
-                case .accepted: settled.append(planned.key)
+                case .accepted, .rejected, .expired: settled.append(SettledClaim(planned.key, outcome: delivery.settled))
                 case .failed: released.append(planned.key)
-                case .rejected, .expired: failed.append(planned.key)
                 }
             }
             if let event = try tokenEvent(planned, result) { outputs.append(event) }
         }
-        try idempotency.settle(sent: settled, failed: failed, released: released)
+        try idempotency.settle(settled, released: released, recorded: recorded)
         return outputs
+    }
+
+    /// Sets the recorded watermarks alone, when no record round trip came to carry them.
+    func record(_ recorded: [SourcePosition]) throws(RedisError) {
+        try idempotency.settle([], released: [], recorded: recorded)
     }
 
     /// The token event, if APNs said something about the token; `unregistered` and `expired` also

@@ -56,6 +56,13 @@ struct MessageLedger {
         if !decidesDelivery { entries[entry]?.outstanding += 1 }
     }
 
+    /// Releases the hold of a delivery decided with no output to wait for (its outcome is in Kafka
+    /// already); returns the message when nothing else is outstanding.
+    mutating func decideWithoutOutput(_ entry: EntryID) -> KafkaConsumerMessage? {
+        deliveriesInFlight -= 1
+        return release(entry)
+    }
+
     /// Ends the planning hold; returns the message when nothing else is outstanding.
     mutating func finishPlanning(_ entry: EntryID) -> KafkaConsumerMessage? {
         release(entry)

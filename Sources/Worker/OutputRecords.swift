@@ -29,24 +29,38 @@ struct OutputRecords: Sendable {
                             createdAt: intent.createdAt)
     }
 
-    /// The records of a sent delivery that need no Redis: its outcome, and a dead letter when its
-    /// retries ran out (`RetriesExhausted`).
-    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult) -> [WorkerOutput] {
+    /// The records of a sent delivery that need no Redis — its outcome, and a dead letter when its
+    /// retries ran out (`RetriesExhausted`) — and what its claim keeps of the outcome.
+    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult) -> (outputs: [WorkerOutput], settled: SettledOutcome) {
         let status: OutcomeEvent.Status = switch result.outcome {
         case .accepted: .accepted
         case .rejected: .rejected
         case .expired: .expired
         case .failed: .failed
         }
-        let outcome = outcome(planned, status, reason: result.reason?.description ?? result.failureDetail, result: result)
-        guard status == .failed else { return [outcome] }
-        return [deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
-                           source: planned.source, original: planned.message.value ?? [], intentID: planned.intent.id, entry: planned.entry),
-                outcome]
+        let event = outcomeEvent(planned, status, reason: result.reason?.description ?? result.failureDetail, result: result)
+        let outcome = outcome(event, entry: planned.entry, decidesDelivery: true)
+        guard status == .failed else { return ([outcome], SettledOutcome(event)) }
+        return ([deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
+                            source: planned.source, original: planned.message.value ?? [], intentID: planned.intent.id, entry: planned.entry),
+                 outcome], SettledOutcome(event))
     }
 
     /// The outcome of one planned delivery, with APNs' answer when it was sent.
     func outcome(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?, result: DeliveryResult? = nil) -> WorkerOutput {
+        outcome(outcomeEvent(planned, status, reason: reason, result: result), entry: planned.entry, decidesDelivery: true)
+    }
+
+    /// The outcome a settled claim kept, emitted again for a redelivery of the message that decided
+    /// it: built from the delivery planned again, with the kept fields put back.
+    func reemitted(_ planned: PlannedDelivery, _ settled: SettledOutcome) -> WorkerOutput {
+        var event = outcomeEvent(planned, settled.status, reason: settled.reason)
+        settled.restore(into: &event)
+        return outcome(event, entry: planned.entry, decidesDelivery: true)
+    }
+
+    /// The outcome event of one planned delivery, with APNs' answer when it was sent.
+    func outcomeEvent(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?, result: DeliveryResult? = nil) -> OutcomeEvent {
         let delivery = planned.delivery
         var event = intentOutcome(planned.intent, user: planned.user, source: planned.source, reason: reason, status: status)
         event.token = delivery.token.hex
@@ -63,7 +77,7 @@ struct OutputRecords: Sendable {
             event.attempts = result.attempts
             event.latencyMilliseconds = result.latencyMilliseconds
         }
-        return outcome(event, entry: planned.entry, decidesDelivery: true)
+        return event
     }
 
     func outcome(_ event: OutcomeEvent, entry: MessageLedger.EntryID, decidesDelivery: Bool = false) -> WorkerOutput {

@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import Pipeline
 import Redis
 import Runtime
@@ -11,6 +12,11 @@ import Synchronization
 /// The set of deliveries this worker has claimed and not yet recorded lives here, on this thread,
 /// where claims and records happen in order: a claim that finds this worker's own `pending` for a
 /// delivery in that set (another copy of it) defers that copy.
+///
+/// So do the partitions' recorded watermarks that moved since they were last written
+/// (``noteRecorded(_:)``): each record round trip carries them, and when none comes they are written
+/// alone, at most once per ``watermarkFlushMilliseconds``, so the window in which a redelivery emits
+/// an outcome Kafka already has stays short (docs/worker.md).
 final class RedisStage: Sendable {
     enum Job: Sendable {
         case claim([PlannedDelivery])
@@ -30,6 +36,10 @@ final class RedisStage: Sendable {
     private let outcomes: Inbox<Outcome>
     private let stopping = Atomic<Bool>(false)
     private let stopped = Runtime.Semaphore()
+    /// Recorded watermarks not yet written, by partition.
+    private let recorded = Mutex<[KafkaTopicPartition: Int64]>([:])
+    /// The least time between two round trips that write watermarks alone, ms.
+    static let watermarkFlushMilliseconds = 10
 
     /// Starts the thread; it connects to Redis (with Redis stores) when its first job comes.
     init(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String, wakeUp: Runtime.Semaphore) {
@@ -45,6 +55,14 @@ final class RedisStage: Sendable {
     /// Queues a job behind the others.
     func submit(_ job: Job) {
         jobs.append(contentsOf: [job])
+    }
+
+    /// Notes partitions' watermarks that moved (every message below each offset has all its outputs
+    /// in Kafka), to be written to Redis with the next record round trip.
+    func noteRecorded(_ watermarks: [KafkaTopicPartition: Int64]) {
+        guard !watermarks.isEmpty else { return }
+        recorded.withLock { $0.merge(watermarks, uniquingKeysWith: max) }
+        jobArrived.signal()
     }
 
     /// Every outcome since the last call, in the order the jobs ran.
@@ -63,9 +81,11 @@ final class RedisStage: Sendable {
     private func run(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
+        var lastRecorded = ContinuousClock.now
         while !stopping.load(ordering: .acquiring) {
-            jobArrived.wait()
+            _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? 1000 : Self.watermarkFlushMilliseconds)
             for job in jobs.take() where !stopping.load(ordering: .acquiring) {
+                if case .record = job { lastRecorded = .now }
                 do {
                     if stages == nil {
                         stages = try DeliveryStages(configuration: configuration, planner: planner, stores: stores, owner: owner)
@@ -74,6 +94,13 @@ final class RedisStage: Sendable {
                 } catch {
                     outcomes.append(contentsOf: [.failed(job, error)])
                 }
+            }
+            if let stages, ContinuousClock.now >= lastRecorded + .milliseconds(Self.watermarkFlushMilliseconds) {
+                let watermarks = takeRecorded()
+                guard !watermarks.isEmpty else { continue }
+                lastRecorded = .now
+                // Written alone; a failure keeps them for later (the next job meets the same Redis).
+                do { try stages.record(watermarks) } catch { putBack(watermarks) }
             }
         }
         stopped.signal()
@@ -86,9 +113,29 @@ final class RedisStage: Sendable {
             for delivery in claims.admitted { claimed.insert(delivery.key) }
             return .claimed(claims)
         case .record(let sent):
-            let tokenEvents = try stages.record(sent)
+            let watermarks = takeRecorded()
+            let tokenEvents: [WorkerOutput]
+            do {
+                tokenEvents = try stages.record(sent, recorded: watermarks)
+            } catch {
+                putBack(watermarks)
+                throw error
+            }
             for delivery in sent where delivery.planned.holdsClaim { claimed.remove(delivery.planned.key) }
             return .recorded(sent, tokenEvents: tokenEvents)
         }
+    }
+
+    /// The watermarks noted since the last call, as positions (partition and offset).
+    private func takeRecorded() -> [SourcePosition] {
+        recorded.withLock { recorded in
+            defer { recorded = [:] }
+            return recorded.map { SourcePosition(topic: $0.key.topic, partition: $0.key.partition, offset: $0.value) }
+        }
+    }
+
+    private func putBack(_ watermarks: [SourcePosition]) {
+        noteRecorded(Dictionary(watermarks.map { (KafkaTopicPartition(topic: $0.topic, partition: $0.partition), $0.offset) },
+                                uniquingKeysWith: max))
     }
 }

@@ -27,7 +27,8 @@ final class SendCompletions: Sendable {
             do {
                 let results = try await sender.send(notifications, pool: pool)
                 delivered = .success(zip(deliveries, results).map { planned, result in
-                    SentDelivery(planned: planned, result: result, outputs: records.sent(planned, result))
+                    let records = records.sent(planned, result)
+                    return SentDelivery(planned: planned, result: result, outputs: records.outputs, settled: records.settled)
                 })
             } catch {
                 delivered = .failure(error)

@@ -1,6 +1,7 @@
 import APNsClient
 import Enrichment
 import Foundation
+import Runtime
 import Synchronization
 
 /// Runs one pipeline on a thread of its own: poll intents, plan their deliveries, claim and send

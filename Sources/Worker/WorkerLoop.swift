@@ -203,7 +203,7 @@ final class WorkerLoop {
             openBatch += deliveries
         }
         try produce(outputs)
-        if let complete = ledger.finishPlanning(entry) { consumer.complete([complete]) }
+        if let complete = ledger.finishPlanning(entry) { self.complete([complete]) }
     }
 
     /// Claims and sends the open batch.
@@ -281,6 +281,8 @@ final class WorkerLoop {
         switch outcome {
         case .claimed(let claims):
             if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
+            let recorded = claims.recorded.compactMap { ledger.decideWithoutOutput($0.entry) }
+            if !recorded.isEmpty { complete(recorded) }
             try produce(claims.outputs)
             try send(claims.admitted)
         case .recorded(let sent, let tokenEvents):
@@ -347,7 +349,13 @@ final class WorkerLoop {
             }
             if acknowledged.completed { complete.append(acknowledged.message) }
         }
-        if !complete.isEmpty { consumer.complete(complete) }
+        if !complete.isEmpty { self.complete(complete) }
+    }
+
+    /// Completes messages whose every output Kafka has; the partitions' watermarks that moved go to
+    /// Redis with the next record round trip, so a redelivery below them emits nothing again.
+    private func complete(_ messages: [KafkaConsumerMessage]) {
+        redisStage.noteRecorded(consumer.complete(messages))
     }
 
     private func handleConsumerEvents() {

@@ -33,8 +33,11 @@ enum BenchE2ECommand: Command {
              the moment this process read the outcome from Kafka.
           5. Stops the worker with SIGTERM (it must exit 0).
 
-        Prints the figures, the peak resident memory of the worker and of apns-sim, the ratio of
-        the sustained rate to h2load's, and the load average; progress goes to standard error.
+        Prints the figures, the CPU time per delivery of each process over the sustained phase (from
+        the worker's start to the last outcome read back: pushline run, apns-sim, redis-server, and
+        this process — the mock broker and the outcome reader), the peak resident memory of the
+        worker and of apns-sim, the ratio of the sustained rate to h2load's, and the load average;
+        progress goes to standard error.
         The goal of issue #7: at least 50,000 deliveries/s, and p99 under 50 ms at half load.
 
         Options:
@@ -110,7 +113,10 @@ enum BenchE2ECommand: Command {
         progress("starting pushline run (\(intents) intents × \(tokens) token(s) waiting)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
+        let cpu = CPUPerDelivery([("pushline run", worker.processID), ("apns-sim", simulator.processID),
+                                  ("redis-server", redis.processID ?? 0), ("this process (mock Kafka, reader)", getpid())])
         let sustained = try reader.count(intents * tokens) { progress("sustained: \($0)") }
+        let cpuSummary = cpu.summary(deliveries: intents * tokens, rate: sustained.rate)
         progress("sustained: \(Int(sustained.rate)) deliveries/s \(sustained.byStatus)")
 
         let halfRate = sustained.rate / 2
@@ -137,6 +143,7 @@ enum BenchE2ECommand: Command {
             + (kafkaProperties.isEmpty ? "" : "; worker's kafka.properties \(kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"))
         print("sustained: \(Int(sustained.rate)) deliveries/s (\(intents * tokens) deliveries; by status \(sustained.byStatus)) "
             + "— goal ≥ \(Int(deliveriesGoal)): \(sustained.rate >= deliveriesGoal ? "met" : "not met")")
+        print("CPU per delivery, worker start to last outcome: \(cpuSummary)")
         print("half load: \(Int(halfRate)) deliveries/s offered for \(halfLoadSeconds) s (\(latencies.count) deliveries)")
         print(String(format: "  created_at → completed_at: p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(decided, 0.5),
                      percentile(decided, 0.99), decided.last ?? 0))

@@ -122,6 +122,21 @@ final class EndToEndStack: Sendable {
         return Set(result.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty })
     }
 
+    /// The recorded watermark of each intents partition that has one (`pushline:recorded:<topic>:<partition>`:
+    /// every message below it has all its outputs in Kafka), by partition.
+    func recordedWatermarks() throws -> [Int32: Int64] {
+        let keys = try redisCommand("KEYS", "pushline:recorded:\(Self.intentsTopic):*").split(separator: "\n").map(String.init)
+        var watermarks: [Int32: Int64] = [:]
+        for key in keys where !key.isEmpty {
+            guard let partition = key.split(separator: ":").last.flatMap({ Int32($0) }),
+                  let offset = Int64(try redisCommand("GET", key).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw TestKitError("a recorded watermark that is not one: \(key)")
+            }
+            watermarks[partition] = offset
+        }
+        return watermarks
+    }
+
     /// Runs a command through redis-cli (Debian package redis-tools) and returns what it printed.
     @discardableResult
     func redisCommand(_ arguments: String...) throws -> String {

@@ -21,7 +21,7 @@ struct GroupAndOutageTests {
             try stack.publishSteadily(0..<total, perSecond: 500).wait()
             let outcomes = try log.readAll(0..<total, timeout: .seconds(90))
 
-            expectOneAcceptedPerDelivery(outcomes, total: total)
+            expectOneOutcomePerDelivery(outcomes, total: total)
             expectInboxOnce(stack, total: total)
             let accepted = try endpoints.map { try $0.sum(of: "pushline_deliveries_total", labelled: #"status="accepted""#) }
             #expect(accepted.allSatisfy { $0 > 0 }, "each worker sent some: \(accepted)")
@@ -59,7 +59,7 @@ struct GroupAndOutageTests {
             try endpoint.wait(for: "/readyz", status: 200)
             try publisher.wait()
             let outcomes = try log.readAll(0..<total, timeout: .seconds(90))
-            expectOneAcceptedPerDelivery(outcomes, total: total)
+            expectOneOutcomePerDelivery(outcomes, total: total)
             expectInboxOnce(stack, total: total)
             #expect(worker.stop() == 0, "\(worker.log.suffix(2000))")
         }

@@ -12,6 +12,8 @@ final class OutcomeLog {
         let reason: String?
         let partition: Int32
         let offset: Int64
+        /// The event as Kafka has it.
+        let raw: String
     }
 
     private(set) var outcomes: [Outcome] = []
@@ -39,6 +41,21 @@ final class OutcomeLog {
         return outcomes
     }
 
+    /// Reads until no outcome has arrived for `quiet` (after every producer of them has stopped:
+    /// the rest of what they wrote); returns everything read.
+    @discardableResult
+    func readUntilQuiet(_ quiet: Duration = .seconds(2)) throws -> [Outcome] {
+        var quietSince = ContinuousClock.now
+        var lastCount = outcomes.count
+        return try read(timeout: .seconds(60), waitingFor: "\(quiet) without a new outcome") { outcomes in
+            if outcomes.count != lastCount {
+                lastCount = outcomes.count
+                quietSince = .now
+            }
+            return ContinuousClock.now >= quietSince + quiet
+        }
+    }
+
     /// Reads until every intent of `range` has at least one outcome.
     @discardableResult
     func readAll(_ range: Range<Int>, timeout: Duration = .seconds(60)) throws -> [Outcome] {
@@ -54,6 +71,6 @@ final class OutcomeLog {
             throw TestKitError("an outcome without intent_id, status or source: \(String(decoding: message.value ?? [], as: UTF8.self))")
         }
         return Outcome(intentID: intentID, token: json["token"] as? String ?? "", status: status, reason: json["reason"] as? String,
-                       partition: Int32(partition), offset: Int64(offset))
+                       partition: Int32(partition), offset: Int64(offset), raw: String(decoding: message.value ?? [], as: UTF8.self))
     }
 }

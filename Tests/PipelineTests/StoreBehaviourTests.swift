@@ -1,14 +1,28 @@
 import APNsCore
 import Pipeline
+import Redis
 import Testing
 
 private func token(_ byte: Int) throws -> DeviceToken {
     try DeviceToken(String(repeating: String(format: "%02x", byte), count: 32))
 }
 
+/// Where a test's intents are read: `pushline.intents`, `partition`, `offset`.
+private func position(_ offset: Int64, partition: Int32 = 0) -> SourcePosition {
+    SourcePosition(topic: "pushline.intents", partition: partition, offset: offset)
+}
+
+extension ClaimStore {
+    /// Claims `deliveries` as read from offset 0 of partition 0.
+    fileprivate func claim(_ deliveries: [DeliveryKey]) throws(RedisError) -> [IdempotencyStore.ClaimResult] {
+        try claim(deliveries.map { ClaimRequest($0, source: position(0)) })
+    }
+}
+
 @Suite("Idempotency claims")
 struct IdempotencyStoreTests {
-    @Test("the first claim wins; a second sees pending, then sent once marked", arguments: StoreBackend.allCases)
+    @Test("the first claim wins; a second sees pending, then sent once marked (without an outcome: a duplicate for every message)",
+          arguments: StoreBackend.allCases)
     func claimLifecycle(backend: StoreBackend) async throws {
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
@@ -93,6 +107,83 @@ struct IdempotencyStoreTests {
     }
 }
 
+@Suite("Settled claims and the recorded watermark")
+struct SettledClaimTests {
+    /// An outcome with every field a claim keeps, a reason with spaces and a fractional latency.
+    private static func outcome(at source: SourcePosition, status: OutcomeEvent.Status = .accepted) -> SettledOutcome {
+        SettledOutcome(source: source, status: status, completedAt: 1_764_500_000_123, reason: status == .accepted ? nil : "Bad \"reason\" here",
+                       apnsUniqueID: "3f2b0c1e-6a4d-4e5f-9a7b-0c1d2e3f4a5b", apnsStatus: status == .accepted ? 200 : 400,
+                       apnsTimestamp: status == .accepted ? nil : 1_764_499_999_000, attempts: 2, latencyMilliseconds: 12.375)
+    }
+
+    @Test("a claim settled by the same message gives back its outcome, field for field", arguments: StoreBackend.allCases)
+    func sameMessageGetsItsOutcome(backend: StoreBackend) async throws {
+        let (accepted, rejected) = (Self.outcome(at: position(7)), Self.outcome(at: position(8), status: .rejected))
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let first = DeliveryKey(intentID: "intent-7", deviceToken: try token(7))
+            let second = DeliveryKey(intentID: "intent-8", deviceToken: try token(8))
+            _ = try store.claim([ClaimRequest(first, source: position(7)), ClaimRequest(second, source: position(8))])
+            try store.settle([SettledClaim(first, outcome: accepted), SettledClaim(second, outcome: rejected)], released: [], recorded: [])
+            return try store.claim([ClaimRequest(first, source: position(7)), ClaimRequest(second, source: position(8))])
+        }
+        #expect(results == [.decided(accepted), .decided(rejected)])
+    }
+
+    @Test("a claim settled by another message is a duplicate: sent or failed", arguments: StoreBackend.allCases)
+    func otherMessageIsDuplicate(backend: StoreBackend) async throws {
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let accepted = DeliveryKey(intentID: "intent-9", deviceToken: try token(9))
+            let dropped = DeliveryKey(intentID: "intent-10", deviceToken: try token(10))
+            try store.settle([SettledClaim(accepted, outcome: Self.outcome(at: position(9))),
+                              SettledClaim(dropped, outcome: Self.outcome(at: position(10), status: .suppressed))], released: [], recorded: [])
+            return try store.claim([
+                ClaimRequest(accepted, source: position(20)),
+                ClaimRequest(accepted, source: position(9, partition: 1)),
+                ClaimRequest(dropped, source: SourcePosition(topic: "other.intents", partition: 0, offset: 10)),
+            ])
+        }
+        #expect(results == [.sent, .sent, .failed])
+    }
+
+    @Test("below its partition's recorded watermark a settled claim is recorded; at it and above, and on other partitions, it is not",
+          arguments: StoreBackend.allCases)
+    func recordedWatermark(backend: StoreBackend) async throws {
+        let outcomes = (0..<4).map { Self.outcome(at: position(Int64($0))) }
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let keys = try (0..<4).map { DeliveryKey(intentID: "recorded-\($0)", deviceToken: try token(20 + $0)) }
+            let other = DeliveryKey(intentID: "recorded-other", deviceToken: try token(30))
+            try store.settle(zip(keys, outcomes).map { SettledClaim($0, outcome: $1) }
+                             + [SettledClaim(other, outcome: Self.outcome(at: position(1, partition: 1)))],
+                             released: [], recorded: [position(2), position(0, partition: 1)])
+            return try store.claim(keys.indices.map { ClaimRequest(keys[$0], source: position(Int64($0))) }
+                                   + [ClaimRequest(keys[3], source: position(1)), ClaimRequest(other, source: position(1, partition: 1))])
+        }
+        // Offsets 0 and 1 lie below 2; a duplicate below it was recorded with its message too.
+        #expect(results == [.recorded, .recorded, .decided(outcomes[2]), .decided(outcomes[3]), .recorded,
+                            .decided(Self.outcome(at: position(1, partition: 1)))])
+    }
+
+    @Test("a recorded watermark is raised, never lowered (a new owner of the partition works up from an earlier offset)",
+          arguments: StoreBackend.allCases)
+    func watermarkOnlyRises(backend: StoreBackend) async throws {
+        let outcome = Self.outcome(at: position(5))
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let delivery = DeliveryKey(intentID: "intent-12", deviceToken: try token(12))
+            try store.settle([SettledClaim(delivery, outcome: outcome)], released: [], recorded: [position(6)])
+            try store.settle([], released: [], recorded: [position(2)])
+            let afterLower = try store.claim([ClaimRequest(delivery, source: position(5))])
+            try store.settle([], released: [], recorded: [position(5)])
+            try store.settle([], released: [], recorded: [position(3)])
+            return afterLower + (try store.claim([ClaimRequest(delivery, source: position(5))]))
+        }
+        #expect(results == [.recorded, .recorded])
+    }
+}
+
 @Suite("Collapse window")
 struct CollapseWindowTests {
     private func entry(_ intent: String, createdAt: Int64, device: Int = 1) throws -> CollapseWindow.Entry {
@@ -138,10 +229,12 @@ struct TokenRegistryTests {
     func registerAndList(backend: StoreBackend) async throws {
         let devices = try await withStores(backend) { stores in
             let registry = stores.tokenRegistry()
-            try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(1), registeredAt: 10)
-            try registry.register(user: "anna", app: "com.example.app", environment: "production", token: try token(2), registeredAt: 20)
-            try registry.register(user: "anna", app: "com.example.app", environment: "sandbox", token: try token(3), registeredAt: 30)
-            try registry.register(user: "ben", app: "com.example.app", environment: "production", token: try token(4), registeredAt: 40)
+            _ = try registry.apply([
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "anna", token: token(1), occurredAt: 10),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "anna", token: token(2), occurredAt: 20),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .sandbox, user: "anna", token: token(3), occurredAt: 30),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "ben", token: token(4), occurredAt: 40),
+            ])
             return try registry.devices(users: ["anna", "ben", "nobody"], app: "com.example.app", environment: "production")
         }
         #expect(Set(devices[0].map(\.token.hex)) == [try token(1).hex, try token(2).hex])
@@ -154,8 +247,10 @@ struct TokenRegistryTests {
         let outcome = try await withStores(backend) { stores in
             let registry = stores.tokenRegistry()
             let app = "com.example.app"
-            try registry.register(user: "anna", app: app, environment: "production", token: try token(1), registeredAt: 1_000)
-            try registry.register(user: "anna", app: app, environment: "production", token: try token(2), registeredAt: 5_000)
+            _ = try registry.apply([
+                TokenRegistration(action: .register, app: app, environment: .production, user: "anna", token: token(1), occurredAt: 1_000),
+                TokenRegistration(action: .register, app: app, environment: .production, user: "anna", token: token(2), occurredAt: 5_000),
+            ])
             let removedOld = try registry.remove(app: app, environment: "production", token: try token(1), invalidatedAt: 2_000)
             let keptReregistered = try registry.remove(app: app, environment: "production", token: try token(2), invalidatedAt: 2_000)
             let unknown = try registry.remove(app: app, environment: "production", token: try token(9), invalidatedAt: 2_000)

@@ -67,11 +67,13 @@ final class WorkerFixture: Sendable {
     /// Runs one command on the fixture's redis-server (planting or changing claims) and returns the reply.
     @discardableResult
     func redisCommand(_ arguments: [String]) async throws -> String? {
-        let port = redis.port
-        return try await DedicatedThread.run {
-            let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)))
-            return try connection.send(RedisCommand(arguments[0], Array(arguments.dropFirst()))).string
-        }
+        try await DedicatedThread.run { [self] in try redisCommandOnThisThread(arguments) }
+    }
+
+    /// ``redisCommand(_:)`` on the calling thread, which must not be of the cooperative pool.
+    func redisCommandOnThisThread(_ arguments: [String]) throws -> String? {
+        let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)))
+        return try connection.send(RedisCommand(arguments[0], Array(arguments.dropFirst()))).string
     }
 
     /// The idempotency claim's key of a delivery (as `docs/pipeline-stores.md` documents it).
@@ -127,9 +129,9 @@ final class WorkerFixture: Sendable {
         let port = redis.port
         try await DedicatedThread.run {
             let registry = TokenRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))))
-            for token in tokens {
-                try registry.register(user: user, app: Self.app, environment: "sandbox", token: token, registeredAt: 1_700_000_000_000)
-            }
+            _ = try registry.apply(tokens.map { token in
+                TokenRegistration(action: .register, app: Self.app, environment: .sandbox, user: user, token: token, occurredAt: 1_700_000_000_000)
+            })
         }
     }
 

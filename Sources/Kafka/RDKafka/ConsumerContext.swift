@@ -79,7 +79,8 @@ final class ConsumerContext: Sendable {
     /// Marks the messages' work as recorded and stores the offsets of the watermarks that moved.
     /// `rd_kafka_offsets_store` neither blocks nor calls back, so it runs under the lock: stores then
     /// happen in watermark order and a stored offset never moves backwards.
-    func complete(_ messages: [KafkaConsumerMessage], client: OpaquePointer) {
+    /// Returns the watermarks that moved.
+    func complete(_ messages: [KafkaConsumerMessage], client: OpaquePointer) -> [KafkaTopicPartition: Int64] {
         state.withLock { state in
             var last: (partition: KafkaTopicPartition, entry: State.Entry)?
             var moved: [State.Entry] = []
@@ -89,12 +90,13 @@ final class ConsumerContext: Sendable {
                 else { continue }
                 if moved.last != entry && !moved.contains(entry) { moved.append(entry) }
             }
-            guard !moved.isEmpty else { return }
+            guard !moved.isEmpty else { return [:] }
             let offsets = Dictionary(uniqueKeysWithValues: moved.map { entry in
                 (state.partitions.keys[entry], state.partitions.values[entry].watermark.watermark!)
             })
             // A partition revoked meanwhile fails with _STATE; its new owner starts from the commit.
             _ = RDKafkaTopicPartitionList(offsets: offsets).withPointer { rd_kafka_offsets_store(client, $0) }
+            return offsets
         }
     }
 
