@@ -35,7 +35,7 @@ final class WorkerLoop {
         let deliveries: [PlannedDelivery]
     }
 
-    private struct SendGroup: Hashable {
+    private struct SendGroup: Equatable {
         let pool: String
         let topic: String
     }
@@ -306,7 +306,7 @@ final class WorkerLoop {
         let batch = nextBatch
         nextBatch += 1
         metrics.batchDeliveries.record(deliveries.count)
-        let groups = Dictionary(grouping: deliveries) { SendGroup(pool: $0.pool, topic: $0.delivery.topic) }
+        let groups = Self.sendGroups(deliveries)
         batchesAtSender[batch] = groups.count
         for (group, deliveries) in groups {
             let id = nextSend
@@ -314,6 +314,27 @@ final class WorkerLoop {
             sends[id] = Send(batch: batch, deliveries: deliveries)
             completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: group.pool, sender: sender)
         }
+    }
+
+    /// The deliveries by (pool, APNs topic), in the order the groups first appear. A batch has few
+    /// groups, and comparing a delivery's two strings with the last group's (most often the same
+    /// strings) costs less than hashing them for every delivery.
+    private static func sendGroups(_ deliveries: [PlannedDelivery]) -> [(group: SendGroup, deliveries: [PlannedDelivery])] {
+        var groups: [(group: SendGroup, deliveries: [PlannedDelivery])] = []
+        var last = 0
+        for delivery in deliveries {
+            let group = SendGroup(pool: delivery.pool, topic: delivery.delivery.topic)
+            if groups.indices.contains(last), groups[last].group == group {
+                groups[last].deliveries.append(delivery)
+            } else if let index = groups.firstIndex(where: { $0.group == group }) {
+                groups[index].deliveries.append(delivery)
+                last = index
+            } else {
+                groups.append((group, [delivery]))
+                last = groups.count - 1
+            }
+        }
+        return groups
     }
 
     /// A send's results: recorded now, or when Redis answers again.

@@ -51,6 +51,42 @@ struct ProviderTokenLifecycleTests {
         #expect(metrics.tokenRefreshes.load(ordering: .relaxed) >= 6, "the connection adopted fresh tokens along the way")
     }
 
+    @Test("a connection drained by ExpiredProviderToken closes once its other streams are answered; the retry goes out on a fresh connection")
+    func drainedConnectionClosesAfterItsLastAnswer() async throws {
+        let metrics = RecordingMetrics()
+        let rotation = try ExpiringTokenRotation(metrics: metrics)
+        defer { rotation.fixture.stop() }
+        try await rotation.warmUp(thenAnswering: { $0.latencyMilliseconds = 2000 })
+        let inFlight = Task { try await rotation.fixture.sender.send(SenderFixture.notifications(5, intent: "slow"), pool: "dev") }
+        let retried = try await rotation.expireToken(behind: 5)
+        #expect(retried.outcome == .accepted)
+        #expect(retried.attempts == 2)
+        let stats = rotation.fixture.harness.simulator.stats()
+        #expect(stats.rejectionsByReason["ExpiredProviderToken"] == 1)
+        #expect(stats.connectionsOpened == 2, "the retry went out on a second connection")
+
+        let slow = try await inFlight.value
+        // Answered on the drained connection: not cut off by its close, so not retried.
+        #expect(slow.allSatisfy { $0.outcome == .accepted && $0.attempts == 1 })
+        try rotation.waitForDrainedConnectionToClose()
+    }
+
+    @Test("a connection drained by ExpiredProviderToken closes once its other streams are cancelled at their deadline")
+    func drainedConnectionClosesWhenItsLastStreamExpires() async throws {
+        let metrics = RecordingMetrics()
+        let rotation = try ExpiringTokenRotation(metrics: metrics, sender: { $0.maximumDeadlineMilliseconds = 2000 })
+        defer { rotation.fixture.stop() }
+        try await rotation.warmUp(thenAnswering: { $0.neverRespondRate = 1 })
+        let inFlight = Task { try await rotation.fixture.sender.send(SenderFixture.notifications(3, intent: "stuck"), pool: "dev") }
+        let retried = try await rotation.expireToken(behind: 3)
+        #expect(retried.outcome == .accepted)
+        #expect(retried.attempts == 2)
+
+        let stuck = try await inFlight.value
+        #expect(stuck.allSatisfy { $0.outcome == .expired && $0.attempts == 1 })
+        try rotation.waitForDrainedConnectionToClose()
+    }
+
     @Test("two teams' keys in one process: each pool signs with its own key and both are accepted")
     func manyCredentials() async throws {
         let otherKey = try ES256SigningKey.generate()
@@ -87,5 +123,54 @@ struct ProviderTokenLifecycleTests {
         #expect((metrics.retries.withLock { $0["InternalServerError"] } ?? 0) > 0)
         #expect(metrics.tokenRefreshes.load(ordering: .relaxed) >= 1)
         #expect((metrics.lastPoolState.withLock { $0?.open } ?? 0) >= 1)
+    }
+}
+
+/// A pool whose one connection has streams in flight when APNs answers `ExpiredProviderToken` to
+/// another request on it: the simulator's clock jumps 61 minutes (the connection's token is then
+/// too old), the token source's only 45 (it keeps that token until APNs rejects it, then signs one
+/// the simulator accepts).
+private struct ExpiringTokenRotation {
+    let fixture: SenderFixture
+    let metrics: RecordingMetrics
+    private let simulatorClock = SharedClock()
+    private let tokenClock = SharedClock()
+
+    init(metrics: RecordingMetrics, sender adjust: (inout SenderConfiguration) -> Void = { _ in }) throws {
+        self.metrics = metrics
+        fixture = try SenderFixture(simulatorClock: simulatorClock.unixMilliseconds, metrics: metrics, sender: adjust,
+                                    tokenClock: tokenClock.unixSeconds)
+    }
+
+    /// Sends one notification, so the connection has its token and its full stream limit; then
+    /// the simulator answers the way `faults` says (slowly, or never).
+    func warmUp(thenAnswering faults: (inout SimulatorFaults) -> Void) async throws {
+        let warmUp = try await fixture.sender.send(SenderFixture.notifications(1, intent: "warm-up"), pool: "dev")
+        #expect(warmUp.first?.outcome == .accepted)
+        fixture.harness.simulator.updateFaults { current in
+            var changed = current
+            faults(&changed)
+            return changed
+        }
+    }
+
+    /// Waits until `inFlight` requests sent after the warm-up reach the simulator; then expires the
+    /// connection's token, answers at once again, and sends one more notification: its result.
+    func expireToken(behind inFlight: Int) async throws -> DeliveryResult {
+        let simulator = fixture.harness.simulator
+        try Deadline.wait(.seconds(10), for: "\(inFlight) requests in flight") { simulator.stats().requests == 1 + inFlight }
+        simulator.setFaults(SimulatorFaults())
+        simulatorClock.advance(minutes: 61)
+        tokenClock.advance(minutes: 45)
+        return try #require(try await fixture.sender.send(SenderFixture.notifications(1, intent: "rejected"), pool: "dev").first)
+    }
+
+    /// The first connection leaves the simulator and the pool's count.
+    func waitForDrainedConnectionToClose() throws {
+        try Deadline.wait(.seconds(5), for: "the drained connection to close") {
+            fixture.harness.simulator.stats().connectionsClosed == 1
+        }
+        #expect(fixture.harness.simulator.stats().connectionsOpened == 2)
+        #expect(metrics.lastPoolState.withLock { $0?.open } == 1)
     }
 }
