@@ -53,25 +53,13 @@ public final class APNsSender: Sendable {
         guard !requests.isEmpty else { return [] }
         await pending.acquire(requests.count)
         defer { pending.release(requests.count) }
-        let deadlineCap = UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
-        return await withCheckedContinuation { (continuation: CheckedContinuation<[RequestOutcome], Never>) in
-            let collector = OutcomeCollector(count: requests.count, continuation: continuation)
-            // Made on the caller's thread, so the pool's loop — the sender's busiest thread — only sends.
-            let now = MonotonicClock.nanoseconds()
-            let handOff = DeliveryHandOff(deliveries: requests.indices.map { index in
-                PendingDelivery(request: requests[index].0, submittedAt: now,
-                                deadline: Self.deadline(expiration: requests[index].1, now: now, cap: deadlineCap),
-                                collector: collector, index: index)
-            })
-            loop.execute { handle.pool.submit(handOff.deliveries) }
+        let batch = DeliveryBatch(requests, now: MonotonicClock.nanoseconds(),
+                                  cap: UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000)
+        // The deliveries are made here, on the caller's thread, so the pool's loop — the sender's
+        // busiest thread — only sends them.
+        return await batch.outcomes { [loop] batch in
+            loop.execute { handle.pool.submit(batch) }
         }
-    }
-
-    /// Deliveries made on the caller's thread for the pool's loop.
-    private struct DeliveryHandOff: @unchecked Sendable {
-        // Safe to share: the caller lets go of the deliveries as it hands them over; from then on
-        // only the pool's loop touches them.
-        let deliveries: [PendingDelivery]
     }
 
     /// Closes every connection and stops the sender's loop; deliveries still waiting fail.

@@ -10,7 +10,7 @@ import TLS
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
 /// back-off. Retries follow the rejection's class and are bounded by attempts and by each
 /// notification's deadline. Confined to `loop`: every method runs there.
-final class ConnectionPool: HTTP2ConnectionDelegate {
+final class ConnectionPool: HTTP2ConnectionDelegate, HTTP2ResponseReceiver {
     let name: String
     let loop: EventLoop
     private let environment: APNsEnvironment
@@ -24,9 +24,9 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private var connections: [ObjectIdentifier: PooledConnection] = [:]
     /// Deliveries ready to be sent, oldest first.
-    private var waiting = DeliveryQueue()
-    /// Every submitted delivery not yet swept, in submission (and so deadline) order.
-    private var deadlineOrder = DeliveryQueue()
+    private var waiting = RingQueue<PendingDelivery>()
+    /// Every submitted batch not yet swept, in submission (and so deadline) order.
+    private var deadlineOrder = RingQueue<DeliveryBatch>()
     private var deadlineSweepArmed = false
     /// Device tokens answered `TooManyRequests`, and when (monotonic ns) they may be tried again.
     private var deviceBackoff: [String: UInt64] = [:]
@@ -72,15 +72,15 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         scheduleIdleCheck()
     }
 
-    func submit(_ deliveries: [PendingDelivery]) {
-        let usualDeadline = MonotonicClock.nanoseconds() + UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000
-        for delivery in deliveries where delivery.deadline + Self.sweepInterval < usualDeadline {
+    func submit(_ batch: DeliveryBatch) {
+        let deliveries = batch.deliveries
+        for delivery in deliveries where delivery.deadline + Self.sweepInterval < batch.deadline {
             // An expiration sooner than the cap: its own timer, as the sweep sees it only in turn.
             loop.schedule(afterMilliseconds: Self.milliseconds(until: delivery.deadline)) { [self] in
                 deadlinePassed(delivery)
             }
         }
-        deadlineOrder.append(contentsOf: deliveries)
+        deadlineOrder.append(batch)
         armDeadlineSweep()
         waiting.append(contentsOf: deliveries)
         dispatch()
@@ -93,17 +93,17 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// How often the deadlines of submitted deliveries are checked, in nanoseconds.
     private static let sweepInterval: UInt64 = 50_000_000
 
-    /// Deliveries have (nearly) the same deadline cap and arrive in order, so one periodic sweep
-    /// from the front of `deadlineOrder` finds every expired one, without a timer per delivery.
+    /// Batches have (nearly) the same deadline cap and arrive in order, so one periodic sweep from
+    /// the front of `deadlineOrder` finds every expired one, without a timer per delivery.
     private func armDeadlineSweep() {
         guard !deadlineSweepArmed, !deadlineOrder.isEmpty else { return }
         deadlineSweepArmed = true
         loop.schedule(afterMilliseconds: Int(Self.sweepInterval / 1_000_000)) { [self] in
             deadlineSweepArmed = false
             let now = MonotonicClock.nanoseconds()
-            while let first = deadlineOrder.first, first.isFinished || first.deadline <= now {
+            while let first = deadlineOrder.first, first.isComplete || first.deadline <= now {
                 deadlineOrder.removeFirst()
-                deadlinePassed(first)
+                for delivery in first.deliveries { deadlinePassed(delivery) }
             }
             armDeadlineSweep()
         }
@@ -178,14 +178,12 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         do {
             if candidate.authorization == nil { candidate.authorization = try authorization(for: connection) }
             // The request's parts are read in place: copying the whole request costs a retain each.
+            // The delivery is the request's context: no closure per request. The connection holds the
+            // pool until the stream ends, and ends every stream when it closes.
             let streamID = try connection.http2.send(
                 method: delivery.request.method, path: delivery.request.path, authority: environment.host,
-                connectionFields: candidate.authorization ?? nil, fields: delivery.request.fields, body: delivery.request.body
-            ) { [self] result in
-                // Strong captures: the connection fails every handler when it closes, which breaks
-                // the cycle pool → connection → handler → pool.
-                handle(result, for: delivery, on: connection)
-            }
+                connectionFields: candidate.authorization ?? nil, fields: delivery.request.fields, body: delivery.request.body,
+                receiver: self, context: delivery)
             connection.inFlight += 1
             delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
@@ -213,12 +211,19 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     // MARK: Answers
 
-    private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery,
-                        on connection: PooledConnection) {
+    func connection(_ connection: HTTP2Connection, endedStreamOf context: AnyObject,
+                    with result: Result<HTTP2Response, HTTP2StreamFailure>) {
+        // Every request of the pool is sent with its delivery as the context.
+        handle(result, for: unsafeDowncast(context, to: PendingDelivery.self))
+    }
+
+    private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery) {
         let now = MonotonicClock.nanoseconds()
-        connection.lastActivity = now
-        if delivery.inFlight != nil {
+        // Nil only when its deadline cancelled the stream, and let go of the connection then.
+        let connection = delivery.inFlight?.connection
+        if let connection {
             delivery.inFlight = nil
+            connection.lastActivity = now
             streamEnded(on: connection)
         }
         guard !delivery.isFinished else { return }

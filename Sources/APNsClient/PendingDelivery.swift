@@ -6,8 +6,8 @@ final class PendingDelivery {
     let submittedAt: UInt64
     /// Monotonic nanoseconds after which no attempt starts and the one in flight is cancelled.
     let deadline: UInt64
-    /// Where its outcome goes: its batch's collector, at its place in the batch.
-    private let collector: OutcomeCollector
+    /// Where its outcome goes: its batch, at its place there.
+    private let batch: DeliveryBatch
     private let index: Int
     var attempts = 0
     var lastResponse: HTTP2Response?
@@ -18,17 +18,17 @@ final class PendingDelivery {
     /// The connection and stream carrying the current attempt, if one is in flight.
     var inFlight: (connection: PooledConnection, streamID: Int32)?
 
-    init(request: APNsRequest, submittedAt: UInt64, deadline: UInt64, collector: OutcomeCollector, index: Int) {
+    init(request: APNsRequest, submittedAt: UInt64, deadline: UInt64, batch: DeliveryBatch, index: Int) {
         self.request = request
         self.submittedAt = submittedAt
         self.deadline = deadline
-        self.collector = collector
+        self.batch = batch
         self.index = index
     }
 
     /// Hands the outcome `finish` returned to the batch.
     func complete(_ outcome: RequestOutcome) {
-        collector.set(index, outcome)
+        batch.set(index, outcome)
     }
 
     /// Ends it once and returns its outcome, for the pool to record and then pass to `complete`;

@@ -67,7 +67,9 @@ public final class HTTP2Connection: FileDescriptorHandler {
     private var watchingWrites = false
     /// A flush is already deferred to the end of the loop's batch.
     private var flushDeferred = false
-    private var responseHandlers: [Int32: (Result<HTTP2Response, HTTP2StreamFailure>) -> Void] = [:]
+    private var pendingResponses = StreamTable<PendingResponse>()
+    /// The session's events being handled; kept between batches for its storage.
+    private var sessionEvents: [HTTP2Session.Event] = []
     /// Ciphertext from the socket; allocated once, read into again and again.
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
     private var plaintext: [UInt8] = []
@@ -156,21 +158,31 @@ public final class HTTP2Connection: FileDescriptorHandler {
     public func send(method: String = "POST", path: String, authority: String, connectionFields: HTTPFieldBlock? = nil,
                      fields: HTTPFieldBlock, body: [UInt8],
                      completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
+        let receiver = CompletionReceiver(completion)
+        return try send(method: method, path: path, authority: authority, connectionFields: connectionFields, fields: fields,
+                        body: body, receiver: receiver, context: receiver)
+    }
+
+    /// Client role: as ``send(method:path:authority:connectionFields:fields:body:completion:)``, but
+    /// the end of the stream goes to `receiver` with `context` rather than to a closure per request.
+    @discardableResult
+    public func send(method: String = "POST", path: String, authority: String, connectionFields: HTTPFieldBlock? = nil,
+                     fields: HTTPFieldBlock, body: [UInt8], receiver: HTTP2ResponseReceiver, context: AnyObject) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
         guard hasRemoteSettings else { throw HTTP2Error("send before the server's SETTINGS arrived") }
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
                                                  connectionFields: connectionFields, fields: fields, body: body)
-        responseHandlers[streamID] = completion
+        pendingResponses[streamID] = PendingResponse(receiver: receiver, context: context)
         deferFlush()
         return streamID
     }
 
-    /// Client role: cancels a request (RST_STREAM CANCEL); its completion gets `.cancelled`.
+    /// Client role: cancels a request (RST_STREAM CANCEL); its receiver gets `.cancelled`.
     public func cancel(streamID: Int32) {
-        guard let handler = responseHandlers.removeValue(forKey: streamID) else { return }
+        guard let pending = pendingResponses.removeValue(forKey: streamID) else { return }
         session.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.cancel)
         deferFlush()
-        handler(.failure(.cancelled))
+        end(pending, with: .failure(.cancelled))
     }
 
     /// Sends a PING (keeps idle connections alive through middleboxes and proves the peer answers).
@@ -196,9 +208,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
             }
             Glibc.close(descriptor)
         }
-        let handlers = responseHandlers
-        responseHandlers.removeAll()
-        for (_, handler) in handlers.sorted(by: { $0.key < $1.key }) { handler(.failure(.connectionClosed)) }
+        for stream in pendingResponses.removeAll() { end(stream.value, with: .failure(.connectionClosed)) }
         delegate?.connectionClosed(self, error: error)
     }
 
@@ -276,6 +286,10 @@ public final class HTTP2Connection: FileDescriptorHandler {
         deferFlush()
     }
 
+    private func end(_ pending: PendingResponse, with result: Result<HTTP2Response, HTTP2StreamFailure>) {
+        pending.receiver.connection(self, endedStreamOf: pending.context, with: result)
+    }
+
     /// Flushes once at the end of the loop's current batch, so the frames of every response and
     /// request submitted meanwhile leave in one TLS write and one `send`.
     private func deferFlush() {
@@ -288,17 +302,23 @@ public final class HTTP2Connection: FileDescriptorHandler {
     }
 
     private func handleSessionEvents() {
-        for event in session.takeEvents() {
+        session.takeEvents(into: &sessionEvents)
+        for event in sessionEvents {
             switch event {
             case .request(let request):
                 delegate?.connection(self, received: request)
             case .response(let streamID, let response):
-                responseHandlers.removeValue(forKey: streamID)?(.success(response))
+                if let pending = pendingResponses.removeValue(forKey: streamID) { end(pending, with: .success(response)) }
             case .streamFailed(let streamID, let errorCode):
-                responseHandlers.removeValue(forKey: streamID)?(.failure(.reset(errorCode: errorCode)))
+                if let pending = pendingResponses.removeValue(forKey: streamID) {
+                    end(pending, with: .failure(.reset(errorCode: errorCode)))
+                }
             case .goAway(let goAway):
-                for streamID in responseHandlers.keys.sorted() where streamID > goAway.lastStreamID {
-                    responseHandlers.removeValue(forKey: streamID)?(.failure(.refusedByGoAway))
+                for stream in pendingResponses.sortedEntries() where stream.streamID > goAway.lastStreamID {
+                    // Looked up again: an earlier one's receiver may have closed the connection.
+                    if let pending = pendingResponses.removeValue(forKey: stream.streamID) {
+                        end(pending, with: .failure(.refusedByGoAway))
+                    }
                 }
                 delegate?.connection(self, receivedGoAway: goAway)
             case .pingAcknowledged:

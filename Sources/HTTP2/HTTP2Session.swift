@@ -38,18 +38,15 @@ final class HTTP2Session {
         var outgoing: [UInt8] = []
         var outgoingOffset = 0
 
-        init() {
-            headers.reserveCapacity(8)
-        }
-
-        /// Empties the message for another stream; the header array keeps its storage (the request
-        /// that shared it is gone once its stream closed).
+        /// Empties the message for another stream. Its fields and body went to the finished message
+        /// (which may outlive the stream), so they are let go rather than emptied in place, which
+        /// would copy them; most responses a client keeps have neither.
         func reset() {
             method = ""
             path = ""
             authority = nil
             status = 0
-            headers.removeAll(keepingCapacity: true)
+            headers = []
             body = []
             complete = false
             outgoing = []
@@ -67,7 +64,7 @@ final class HTTP2Session {
     /// The others are skipped before any `String` is made of them.
     private let keptResponseFields: [[UInt8]]?
     private var session: OpaquePointer!
-    private var partial: [Int32: PartialMessage] = [:]
+    private var partial = StreamTable<PartialMessage>()
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
     private var recent: (streamID: Int32, message: PartialMessage)?
     /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
@@ -76,7 +73,7 @@ final class HTTP2Session {
     /// What the reused storage starts with after a request: its `:method`, `:scheme` and
     /// `:authority`, the same for nearly every request of a connection, and so kept for the next.
     private var requestPrefix: (method: String, scheme: String, authority: String, byteCount: Int)?
-    private(set) var events: [Event] = []
+    private var events: [Event] = []
 
     init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
         self.role = role
@@ -84,7 +81,8 @@ final class HTTP2Session {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { throw HTTP2Error("nghttp2_session_callbacks_new") }
         defer { nghttp2_session_callbacks_del(callbacks) }
-        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        // A client's messages exist from its submission on: nothing to begin per response.
+        if role == .server { nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders) }
         nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
@@ -102,10 +100,11 @@ final class HTTP2Session {
         nghttp2_session_del(session)
     }
 
-    /// Hands the events recorded so far to the caller.
-    func takeEvents() -> [Event] {
-        defer { events.removeAll(keepingCapacity: true) }
-        return events
+    /// Hands the events recorded so far to the caller, in `buffer` (emptied first); the two arrays
+    /// trade storage, so neither is allocated again.
+    func takeEvents(into buffer: inout [Event]) {
+        buffer.removeAll(keepingCapacity: true)
+        swap(&buffer, &events)
     }
 
     // MARK: Input and output
@@ -323,20 +322,20 @@ final class HTTP2Session {
     }
 
     fileprivate func beginHeaders(streamID: Int32) {
-        guard role == .server else { return }
         let message = newMessage()
         partial[streamID] = message
         recent = (streamID, message)
     }
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let message = message(streamID) else { return }
         // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
+        // A field not kept is dropped before its stream's message is even looked up.
         guard name.first == UInt8(ascii: ":") else {
             if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
-            message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+            message(streamID)?.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
             return
         }
+        guard let message = message(streamID) else { return }
         // A response's only pseudo-header, compared as bytes.
         if role == .client, Self.bytes(Self.statusName, equal: name) {
             message.status = Self.decimal(value) ?? 0

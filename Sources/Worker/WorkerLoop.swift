@@ -232,14 +232,17 @@ final class WorkerLoop {
 
     /// What of a step can run while Redis is out, and what must wait. Under `pause`, nothing runs.
     /// Under `fail_open`, planning runs (a user-addressed intent then waits for the registry),
-    /// claiming becomes sending without claims, and recording runs for deliveries that hold no
-    /// claim and need no registry clean-up.
+    /// claiming becomes sending without claims, and recording produces the records of every
+    /// delivery that needs no registry clean-up at once (counted when a claim is left to settle),
+    /// keeping only the settling of their claims for later.
     private func splitForOutage(_ step: RedisStep) -> (now: RedisStep?, later: RedisStep?) {
         guard configuration.redisUnreachable == .failOpen else { return (nil, step) }
         guard case .record(let sent) = step else { return (step, nil) }
-        let needing = sent.filter(\.needsRedis)
-        let free = sent.filter { !$0.needsRedis }
-        return (free.isEmpty ? nil : .record(free), needing.isEmpty ? nil : .record(needing))
+        let free = sent.filter { !$0.needsRegistry && !$0.onlyClaimLeft }
+        let claimsLeft = free.filter(\.planned.holdsClaim)
+        metrics.recordedBeforeClaims.increment(by: claimsLeft.count)
+        let later = sent.filter { $0.needsRegistry || $0.onlyClaimLeft } + claimsLeft.map { $0.claimLeft() }
+        return (free.isEmpty ? nil : .record(free), later.isEmpty ? nil : .record(later))
     }
 
     /// Does one step; a Redis failure leaves nothing half-done that a repetition would not redo.
@@ -260,7 +263,7 @@ final class WorkerLoop {
             redisStage.submit(.claim(planned))
         case .record(let sent):
             guard !outage.isOut else {
-                // fail_open: what ``splitForOutage(_:)`` let through touches no Redis.
+                // fail_open: what ``splitForOutage(_:)`` let through is produced without Redis.
                 try produce(sent.flatMap { delivery in
                     delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
                 })

@@ -25,6 +25,7 @@ struct WorkerMetrics: Sendable {
     let paused: Gauge
     let redisAvailable: Gauge
     let dedupeSkipped: Counter
+    let recordedBeforeClaims: Counter
 
     init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
         self.pipeline = pipeline
@@ -53,6 +54,9 @@ struct WorkerMetrics: Sendable {
                                                 help: "1 while Redis answers the worker, else 0.")
         dedupeSkipped = try registry.makeCounter(label: "pushline_dedupe_skipped_total", dimensions: [("pipeline", pipeline)],
                                                  help: "Deliveries sent without claims or collapse windows (redis_unreachable: fail_open).")
+        recordedBeforeClaims = try registry.makeCounter(
+            label: "pushline_outcomes_before_claims_total", dimensions: [("pipeline", pipeline)],
+            help: "Outcomes produced while Redis was out, their claims settled once it answers (redis_unreachable: fail_open).")
         redisAvailable.set(to: 1)
     }
 
