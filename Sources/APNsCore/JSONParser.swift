@@ -35,6 +35,26 @@ public struct JSONParser {
         }
     }
 
+    /// Parses one complete document like ``parse(_:)``, but hands each member of a root object to
+    /// `member` as it is read instead of collecting them: for a decoder that keeps the members it
+    /// knows, and so builds no root object. Returns nil when the root is an object, else the root.
+    public static func parseMembers(_ bytes: [UInt8], _ member: (_ key: String, _ value: JSONValue) -> Void)
+        throws(JSONParseError) -> JSONValue? {
+        try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue? in
+            var parser = JSONParser(bytes: buffer)
+            parser.skipWhitespace()
+            var root: JSONValue?
+            if parser.current == UInt8(ascii: "{") {
+                try parser.parseMembers(member)
+            } else {
+                root = try parser.parseValue()
+            }
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else { throw parser.error("unexpected content after the document") }
+            return root
+        }
+    }
+
     private func error(_ message: String) -> JSONParseError {
         JSONParseError(offset: position, message: message)
     }
@@ -75,15 +95,21 @@ public struct JSONParser {
     }
 
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        var object = JSONObject()
+        object.members.reserveCapacity(8)
+        try parseMembers { key, value in object.members.append(JSONObject.Member(key, value)) }
+        return .object(object)
+    }
+
+    /// Reads an object from its `{`, handing each member to `member` in order.
+    private mutating func parseMembers(_ member: (String, JSONValue) -> Void) throws(JSONParseError) {
         try enterNesting()
         defer { depth -= 1 }
         position += 1
-        var object = JSONObject()
-        object.members.reserveCapacity(8)
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             position += 1
-            return .object(object)
+            return
         }
         while true {
             skipWhitespace()
@@ -93,12 +119,11 @@ public struct JSONParser {
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             position += 1
             skipWhitespace()
-            let value = try parseValue()
-            object.members.append(JSONObject.Member(key, value))
+            member(key, try parseValue())
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
-            case UInt8(ascii: "}"): position += 1; return .object(object)
+            case UInt8(ascii: "}"): position += 1; return
             default: throw error("expected ',' or '}' in object")
             }
         }

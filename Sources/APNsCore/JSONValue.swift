@@ -63,7 +63,9 @@ public struct JSONObject: Sendable, Equatable {
 
     /// The first member's value with this key.
     public subscript(key: String) -> JSONValue? {
-        members.first { $0.key == key }?.value
+        // By index, so that only the value is copied, not each member passed.
+        guard let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+        return members[index].value
     }
 
     /// Keys that appear more than once, each reported once, in order of first repetition.

@@ -14,6 +14,14 @@ public enum NotificationValidator {
         return violations(in: request, writtenFrom: payload.document)
     }
 
+    /// The violations of `request`'s headers and path alone: for a body whose rules were checked
+    /// once for its shape, such as an enrichment template's payload written into its skeleton.
+    public static func headerViolations(in request: NotificationRequest) -> [Violation] {
+        var found: [Violation] = []
+        checkHeaders(request, into: &found)
+        return found
+    }
+
     private static func violations(in request: NotificationRequest, writtenFrom document: JSONObject?) -> [Violation] {
         var found: [Violation] = []
         checkHeaders(request, into: &found)

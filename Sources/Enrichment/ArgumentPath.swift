@@ -20,13 +20,18 @@ struct ArgumentPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The value at this path; nil when absent or `null`.
     func value(in args: JSONObject) -> JSONValue? {
-        var object = args
-        for component in components.dropLast() {
-            guard case .object(let inner)? = object[component] else { return nil }
-            object = inner
+        // Members are searched by index and only the value found is copied: every placeholder of
+        // every intent comes here.
+        var members = args.members
+        let last = components.count - 1
+        for depth in 0..<last {
+            guard let index = members.firstIndex(where: { $0.key == components[depth] }),
+                  case .object(let inner) = members[index].value else { return nil }
+            members = inner.members
         }
-        guard let value = object[components[components.count - 1]], value != .null else { return nil }
-        return value
+        guard let index = members.firstIndex(where: { $0.key == components[last] }) else { return nil }
+        if case .null = members[index].value { return nil }
+        return members[index].value
     }
 
     /// Whether a section on this path shows: the value is present and not `false`, `0`, `""` or `[]`.

@@ -59,6 +59,7 @@ public struct Enricher: Sendable {
         guard case .template(let name) = intent.content else {
             throw EnrichmentError(.unknownTemplate, "the intent carries a raw payload, not a template")
         }
-        return try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: profileLocale).payload
+        let draft = try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: profileLocale).draft
+        return NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
     }
 }

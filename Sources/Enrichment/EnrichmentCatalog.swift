@@ -3,12 +3,23 @@ import Foundation
 /// Every app's compiled templates and localized strings: immutable once loaded, so a reload builds
 /// a new catalog and swaps it in (``CatalogStore``) while work in flight keeps the old one.
 public struct EnrichmentCatalog: Sendable {
-    /// One app's templates and strings.
-    struct App: Sendable {
+    /// One app's templates and strings. A class: composing a notification passes it along
+    /// several times, and copying its fields retained each of them.
+    final class App: Sendable {
         let templates: [String: Template]
+        /// The templates' payloads with holes for their texts, by template name; a template
+        /// without one (its payload breaks an APNs rule) is always composed the general way.
+        let payloadSkeletons: [String: PayloadSkeleton]
         let strings: StringCatalog
         /// Normalized; the last step of every locale fallback.
         let defaultLocale: String
+
+        init(templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
+            self.templates = templates
+            payloadSkeletons = templates.compactMapValues(PayloadSkeleton.init(template:))
+            self.strings = strings
+            self.defaultLocale = defaultLocale
+        }
     }
 
     private let apps: [String: App]
@@ -50,8 +61,7 @@ public struct EnrichmentCatalog: Sendable {
                 }
             }
             let defaultLocale = templates.defaultLocale ?? strings.sourceLanguage ?? "en"
-            apps[appID] = App(templates: templates.templates, strings: strings,
-                              defaultLocale: LanguageTag.normalized(defaultLocale))
+            apps[appID] = App(templates: templates.templates, strings: strings, defaultLocale: LanguageTag.normalized(defaultLocale))
         }
         return EnrichmentCatalog(apps: apps)
     }

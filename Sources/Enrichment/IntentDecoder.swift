@@ -6,23 +6,29 @@ public enum IntentDecoder {
     /// The schema version this decoder reads; `schema_version` may be omitted or must equal it.
     public static let schemaVersion: Int64 = 1
 
-    /// Decodes one intent document.
+    /// Decodes one intent document. The root's members go straight into their fields as they are
+    /// parsed: no root object is built.
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
-        let document: JSONValue
+        var fields = FieldSet(path: "$")
+        let nonObjectRoot: JSONValue?
         do {
-            document = try JSONParser.parse(bytes)
+            nonObjectRoot = try JSONParser.parseMembers(bytes) { key, value in fields.add(key, value) }
         } catch {
             throw IntentDecodingError(.malformedJSON, at: "$", error.description)
         }
-        guard case .object(let object) = document else {
-            throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(document.typeName)")
+        if let nonObjectRoot {
+            throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
         }
-        return try decode(object)
+        try fields.checkMembers()
+        return try decode(fields)
     }
 
     /// Decodes an intent that is already parsed.
     public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
-        let fields = try FieldSet(object, path: "$")
+        try decode(try FieldSet(object, path: "$"))
+    }
+
+    private static func decode(_ fields: FieldSet) throws(IntentDecodingError) -> Intent {
         if let version = try fields.integer(.schemaVersion), version != schemaVersion {
             throw fields.invalid(.schemaVersion, "this decoder reads schema \(schemaVersion), got \(version)")
         }
@@ -59,22 +65,23 @@ public enum IntentDecoder {
             throw IntentDecodingError(.conflictingFields, at: fields.path(templateOnly),
                                       "a raw payload is sent as given; \(templateOnly.rawValue) applies to templates only")
         }
-        var intent = Intent(id: id, app: app, environment: environment, recipients: recipients, content: content)
-        intent.overrides = overrides
-        intent.args = try fields.object(.args) ?? JSONObject()
-        intent.locale = try fields.locale()
-        intent.custom = try fields.object(.custom) ?? JSONObject()
-        if intent.custom["aps"] != nil {
+        let args = try fields.object(.args) ?? JSONObject()
+        let locale = try fields.locale()
+        let custom = try fields.object(.custom) ?? JSONObject()
+        if custom["aps"] != nil {
             throw IntentDecodingError(.invalidValue, at: "$.custom.aps", "\"aps\" is reserved for APNs")
         }
-        intent.dedupeWindow = try fields.nonNegativeInteger(.dedupeWindow)
-        intent.createdAt = try fields.nonNegativeInteger(.createdAt)
-        intent.liveActivity = try fields.liveActivity()
-        if intent.liveActivity != nil, intent.createdAt == nil {
+        let dedupeWindow = try fields.nonNegativeInteger(.dedupeWindow)
+        let createdAt = try fields.nonNegativeInteger(.createdAt)
+        let liveActivity = try fields.liveActivity()
+        if liveActivity != nil, createdAt == nil {
             throw IntentDecodingError(.missingField, at: "$.created_at",
                                       "required with live_activity: it becomes aps.timestamp")
         }
-        return intent
+        // Built once with every field: setting them one by one after `init` copied the intent.
+        return Intent(id: id, app: app, environment: environment, recipients: recipients, content: content, args: args,
+                      locale: locale, overrides: overrides, custom: custom, dedupeWindow: dedupeWindow, createdAt: createdAt,
+                      liveActivity: liveActivity)
     }
 
     /// Overrides that change `aps` and so make no sense with a raw payload.
@@ -132,35 +139,52 @@ private enum IntentField: String, CaseIterable {
 
 /// The known fields of one JSON object, read with typed accessors that throw errors naming the
 /// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
-/// disagree on which one wins. A slot per field holds its member index: no dictionary per intent.
+/// disagree on which one wins. A slot per field holds its value: no dictionary per intent.
 private struct FieldSet {
-    private let members: [JSONObject.Member]
-    /// Per field, the index of its member, or -1.
-    private var slots: [Int16]
+    /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField`` (a slot
+    /// past the end traps in every test). Inline: no allocation per object.
+    private var values = InlineArray<28, JSONValue?>(repeating: .none)
+    private var memberCount = 0
+    /// The first known field given twice.
+    private var repeated: String?
     let path: String
 
+    /// An empty set, to ``add(_:_:)`` members to, then ``checkMembers()``.
+    init(path: String) {
+        self.path = path
+    }
+
+    /// The known fields of `object`.
     init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
         self.path = path
-        members = object.members
-        slots = Array(repeating: -1, count: IntentField.allCases.count)
-        // Fields past index 32767 cannot be addressed; an intent that large is refused.
-        guard members.count <= Int(Int16.max) else {
+        for member in object.members { add(member.key, member.value) }
+        try checkMembers()
+    }
+
+    /// Keeps the member if its field is known.
+    mutating func add(_ key: String, _ value: JSONValue) {
+        memberCount += 1
+        guard let field = IntentField.byName[key] else { return }
+        guard values[field.slot] == .none else {
+            if repeated == nil { repeated = key }
+            return
+        }
+        values[field.slot] = value
+    }
+
+    /// Throws for a known field given twice, or for more members than an intent may have.
+    func checkMembers() throws(IntentDecodingError) {
+        // The limit of the first decoder, which addressed members by 16-bit index; no real intent comes near it.
+        guard memberCount <= Int(Int16.max) else {
             throw IntentDecodingError(.invalidValue, at: path, "has more than \(Int16.max) members")
         }
-        for (index, member) in members.enumerated() {
-            guard let field = IntentField.byName[member.key] else { continue }
-            guard slots[field.slot] < 0 else {
-                throw IntentDecodingError(.duplicateField, at: "\(path).\(member.key)", "appears more than once")
-            }
-            slots[field.slot] = Int16(index)
+        if let repeated {
+            throw IntentDecodingError(.duplicateField, at: "\(path).\(repeated)", "appears more than once")
         }
     }
 
     subscript(field: IntentField) -> JSONValue? {
-        let index = slots[field.slot]
-        // Not `index < 0 ? nil : …`: JSONValue is nil-literal expressible, so that nil is JSON null.
-        guard index >= 0 else { return .none }
-        return members[Int(index)].value
+        values[field.slot]
     }
 
     func path(_ field: IntentField) -> String { "\(path).\(field.rawValue)" }

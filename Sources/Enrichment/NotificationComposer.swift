@@ -17,13 +17,19 @@ struct NotificationComposer {
 
     let catalog: EnrichmentCatalog
 
-    /// A template's payload before it is written: what the headers need to know besides.
+    /// A template filled for one intent, before its payload is assembled: the texts from the
+    /// arguments and what the headers need to know besides.
     struct Draft {
-        var payload: APNsPayload
+        let template: Template
         let pushType: PushType
-        let templatePriority: APNsPriority?
+        let alert: AlertContent?
+        /// The intent's, else the template's filled in.
+        let threadID: String?
+        /// The template's custom keys' values, in its order.
+        let customValues: [JSONValue]
         let collapseID: String?
         let locale: LocaleResolution?
+        let liveActivity: LiveActivityContent?
     }
 
     func compose(_ intent: Intent, profileLocale: String?) throws(EnrichmentError) -> Composed {
@@ -33,16 +39,20 @@ struct NotificationComposer {
                                  collapseID: intent.overrides.collapseID, payload: WrittenPayload(object), locale: nil,
                                  shortened: false)
         case .template(let name):
-            var draft = try draft(intent, templateName: name, profileLocale: profileLocale)
-            let encoded = try AlertShortener.encode(&draft.payload, limit: draft.pushType.payloadLimit)
-            return try validated(intent, pushType: draft.pushType, templatePriority: draft.templatePriority,
+            let (draft, skeleton) = try draft(intent, templateName: name, profileLocale: profileLocale)
+            if let skeleton, let composed = filled(skeleton, draft, intent) { return composed }
+            var payload = Self.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
+            let encoded = try AlertShortener.encode(&payload, limit: draft.pushType.payloadLimit)
+            return try validated(intent, pushType: draft.pushType, templatePriority: draft.template.priority,
                                  collapseID: draft.collapseID, payload: encoded.written, locale: draft.locale,
                                  shortened: encoded.shortened)
         }
     }
 
-    /// The template filled with the intent's arguments and overrides, in the requested locale.
-    func draft(_ intent: Intent, templateName: String, profileLocale: String?) throws(EnrichmentError) -> Draft {
+    /// The template filled with the intent's arguments, in the requested locale, and the
+    /// template's payload skeleton if it has one.
+    func draft(_ intent: Intent, templateName: String,
+               profileLocale: String?) throws(EnrichmentError) -> (draft: Draft, skeleton: PayloadSkeleton?) {
         guard let app = catalog.app(intent.app) else {
             throw EnrichmentError(.unknownApp, "no template file for app \(intent.app)")
         }
@@ -57,31 +67,44 @@ struct NotificationComposer {
             locale = LocaleResolution(requested: intent.locale ?? profileLocale, source: intent.locale != nil ? .intent : .profile,
                                       available: app.strings.locales, defaultLocale: app.defaultLocale)
         }
-        var payload = APNsPayload()
-        if let alert = template.alert {
-            let texts = AlertTexts(template: template, app: app, args: args, locale: locale)
-            payload.alert = .content(try texts.content(alert))
+        var alert: AlertContent?
+        if let alertTemplate = template.alert {
+            alert = try AlertTexts(template: template, app: app, args: args, locale: locale).content(alertTemplate)
         }
-        payload.badge = overrides.badge
-        payload.sound = overrides.sound.map(Sound.named) ?? template.sound
-        payload.threadID = try overridden(overrides.threadID, template.threadID, args)
-        payload.category = overrides.category ?? template.category
-        payload.contentAvailable = pushType == .background
-        payload.mutableContent = template.mutableContent
-        payload.interruptionLevel = overrides.interruptionLevel ?? template.interruptionLevel
-        payload.relevanceScore = overrides.relevanceScore ?? template.relevanceScore
+        let threadID = try overridden(overrides.threadID, template.threadID, args)
+        var liveActivityContent: LiveActivityContent?
         if let liveActivity = intent.liveActivity, let createdAt = intent.createdAt {
             let isStart = liveActivity.event == .start
-            payload.liveActivity = LiveActivityContent(
+            liveActivityContent = LiveActivityContent(
                 timestamp: createdAt / 1000, event: liveActivity.event, contentState: args,
                 staleDate: liveActivity.staleDate, dismissalDate: liveActivity.dismissalDate,
                 attributesType: isStart ? template.attributesType : nil,
                 attributes: isStart ? liveActivity.attributes : nil
             )
         }
-        payload.custom = try customKeys(template, args: args, intentCustom: intent.custom)
-        return Draft(payload: payload, pushType: pushType, templatePriority: template.priority,
-                     collapseID: try overridden(overrides.collapseID, template.collapseID, args), locale: locale)
+        let customValues = try Self.customValues(template, args: args)
+        let draft = Draft(template: template, pushType: pushType, alert: alert, threadID: threadID, customValues: customValues,
+                          collapseID: try overridden(overrides.collapseID, template.collapseID, args), locale: locale,
+                          liveActivity: liveActivityContent)
+        return (draft, app.payloadSkeletons[templateName])
+    }
+
+    /// The draft's payload: the template's `aps` keys, the intent's overrides, then the custom keys.
+    static func payload(_ draft: Draft, overrides: Intent.Overrides, intentCustom: JSONObject) -> APNsPayload {
+        let template = draft.template
+        var payload = APNsPayload()
+        payload.alert = draft.alert.map(Alert.content)
+        payload.badge = overrides.badge
+        payload.sound = overrides.sound.map(Sound.named) ?? template.sound
+        payload.threadID = draft.threadID
+        payload.category = overrides.category ?? template.category
+        payload.contentAvailable = draft.pushType == .background
+        payload.mutableContent = template.mutableContent
+        payload.interruptionLevel = overrides.interruptionLevel ?? template.interruptionLevel
+        payload.relevanceScore = overrides.relevanceScore ?? template.relevanceScore
+        payload.liveActivity = draft.liveActivity
+        payload.custom = customKeys(template, values: draft.customValues, intentCustom: intentCustom)
+        return payload
     }
 
     /// The intent's value, else the template's text filled in.
@@ -90,19 +113,24 @@ struct NotificationComposer {
         return try text?.render(args)
     }
 
-    /// The template's custom keys, then the intent's, which replace any of the same name.
-    private func customKeys(_ template: Template, args: JSONObject, intentCustom: JSONObject) throws(EnrichmentError) -> JSONObject {
-        var custom = JSONObject()
+    /// The values of the template's custom keys: a single placeholder keeps its argument's JSON type.
+    private static func customValues(_ template: Template, args: JSONObject) throws(EnrichmentError) -> [JSONValue] {
+        var values: [JSONValue] = []
+        values.reserveCapacity(template.custom.count)
         for key in template.custom {
-            let value: JSONValue
-            if let path = key.value.singlePlaceholder {
-                guard let argument = path.value(in: args) else { _ = try path.text(in: args); continue }
-                value = argument
+            // A missing argument fails in `render` with the same error as any placeholder.
+            if let path = key.value.singlePlaceholder, let argument = path.value(in: args) {
+                values.append(argument)
             } else {
-                value = .string(try key.value.render(args))
+                values.append(.string(try key.value.render(args)))
             }
-            custom.members.append(JSONObject.Member(key.name, value))
         }
+        return values
+    }
+
+    /// The template's custom keys, then the intent's, which replace any of the same name.
+    private static func customKeys(_ template: Template, values: [JSONValue], intentCustom: JSONObject) -> JSONObject {
+        var custom = JSONObject(zip(template.custom, values).map { JSONObject.Member($0.name, $1) })
         for member in intentCustom.members {
             if let index = custom.members.firstIndex(where: { $0.key == member.key }) {
                 custom.members[index] = member
@@ -113,10 +141,32 @@ struct NotificationComposer {
         return custom
     }
 
+    /// The notification with its payload written into the template's skeleton, or nil when the
+    /// intent changes more than the texts, the payload is too large, or a header breaks a rule:
+    /// the general path then shortens the alert or reports every violation.
+    private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent) -> Composed? {
+        let overrides = intent.overrides
+        guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, intent.custom.members.isEmpty,
+              overrides.threadID == nil, overrides.badge == nil, overrides.sound == nil, overrides.category == nil,
+              overrides.interruptionLevel == nil, overrides.relevanceScore == nil,
+              let bytes = skeleton.payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues),
+              bytes.count <= draft.pushType.payloadLimit else { return nil }
+        let (topic, priority) = headers(intent, pushType: draft.pushType, templatePriority: draft.template.priority)
+        let request = NotificationRequest(pushType: draft.pushType, topic: topic, priority: priority, collapseID: draft.collapseID,
+                                          payload: bytes)
+        guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
+        return Composed(topic: topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID, payload: bytes,
+                        locale: draft.locale, wasShortened: false)
+    }
+
+    /// The `apns-topic` and the priority: the intent's, else the template's, else the push type's default.
+    private func headers(_ intent: Intent, pushType: PushType, templatePriority: APNsPriority?) -> (topic: String, priority: APNsPriority) {
+        (intent.app + pushType.topicSuffix, intent.overrides.priority ?? templatePriority ?? pushType.defaultPriority)
+    }
+
     private func validated(_ intent: Intent, pushType: PushType, templatePriority: APNsPriority?, collapseID: String?,
                            payload: WrittenPayload, locale: LocaleResolution?, shortened: Bool) throws(EnrichmentError) -> Composed {
-        let priority = intent.overrides.priority ?? templatePriority ?? pushType.defaultPriority
-        let topic = intent.app + pushType.topicSuffix
+        let (topic, priority) = headers(intent, pushType: pushType, templatePriority: templatePriority)
         let request = NotificationRequest(pushType: pushType, topic: topic, priority: priority, collapseID: collapseID,
                                           payload: payload.bytes)
         let violations = NotificationValidator.violations(in: request, payload: payload)

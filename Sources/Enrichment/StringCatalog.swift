@@ -11,6 +11,8 @@ struct StringCatalog: Sendable {
 
     /// Every locale with at least one string, normalized.
     private(set) var locales: Set<String> = []
+    /// Every key of any locale: client-localized alerts check theirs for every intent.
+    private var keys: Set<String> = []
 
     /// The string for `key` in `locale` (normalized), if that locale has it.
     func lookup(_ key: String, locale: String) -> LocalizedString? {
@@ -19,13 +21,14 @@ struct StringCatalog: Sendable {
 
     /// Whether any locale has `key`.
     func contains(_ key: String) -> Bool {
-        strings.values.contains { $0[key] != nil }
+        keys.contains(key)
     }
 
     private mutating func add(_ string: LocalizedString, key: String, locale: String) {
         let normalized = LanguageTag.normalized(locale)
         strings[normalized, default: [:]][key] = string
         locales.insert(normalized)
+        keys.insert(key)
     }
 
     // MARK: Plain JSON: {"key": "text", "plural.key": {"one": "…", "other": "…"}}

@@ -3,7 +3,10 @@ internal import CRdKafka
 /// One message handed to the application by ``KafkaConsumer/poll(maxMessages:timeout:)``. Its bytes
 /// are copied out of librdkafka, so it outlives the poll. Pass it back to
 /// ``KafkaConsumer/complete(_:)`` once its work is fully recorded.
-public struct KafkaConsumerMessage: Sendable {
+///
+/// A class (immutable, so sendable): a message travels with every delivery planned from it and with
+/// the worker's bookkeeping until it completes, and copying its fields at each step showed up in profiles.
+public final class KafkaConsumerMessage: Sendable {
     public let topicPartition: KafkaTopicPartition
     public let offset: Int64
     /// The key, or `nil` when the message has none.
@@ -24,7 +27,7 @@ public struct KafkaConsumerMessage: Sendable {
 
     /// Copies a message that librdkafka owns; `topic` is its topic's name, looked up by the caller.
     /// The pointer must be librdkafka's own: its timestamp lives in the message around it.
-    init(copying pointer: UnsafeMutablePointer<rd_kafka_message_t>, topic: String) {
+    convenience init(copying pointer: UnsafeMutablePointer<rd_kafka_message_t>, topic: String) {
         let message = pointer.pointee
         let timestamp = rd_kafka_message_timestamp(pointer, nil)
         self.init(

@@ -27,13 +27,16 @@ public struct DeadLetter: Sendable, Equatable {
     /// The original bytes travel as standard base64 (`original_base64`), so any bytes survive; when
     /// they are valid UTF-8 they are also given as text (`original_text`) for people reading the DLQ.
     public var encoded: [UInt8] {
-        var object: JSONObject = ["schema_version": .integer(Self.schemaVersion), "reason": .string(reason),
-                                  "detail": .string(detail), "source": source.json]
-        object.append("intent_id", intentID.map(JSONValue.string))
-        object.append("original_base64", .string(Self.base64(original)))
-        object.append("original_text", String(validating: original, as: UTF8.self).map(JSONValue.string))
-        object.append("recorded_at", .integer(recordedAt))
-        return object.encoded
+        var writer = JSONFieldWriter(capacity: 256 + 2 * original.count)
+        writer.integer("schema_version", Self.schemaVersion)
+        writer.string("reason", reason)
+        writer.string("detail", detail)
+        source.write("source", to: &writer)
+        writer.string("intent_id", intentID)
+        writer.string("original_base64", Self.base64(original))
+        writer.string("original_text", String(validating: original, as: UTF8.self))
+        writer.integer("recorded_at", recordedAt)
+        return writer.finish()
     }
 
     /// Standard, padded base64 (the URL-safe alphabet's `-`/`_` mapped back).

@@ -8,9 +8,17 @@ struct JSONFieldWriter {
     private var bytes: [UInt8] = []
     private var isEmpty = true
 
-    init(capacity: Int = 512) {
+    /// - Parameter capacity: room reserved up front, so that a typical record (an outcome event is
+    ///   about 600 bytes) is written without the array growing.
+    init(capacity: Int = 1024) {
         bytes.reserveCapacity(capacity)
         bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// Opens a nested object at the end of `bytes`.
+    private init(continuing bytes: consuming [UInt8]) {
+        self.bytes = bytes
+        self.bytes.append(UInt8(ascii: "{"))
     }
 
     mutating func string(_ key: StaticString, _ value: String?) {
@@ -36,15 +44,25 @@ struct JSONFieldWriter {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    mutating func value(_ key: StaticString, _ value: JSONValue) {
+    /// A nested object, its fields written by `fields` into the same bytes.
+    mutating func object(_ key: StaticString, _ fields: (inout JSONFieldWriter) -> Void) {
         append(key)
-        JSONWriter.appendValue(value, to: &bytes)
+        var nested = JSONFieldWriter(continuing: takeBytes())
+        fields(&nested)
+        bytes = nested.finish()
     }
 
     /// The object, closed.
     consuming func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
         return bytes
+    }
+
+    /// The bytes so far, moved out (a nested writer continues them without copying).
+    private mutating func takeBytes() -> [UInt8] {
+        var taken: [UInt8] = []
+        swap(&taken, &bytes)
+        return taken
     }
 
     private mutating func append(_ key: StaticString) {

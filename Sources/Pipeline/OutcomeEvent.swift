@@ -87,7 +87,7 @@ public struct OutcomeEvent: Sendable, Equatable {
         writer.integer("attempts", Int64(attempts))
         writer.string("locale", locale)
         writer.bool("locale_fell_back", localeFellBack)
-        writer.value("source", source.json)
+        source.write("source", to: &writer)
         writer.integer("created_at", createdAt)
         writer.integer("completed_at", completedAt)
         writer.double("latency_ms", latencyMilliseconds)

@@ -15,8 +15,13 @@ public struct SourcePosition: Sendable, Equatable {
     /// The topic and partition of this position.
     var topicPartition: SourcePartition { SourcePartition(topic: topic, partition: partition) }
 
-    var json: JSONValue {
-        .object(["topic": .string(topic), "partition": .integer(Int64(partition)), "offset": .integer(offset)])
+    /// Writes the position as the object field `key`: `{"topic":…,"partition":…,"offset":…}`.
+    func write(_ key: StaticString, to writer: inout JSONFieldWriter) {
+        writer.object(key) { fields in
+            fields.string("topic", topic)
+            fields.integer("partition", Int64(partition))
+            fields.integer("offset", offset)
+        }
     }
 }
 

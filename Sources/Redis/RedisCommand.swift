@@ -18,17 +18,28 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
 
     /// A command from its name and text arguments.
     public init(_ name: String, _ arguments: [String]) {
-        // Room for a typical command (SET key value NX PX ttl) without regrowing as it is built.
-        storage.reserveCapacity(64)
-        argumentEnds.reserveCapacity(max(8, arguments.count + 1))
+        self.init(reservingBytes: arguments.reduce(name.utf8.count) { $0 + $1.utf8.count }, arguments: arguments.count + 1)
         append(name)
         for argument in arguments { append(argument) }
+    }
+
+    /// An empty command with room for `bytes` bytes of `arguments` arguments, so that they are
+    /// copied in once, without the buffers regrowing.
+    private init(reservingBytes bytes: Int, arguments: Int) {
+        storage.reserveCapacity(bytes)
+        argumentEnds.reserveCapacity(arguments)
     }
 
     /// `EVALSHA sha numkeys key… arg…` for `script`; the connection loads the script and retries
     /// when the server answers `NOSCRIPT`.
     public static func evalSHA(_ script: RedisScript, keys: [String] = [], arguments: [String] = []) -> RedisCommand {
-        var command = RedisCommand("EVALSHA", script.sha1)
+        let name = "EVALSHA"
+        // The key count takes at most 20 digits.
+        let bytes = name.utf8.count + script.sha1.utf8.count + 20
+            + keys.reduce(0) { $0 + $1.utf8.count } + arguments.reduce(0) { $0 + $1.utf8.count }
+        var command = RedisCommand(reservingBytes: bytes, arguments: 3 + keys.count + arguments.count)
+        command.append(name)
+        command.append(script.sha1)
         command.append(keys.count)
         for key in keys { command.append(key) }
         for argument in arguments { command.append(argument) }

@@ -156,7 +156,8 @@ struct DeliveryStages {
     /// Settles the claims this worker holds by result (accepted → sent, rejected or expired →
     /// failed, each with its outcome; failed → released), sets the recorded watermarks `recorded`,
     /// in one round trip, and builds the token events for what APNs said about tokens (their outcomes
-    /// are built off this thread: ``OutputRecords/sent(_:_:)``).
+    /// are built off this thread: ``OutputRecords/sent(_:_:)``; a delivery whose records went out
+    /// during a `fail_open` outage only has its claim settled).
     func record(_ sent: [SentDelivery], recorded: [SourcePosition]) throws(RedisError) -> [WorkerOutput] {
         var outputs: [WorkerOutput] = []
         var settled: [SettledClaim] = []
@@ -170,7 +171,7 @@ struct DeliveryStages {
                 case .failed: released.append(planned.key)
                 }
             }
-            if let event = try tokenEvent(planned, result) { outputs.append(event) }
+            if !delivery.onlyClaimLeft, let event = try tokenEvent(planned, result) { outputs.append(event) }
         }
         try idempotency.settle(settled, released: released, recorded: recorded)
         return outputs

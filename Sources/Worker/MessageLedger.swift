@@ -9,9 +9,16 @@ import Kafka
 struct MessageLedger {
     typealias EntryID = Int
 
-    private struct Entry {
+    /// A class, so that counting down changes the entry where it is, without copying it out of
+    /// the dictionary and back.
+    private final class Entry {
         let message: KafkaConsumerMessage
         var outstanding: Int
+
+        init(message: KafkaConsumerMessage, outstanding: Int) {
+            self.message = message
+            self.outstanding = outstanding
+        }
     }
 
     /// What an acknowledged output finished.
@@ -76,12 +83,9 @@ struct MessageLedger {
     }
 
     private mutating func release(_ entry: EntryID) -> KafkaConsumerMessage? {
-        guard var tracked = entries[entry] else { return nil }
+        guard let tracked = entries[entry] else { return nil }
         tracked.outstanding -= 1
-        guard tracked.outstanding == 0 else {
-            entries[entry] = tracked
-            return nil
-        }
+        guard tracked.outstanding == 0 else { return nil }
         entries[entry] = nil
         return tracked.message
     }

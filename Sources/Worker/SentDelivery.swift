@@ -7,12 +7,36 @@ import Pipeline
 struct SentDelivery: Sendable {
     let planned: PlannedDelivery
     let result: DeliveryResult
-    let outputs: [WorkerOutput]
+    private(set) var outputs: [WorkerOutput]
     let settled: SettledOutcome
+    /// Whether its records were produced already (`fail_open` while Redis was out) and only its
+    /// claim is left to settle.
+    private(set) var onlyClaimLeft = false
+
+    init(planned: PlannedDelivery, result: DeliveryResult, outputs: [WorkerOutput], settled: SettledOutcome) {
+        self.planned = planned
+        self.result = result
+        self.outputs = outputs
+        self.settled = settled
+    }
 
     /// Whether recording it touches Redis: settling a claim this worker holds, or removing a token
-    /// from the registry (`unregistered`, `expired`).
+    /// from the registry.
     var needsRedis: Bool {
-        planned.holdsClaim || result.reason.flatMap(TokenEvent.kind(for:)).map { $0 != .suspect } ?? false
+        planned.holdsClaim || needsRegistry
+    }
+
+    /// Whether its token event removes the token from the registry (`unregistered`, `expired`):
+    /// the event says whether it did, so it waits for Redis.
+    var needsRegistry: Bool {
+        !onlyClaimLeft && result.reason.flatMap(TokenEvent.kind(for:)).map { $0 != .suspect } ?? false
+    }
+
+    /// This delivery with its records taken out, once they were produced: only its claim is left.
+    func claimLeft() -> SentDelivery {
+        var left = self
+        left.outputs = []
+        left.onlyClaimLeft = true
+        return left
     }
 }

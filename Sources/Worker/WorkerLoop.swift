@@ -35,7 +35,7 @@ final class WorkerLoop {
         let deliveries: [PlannedDelivery]
     }
 
-    private struct SendGroup: Hashable {
+    private struct SendGroup: Equatable {
         let pool: String
         let topic: String
     }
@@ -232,14 +232,17 @@ final class WorkerLoop {
 
     /// What of a step can run while Redis is out, and what must wait. Under `pause`, nothing runs.
     /// Under `fail_open`, planning runs (a user-addressed intent then waits for the registry),
-    /// claiming becomes sending without claims, and recording runs for deliveries that hold no
-    /// claim and need no registry clean-up.
+    /// claiming becomes sending without claims, and recording produces the records of every
+    /// delivery that needs no registry clean-up at once (counted when a claim is left to settle),
+    /// keeping only the settling of their claims for later.
     private func splitForOutage(_ step: RedisStep) -> (now: RedisStep?, later: RedisStep?) {
         guard configuration.redisUnreachable == .failOpen else { return (nil, step) }
         guard case .record(let sent) = step else { return (step, nil) }
-        let needing = sent.filter(\.needsRedis)
-        let free = sent.filter { !$0.needsRedis }
-        return (free.isEmpty ? nil : .record(free), needing.isEmpty ? nil : .record(needing))
+        let free = sent.filter { !$0.needsRegistry && !$0.onlyClaimLeft }
+        let claimsLeft = free.filter(\.planned.holdsClaim)
+        metrics.recordedBeforeClaims.increment(by: claimsLeft.count)
+        let later = sent.filter { $0.needsRegistry || $0.onlyClaimLeft } + claimsLeft.map { $0.claimLeft() }
+        return (free.isEmpty ? nil : .record(free), later.isEmpty ? nil : .record(later))
     }
 
     /// Does one step; a Redis failure leaves nothing half-done that a repetition would not redo.
@@ -260,7 +263,7 @@ final class WorkerLoop {
             redisStage.submit(.claim(planned))
         case .record(let sent):
             guard !outage.isOut else {
-                // fail_open: what ``splitForOutage(_:)`` let through touches no Redis.
+                // fail_open: what ``splitForOutage(_:)`` let through is produced without Redis.
                 try produce(sent.flatMap { delivery in
                     delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
                 })
@@ -303,7 +306,7 @@ final class WorkerLoop {
         let batch = nextBatch
         nextBatch += 1
         metrics.batchDeliveries.record(deliveries.count)
-        let groups = Dictionary(grouping: deliveries) { SendGroup(pool: $0.pool, topic: $0.delivery.topic) }
+        let groups = Self.sendGroups(deliveries)
         batchesAtSender[batch] = groups.count
         for (group, deliveries) in groups {
             let id = nextSend
@@ -311,6 +314,27 @@ final class WorkerLoop {
             sends[id] = Send(batch: batch, deliveries: deliveries)
             completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: group.pool, sender: sender)
         }
+    }
+
+    /// The deliveries by (pool, APNs topic), in the order the groups first appear. A batch has few
+    /// groups, and comparing a delivery's two strings with the last group's (most often the same
+    /// strings) costs less than hashing them for every delivery.
+    private static func sendGroups(_ deliveries: [PlannedDelivery]) -> [(group: SendGroup, deliveries: [PlannedDelivery])] {
+        var groups: [(group: SendGroup, deliveries: [PlannedDelivery])] = []
+        var last = 0
+        for delivery in deliveries {
+            let group = SendGroup(pool: delivery.pool, topic: delivery.delivery.topic)
+            if groups.indices.contains(last), groups[last].group == group {
+                groups[last].deliveries.append(delivery)
+            } else if let index = groups.firstIndex(where: { $0.group == group }) {
+                groups[index].deliveries.append(delivery)
+                last = index
+            } else {
+                groups.append((group, [delivery]))
+                last = groups.count - 1
+            }
+        }
+        return groups
     }
 
     /// A send's results: recorded now, or when Redis answers again.

@@ -25,6 +25,7 @@ struct WorkerMetrics: Sendable {
     let paused: Gauge
     let redisAvailable: Gauge
     let dedupeSkipped: Counter
+    let recordedBeforeClaims: Counter
 
     init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
         self.pipeline = pipeline
@@ -53,6 +54,9 @@ struct WorkerMetrics: Sendable {
                                                 help: "1 while Redis answers the worker, else 0.")
         dedupeSkipped = try registry.makeCounter(label: "pushline_dedupe_skipped_total", dimensions: [("pipeline", pipeline)],
                                                  help: "Deliveries sent without claims or collapse windows (redis_unreachable: fail_open).")
+        recordedBeforeClaims = try registry.makeCounter(
+            label: "pushline_outcomes_before_claims_total", dimensions: [("pipeline", pipeline)],
+            help: "Outcomes produced while Redis was out, their claims settled once it answers (redis_unreachable: fail_open).")
         redisAvailable.set(to: 1)
     }
 
@@ -62,27 +66,40 @@ struct WorkerMetrics: Sendable {
         for (topic, count) in counts { consumed.metric(labelValues: [pipeline, topic]).increment(by: count) }
     }
 
-    /// Counts produced records by what they are.
+    /// Counts produced records by what they are: one count per run of records with the same labels
+    /// (the outcomes of a batch mostly share theirs), without building label keys per record.
     func produced(_ outputs: [WorkerOutput]) {
-        var outcomes: [[String]: Int] = [:]
-        var suppressions: [String: Int] = [:]
-        var letters: [String: Int] = [:]
-        var events: [String: Int] = [:]
-        for output in outputs {
-            switch output.kind {
-            case .outcome(let status, let reason, _):
-                outcomes[[status.rawValue, reason ?? Self.absentReason], default: 0] += 1
-                if status == .suppressed, let kind = Self.suppressionKind(reason) { suppressions[kind, default: 0] += 1 }
-            case .deadLetter(let reason):
-                letters[reason, default: 0] += 1
-            case .tokenEvent(let kind):
-                events[kind.rawValue, default: 0] += 1
-            }
+        var start = outputs.startIndex
+        while start < outputs.endIndex {
+            var end = start + 1
+            while end < outputs.endIndex, Self.sameLabels(outputs[start].kind, outputs[end].kind) { end += 1 }
+            count(outputs[start].kind, end - start)
+            start = end
         }
-        for (labels, count) in outcomes { deliveries.metric(labelValues: [pipeline] + labels).increment(by: count) }
-        for (kind, count) in suppressions { suppressed.metric(labelValues: [pipeline, kind]).increment(by: count) }
-        for (reason, count) in letters { deadLetters.metric(labelValues: [pipeline, reason]).increment(by: count) }
-        for (kind, count) in events { tokenEvents.metric(labelValues: [pipeline, kind]).increment(by: count) }
+    }
+
+    private func count(_ kind: WorkerOutput.Kind, _ records: Int) {
+        switch kind {
+        case .outcome(let status, let reason, _):
+            deliveries.metric(labelValues: [pipeline, status.rawValue, reason ?? Self.absentReason]).increment(by: records)
+            if status == .suppressed, let kind = Self.suppressionKind(reason) {
+                suppressed.metric(labelValues: [pipeline, kind]).increment(by: records)
+            }
+        case .deadLetter(let reason):
+            deadLetters.metric(labelValues: [pipeline, reason]).increment(by: records)
+        case .tokenEvent(let kind):
+            tokenEvents.metric(labelValues: [pipeline, kind.rawValue]).increment(by: records)
+        }
+    }
+
+    /// Whether two records are counted under the same labels.
+    private static func sameLabels(_ first: WorkerOutput.Kind, _ second: WorkerOutput.Kind) -> Bool {
+        switch (first, second) {
+        case (.outcome(let status, let reason, _), .outcome(let otherStatus, let otherReason, _)): status == otherStatus && reason == otherReason
+        case (.deadLetter(let reason), .deadLetter(let otherReason)): reason == otherReason
+        case (.tokenEvent(let kind), .tokenEvent(let otherKind)): kind == otherKind
+        default: false
+        }
     }
 
     func lag(_ lag: [KafkaTopicPartition: KafkaPartitionLag]) {

@@ -186,4 +186,35 @@ struct JSONParserTests {
         let error = #expect(throws: JSONParseError.self) { try Self.parse(#"{"a": 1} x"#) }
         #expect(error?.offset == 9)
     }
+
+    // MARK: A root object's members one by one
+
+    /// What `parseMembers` hands over, as an object, or the root it returns.
+    private static func members(_ text: String) throws(JSONParseError) -> JSONValue {
+        var members: [JSONObject.Member] = []
+        let root = try JSONParser.parseMembers(Array(text.utf8)) { members.append(JSONObject.Member($0, $1)) }
+        return root ?? .object(JSONObject(members))
+    }
+
+    @Test("parseMembers hands over a root object's members in order, as parse reads them", arguments: [
+        #"{}"#, #" {"a":1,"b":{"c":[true,null]},"a":"again"} "#, #"{"k":"\u00e9\n","":-0.5e3}"#,
+    ])
+    func membersInOrder(text: String) throws {
+        #expect(try Self.members(text) == (try Self.parse(text)))
+    }
+
+    @Test("parseMembers returns a root that is not an object", arguments: ["[1,{}]", "\"text\"", "12", "null"])
+    func nonObjectRoot(text: String) throws {
+        #expect(try JSONParser.parseMembers(Array(text.utf8)) { _, _ in Issue.record("a member of a non-object root") }
+                == (try Self.parse(text)))
+    }
+
+    @Test("parseMembers fails where parse fails, at the same byte", arguments: [
+        #"{"a":1} x"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":[1,}"#, #"{"a":"b"#, "", #"{"a":1}}"#,
+    ])
+    func membersErrors(text: String) {
+        let expected = #expect(throws: JSONParseError.self) { try Self.parse(text) }
+        let error = #expect(throws: JSONParseError.self) { try Self.members(text) }
+        #expect(error == expected)
+    }
 }

@@ -72,6 +72,37 @@ struct RedisOutageTests {
         #expect(fixture.harness.simulator.inbox().count == 2)
     }
 
+    @Test("fail_open: a delivery claimed before Redis went down gets its outcome at once (counted); its claim is settled when Redis answers")
+    func failOpenRecordsWithoutWaiting() async throws {
+        let fixture = try await WorkerFixture { $0.redisUnreachable = .failOpen }
+        let token = try WorkerFixture.token(63)
+        let claimKey = WorkerFixture.claimKey(intent: "slow", token: token)
+        // APNs answers after 2 s: Redis goes down between the claim and the record.
+        var faults = fixture.harness.simulator.faults
+        faults.latencyMilliseconds = 2000
+        fixture.harness.simulator.setFaults(faults)
+        try await fixture.publish([WorkerFixture.intent(id: "slow", tokens: [token])])
+        try await fixture.wait(for: "the delivery's claim") {
+            try fixture.redisCommandOnThisThread(["GET", claimKey])?.hasPrefix("pending") == true
+        }
+        let redis = fixture.redis
+        try await DedicatedThread.run { redis.stop() }
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        let counted = try fixture.counter("pushline_outcomes_before_claims_total")
+
+        try await DedicatedThread.run { try redis.restart() }
+        try await fixture.wait(for: "the claim settled once Redis answers") {
+            try fixture.redisCommandOnThisThread(["GET", claimKey])?.hasPrefix("sent ") == true
+        }
+        let afterwards = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        try await fixture.stop()
+
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+        #expect(counted == 1)
+        #expect(afterwards.count == 1, "one outcome: settling the claim later produces nothing more")
+        #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
+    }
+
     @Test("a worker started while Redis is down waits for it (paused, not ready), then delivers what came meanwhile")
     func redisDownAtStart() async throws {
         let redis = try await RedisServer.start()

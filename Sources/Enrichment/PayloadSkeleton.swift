@@ -1,0 +1,173 @@
+import APNsCore
+
+/// A template's payload written once, when the catalog loads, with a marker in place of every
+/// text an intent fills in (alert texts and localization arguments, `thread-id`, custom values),
+/// then cut at the markers: literal bytes and holes, in the order the payload writer put them.
+///
+/// An intent that changes nothing but those texts (no override of an `aps` key, no custom keys,
+/// no Live Activity) gets its payload by filling the holes: no JSON tree, no second writing pass,
+/// and no body validation, which the skeleton passed once for every such payload — the texts only
+/// fill string values, and no APNs rule looks inside those. The size and the headers are still
+/// checked per intent. Anything else takes the composer's general path.
+struct PayloadSkeleton: Sendable {
+    /// What fills one hole.
+    private enum Hole: Sendable, Equatable {
+        case title, subtitle, body, titleLocKey, subtitleLocKey, locKey
+        case titleLocArg(Int), subtitleLocArg(Int), locArg(Int)
+        case threadID
+        /// The template's custom key at this index: any JSON value.
+        case custom(Int)
+    }
+
+    /// The literal bytes between the holes, one after the other: before each hole, then after the last.
+    private let literals: [UInt8]
+    /// Where each hole goes in `literals`: the end of the literal before it.
+    private let holeOffsets: [Int]
+    private let holes: [Hole]
+    /// Which alert fields the template's payloads carry.
+    private let alertShape: AlertShape
+    private let hasThreadID: Bool
+    private let customCount: Int
+
+    /// The skeleton of `template`'s payloads, or nil when the template cannot have one: its
+    /// payload breaks an APNs rule (the general path reports it), or a marker could not be told
+    /// apart from the template's own text.
+    init?(template: Template) {
+        var holes: [Hole] = []
+        func marker(_ hole: Hole) -> String {
+            holes.append(hole)
+            return "\u{1}pushline-hole-\(holes.count - 1)\u{1}"
+        }
+        let alert = template.alert.map { Self.markedAlert($0, localization: template.localization, marker: marker) }
+        let threadID = template.threadID.map { _ in marker(.threadID) }
+        let custom = template.custom.indices.map { JSONValue.string(marker(.custom($0))) }
+        let draft = NotificationComposer.Draft(template: template, pushType: template.pushType, alert: alert, threadID: threadID,
+                                               customValues: custom, collapseID: nil, locale: nil, liveActivity: nil)
+        let written = WrittenPayload(NotificationComposer.payload(draft, overrides: Intent.Overrides(), intentCustom: JSONObject()).document)
+        let request = NotificationRequest(pushType: template.pushType, payload: written.bytes)
+        guard NotificationValidator.violations(in: request, payload: written).isEmpty else { return nil }
+
+        // Cut the bytes at each marker, as written; every marker must appear exactly once.
+        var cuts: [(range: Range<Int>, hole: Hole)] = []
+        for (index, hole) in holes.enumerated() {
+            var markerBytes: [UInt8] = []
+            JSONWriter.appendString("\u{1}pushline-hole-\(index)\u{1}", to: &markerBytes)
+            let found = Self.ranges(of: markerBytes, in: written.bytes)
+            guard found.count == 1 else { return nil }
+            cuts.append((found[0], hole))
+        }
+        cuts.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var literals: [UInt8] = []
+        var holeOffsets: [Int] = []
+        var position = 0
+        for cut in cuts {
+            guard cut.range.lowerBound >= position else { return nil }
+            literals.append(contentsOf: written.bytes[position..<cut.range.lowerBound])
+            holeOffsets.append(literals.count)
+            position = cut.range.upperBound
+        }
+        literals.append(contentsOf: written.bytes[position...])
+        self.literals = literals
+        self.holeOffsets = holeOffsets
+        self.holes = cuts.map(\.hole)
+        alertShape = AlertShape(alert)
+        hasThreadID = threadID != nil
+        customCount = custom.count
+    }
+
+    /// The payload with these texts, exactly the bytes the general path writes for them; nil when
+    /// they do not have the template's shape.
+    func payload(alert: AlertContent?, threadID: String?, customValues: [JSONValue]) -> [UInt8]? {
+        guard AlertShape(alert) == alertShape, (threadID != nil) == hasThreadID, customValues.count == customCount else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(literals.count + 48 * holes.count)
+        return literals.withUnsafeBufferPointer { literals -> [UInt8]? in
+            var start = 0
+            for (hole, offset) in zip(holes, holeOffsets) {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: literals[start..<offset]))
+                start = offset
+                if case .custom(let custom) = hole {
+                    JSONWriter.appendValue(customValues[custom], to: &bytes)
+                } else {
+                    guard let text = Self.text(hole, alert: alert, threadID: threadID) else { return nil }
+                    JSONWriter.appendString(text, to: &bytes)
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: literals[start...]))
+            return bytes
+        }
+    }
+
+    private static func text(_ hole: Hole, alert: AlertContent?, threadID: String?) -> String? {
+        switch hole {
+        case .title: alert?.title
+        case .subtitle: alert?.subtitle
+        case .body: alert?.body
+        case .titleLocKey: alert?.titleLocKey
+        case .subtitleLocKey: alert?.subtitleLocKey
+        case .locKey: alert?.locKey
+        case .titleLocArg(let index): alert?.titleLocArgs?[index]
+        case .subtitleLocArg(let index): alert?.subtitleLocArgs?[index]
+        case .locArg(let index): alert?.locArgs?[index]
+        case .threadID: threadID
+        case .custom: nil
+        }
+    }
+
+    /// The alert ``AlertTexts`` fills for this template, with a marker for every text: literal and
+    /// server-rendered fields carry text; client-localized ones a key and, if any, arguments.
+    private static func markedAlert(_ alert: Template.AlertTemplate, localization: Template.Localization,
+                                    marker: (Hole) -> String) -> AlertContent {
+        var content = AlertContent()
+        func mark(_ field: Template.AlertText?, text: Hole, key: Hole, argument: (Int) -> Hole) -> (String?, String?, [String]?) {
+            switch field {
+            case nil: return (nil, nil, nil)
+            case .text?: return (marker(text), nil, nil)
+            case .localized(_, let args)?:
+                if localization == .server { return (marker(text), nil, nil) }
+                let key = marker(key)
+                return (nil, key, args.isEmpty ? nil : args.indices.map { marker(argument($0)) })
+            }
+        }
+        (content.title, content.titleLocKey, content.titleLocArgs) = mark(alert.title, text: .title, key: .titleLocKey,
+                                                                            argument: Hole.titleLocArg)
+        (content.subtitle, content.subtitleLocKey, content.subtitleLocArgs) = mark(alert.subtitle, text: .subtitle,
+                                                                                   key: .subtitleLocKey, argument: Hole.subtitleLocArg)
+        (content.body, content.locKey, content.locArgs) = mark(alert.body, text: .body, key: .locKey, argument: Hole.locArg)
+        return content
+    }
+
+    /// Where `needle` occurs in `haystack`, without overlaps.
+    private static func ranges(of needle: [UInt8], in haystack: [UInt8]) -> [Range<Int>] {
+        var found: [Range<Int>] = []
+        var start = 0
+        while start + needle.count <= haystack.count {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) {
+                found.append(start..<(start + needle.count))
+                start += needle.count
+            } else {
+                start += 1
+            }
+        }
+        return found
+    }
+}
+
+/// Which fields of an `aps.alert` dictionary are set, and how many arguments each `*-loc-args` has
+/// (-1 when it is not set): compared for every intent, so it allocates nothing.
+private struct AlertShape: Equatable {
+    private var fields: UInt8 = 0
+    private var titleArgumentCount = -1
+    private var subtitleArgumentCount = -1
+    private var argumentCount = -1
+
+    init(_ alert: AlertContent?) {
+        guard let alert else { return }
+        func bit(_ field: String?, _ position: UInt8) -> UInt8 { field == nil ? 0 : 1 << position }
+        fields = 0x80 | bit(alert.title, 0) | bit(alert.subtitle, 1) | bit(alert.body, 2) | bit(alert.launchImage, 3)
+            | bit(alert.titleLocKey, 4) | bit(alert.subtitleLocKey, 5) | bit(alert.locKey, 6)
+        titleArgumentCount = alert.titleLocArgs?.count ?? -1
+        subtitleArgumentCount = alert.subtitleLocArgs?.count ?? -1
+        argumentCount = alert.locArgs?.count ?? -1
+    }
+}

@@ -1,0 +1,99 @@
+import APNsCore
+@testable import Enrichment
+import PushlineTestKit
+import Testing
+
+@Suite("Payload skeletons")
+struct PayloadSkeletonTests {
+    private static let exampleApp = "com.example.pushline"
+
+    private let catalog: EnrichmentCatalog
+
+    init() throws {
+        catalog = try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
+                                             localesDirectory: RepositoryPaths.file("Config/locales"))
+    }
+
+    private func intent(_ members: String) throws -> Intent {
+        try IntentDecoder.decode(Array(#"{"id":"i-1","app":"\#(Self.exampleApp)","tokens":["0a1b"],\#(members)}"#.utf8))
+    }
+
+    /// The payload filled into the template's skeleton, and the bytes the general path writes for
+    /// the same draft (tree, writer).
+    private func bothPaths(_ members: String) throws -> (filled: [UInt8]?, general: [UInt8]) {
+        let intent = try intent(members)
+        guard case .template(let name) = intent.content else { throw CatalogFixture.FixtureError.unexpectedShape }
+        let (draft, skeleton) = try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: nil)
+        let general = WrittenPayload(NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom).document)
+        let filled = try #require(skeleton).payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues)
+        return (filled, general.bytes)
+    }
+
+    @Test("every example template but the Live Activity one has a skeleton")
+    func exampleSkeletons() throws {
+        let app = try #require(catalog.app(Self.exampleApp))
+        #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "chat_message", "order_update", "smoke_alarm"])
+    }
+
+    @Test("a payload filled into its skeleton is byte for byte what the general path writes", arguments: [
+        #""template":"chat_message","locale":"en","args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"message_id":"m-1","text":"Rope is in the car"}"#,
+        #""template":"chat_message","args":{"sender":"Q \"x\" \\ y","chat":{"id":7,"name":"Tab\there 🎉"},"message_id":{"n":[1,2.5,null,true]},"text":"line\nnext","attachment":"a.png"}"#,
+        #""template":"order_update","locale":"ja-JP","args":{"order":{"id":"77","items":3},"carrier":"ヤマト運輸"}"#,
+        #""template":"order_update","locale":"ar","args":{"order":{"id":"78","items":11},"carrier":"أرامكس"}"#,
+        #""template":"order_update","locale":"zz","args":{"order":{"id":"79","items":1},"carrier":"UPS"}"#,
+        #""template":"smoke_alarm","locale":"de","args":{"device":"Melder 3","room":"Küche"}"#,
+        #""template":"background_sync","args":{"scope":{"inbox":true}}"#,
+    ])
+    func sameBytes(_ members: String) throws {
+        let (filled, general) = try bothPaths(members)
+        #expect(filled.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
+    }
+
+    @Test("texts of another shape than the template's do not fill its skeleton")
+    func otherShape() throws {
+        let intent = try intent(#""template":"chat_message","args":{"sender":"A","chat":{"id":"1","name":"C"},"message_id":"m","text":"t"}"#)
+        let (draft, skeleton) = try NotificationComposer(catalog: catalog).draft(intent, templateName: "chat_message", profileLocale: nil)
+        let chat = try #require(skeleton)
+        #expect(chat.payload(alert: nil, threadID: draft.threadID, customValues: draft.customValues) == nil)
+        #expect(chat.payload(alert: draft.alert, threadID: nil, customValues: draft.customValues) == nil)
+        #expect(chat.payload(alert: draft.alert, threadID: draft.threadID, customValues: []) == nil)
+        var moreArguments = try #require(draft.alert)
+        moreArguments.titleLocArgs?.append("extra")
+        #expect(chat.payload(alert: moreArguments, threadID: draft.threadID, customValues: draft.customValues) == nil)
+        var withSubtitle = try #require(draft.alert)
+        withSubtitle.subtitle = "sub"
+        #expect(chat.payload(alert: withSubtitle, threadID: draft.threadID, customValues: draft.customValues) == nil)
+    }
+
+    @Test("a template whose payload breaks an APNs rule has no skeleton, and its intents report the violation")
+    func brokenTemplate() throws {
+        let fixture = try CatalogFixture(templates: """
+            templates:
+              silent:
+                push_type: background
+                mutable_content: true
+                custom:
+                  scope: "{{scope}}"
+            """)
+        #expect(try #require(try fixture.catalog().app(CatalogFixture.app)).payloadSkeletons.isEmpty)
+        #expect { try fixture.deliveries(#""template":"silent","args":{"scope":"s"}"#) } throws: { error in
+            (error as? EnrichmentError)?.violations.map(\.reason) == [.mutableContentWithoutAlert]
+        }
+    }
+
+    @Test("a header that breaks a rule with a skeleton's payload is reported as on the general path")
+    func headerViolation() throws {
+        let fixture = try CatalogFixture(templates: """
+            templates:
+              sync:
+                push_type: background
+                collapse_id: "{{id}}"
+                custom:
+                  scope: "{{scope}}"
+            """)
+        #expect(try #require(try fixture.catalog().app(CatalogFixture.app)).payloadSkeletons.keys.sorted() == ["sync"])
+        #expect { try fixture.deliveries(#""template":"sync","args":{"scope":"s","id":"\#(String(repeating: "c", count: 65))"},"priority":10"#) } throws: { error in
+            (error as? EnrichmentError)?.violations.map(\.reason) == [.badCollapseID, .backgroundPriority]
+        }
+    }
+}
