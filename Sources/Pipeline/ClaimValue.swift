@@ -5,35 +5,37 @@ import APNsCore
 /// apns_status, apns_timestamp, latency_ms]`, `null` where absent. A plain `sent`/`failed` (a claim
 /// settled without an outcome, or by a Pushline that kept none) is read with no outcome.
 enum ClaimValue {
-    /// The claim's text, written field by field (one per settled delivery, on the record path).
-    static func encode(_ claim: SettledClaim) -> [UInt8] {
-        var bytes = Array(claim.state.rawValue.utf8)
-        guard let outcome = claim.outcome else { return bytes }
-        bytes.reserveCapacity(160)
+    /// Appends the claim's text to `bytes`, field by field (one per settled delivery, on the record
+    /// path: written straight into the Redis command).
+    static func encode(_ claim: SettledClaim, into bytes: inout [UInt8]) {
+        bytes.append(contentsOf: claim.state.rawValue.utf8)
+        guard let outcome = claim.outcome else { return }
         bytes.append(contentsOf: " [".utf8)
         JSONWriter.appendString(outcome.source.topic, to: &bytes)
-        for number in [Int64(outcome.source.partition), outcome.source.offset] {
-            bytes.append(UInt8(ascii: ","))
-            JSONWriter.appendInteger(number, to: &bytes)
-        }
-        bytes.append(UInt8(ascii: ","))
-        JSONWriter.appendString(outcome.status.rawValue, to: &bytes)
-        for number in [outcome.completedAt, Int64(outcome.attempts)] {
-            bytes.append(UInt8(ascii: ","))
-            JSONWriter.appendInteger(number, to: &bytes)
-        }
-        for text in [outcome.reason, outcome.apnsUniqueID] {
-            bytes.append(UInt8(ascii: ","))
-            if let text { JSONWriter.appendString(text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
-        }
-        for number in [outcome.apnsStatus.map(Int64.init), outcome.apnsTimestamp] {
-            bytes.append(UInt8(ascii: ","))
-            if let number { JSONWriter.appendInteger(number, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
-        }
+        appendField(Int64(outcome.source.partition), to: &bytes)
+        appendField(outcome.source.offset, to: &bytes)
+        appendField(outcome.status.rawValue, to: &bytes)
+        appendField(outcome.completedAt, to: &bytes)
+        appendField(Int64(outcome.attempts), to: &bytes)
+        appendField(outcome.reason, to: &bytes)
+        appendField(outcome.apnsUniqueID, to: &bytes)
+        appendField(outcome.apnsStatus.map(Int64.init), to: &bytes)
+        appendField(outcome.apnsTimestamp, to: &bytes)
         bytes.append(UInt8(ascii: ","))
         if let latency = outcome.latencyMilliseconds { JSONWriter.appendDouble(latency, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
         bytes.append(UInt8(ascii: "]"))
-        return bytes
+    }
+
+    /// `,` and the number, or `null`.
+    private static func appendField(_ number: Int64?, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: ","))
+        if let number { JSONWriter.appendInteger(number, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+    }
+
+    /// `,` and the string, or `null`.
+    private static func appendField(_ text: String?, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: ","))
+        if let text { JSONWriter.appendString(text, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
     /// The state and outcome of a settled claim's text; nil when it is not a settled claim

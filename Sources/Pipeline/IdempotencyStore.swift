@@ -86,8 +86,9 @@ public struct IdempotencyStore: ClaimStore {
     /// watermark of each partition the batch comes from, in one round trip.
     public func claim(_ requests: [ClaimRequest]) throws(RedisError) -> [ClaimResult] {
         let (partitions, partitionOfRequest) = SourcePartition.distinct(requests.lazy.map(\.source))
+        let ttl = String(configuration.pendingMilliseconds)
         let commands = requests.map { request in
-            RedisCommand("SET", request.key.claimKey, pendingValue, "NX", "PX", String(configuration.pendingMilliseconds), "GET")
+            RedisCommand("SET", request.key.claimKey, pendingValue, "NX", "PX", ttl, "GET")
         } + partitions.map { RedisCommand("GET", $0.recordedKey) }
         let replies = try connection.pipeline(commands)
         let watermarks = try replies[requests.count...].map { (reply) throws(RedisError) -> Int64? in
@@ -115,8 +116,12 @@ public struct IdempotencyStore: ClaimStore {
         guard !settled.isEmpty || !released.isEmpty || !recorded.isEmpty else { return }
         let ttl = String(configuration.finishedMilliseconds)
         let commands = settled.map { claim in
-            var command = RedisCommand("SET", claim.key.claimKey)
-            command.append(bytes: ClaimValue.encode(claim))
+            // Room for the key, a settled claim's value (about 150 bytes) and the rest, so the
+            // command's buffer does not grow as it is written.
+            var command = RedisCommand(reservingBytes: claim.key.claimKey.utf8.count + 256, arguments: 5)
+            command.append("SET")
+            command.append(claim.key.claimKey)
+            command.append(writing: { ClaimValue.encode(claim, into: &$0) })
             command.append("PX")
             command.append(ttl)
             return command

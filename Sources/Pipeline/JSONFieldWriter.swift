@@ -15,12 +15,6 @@ struct JSONFieldWriter {
         bytes.append(UInt8(ascii: "{"))
     }
 
-    /// Opens a nested object at the end of `bytes`.
-    private init(continuing bytes: consuming [UInt8]) {
-        self.bytes = bytes
-        self.bytes.append(UInt8(ascii: "{"))
-    }
-
     mutating func string(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         append(key)
@@ -47,22 +41,17 @@ struct JSONFieldWriter {
     /// A nested object, its fields written by `fields` into the same bytes.
     mutating func object(_ key: StaticString, _ fields: (inout JSONFieldWriter) -> Void) {
         append(key)
-        var nested = JSONFieldWriter(continuing: takeBytes())
-        fields(&nested)
-        bytes = nested.finish()
+        bytes.append(UInt8(ascii: "{"))
+        isEmpty = true
+        fields(&self)
+        bytes.append(UInt8(ascii: "}"))
+        isEmpty = false
     }
 
     /// The object, closed.
     consuming func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
         return bytes
-    }
-
-    /// The bytes so far, moved out (a nested writer continues them without copying).
-    private mutating func takeBytes() -> [UInt8] {
-        var taken: [UInt8] = []
-        swap(&taken, &bytes)
-        return taken
     }
 
     private mutating func append(_ key: StaticString) {

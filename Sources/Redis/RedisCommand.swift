@@ -23,9 +23,9 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
         for argument in arguments { append(argument) }
     }
 
-    /// An empty command with room for `bytes` bytes of `arguments` arguments, so that they are
-    /// copied in once, without the buffers regrowing.
-    private init(reservingBytes bytes: Int, arguments: Int) {
+    /// An empty command with room for `bytes` bytes of `arguments` arguments (the name included),
+    /// so that they are copied in once, without the buffers regrowing. Append the name first.
+    public init(reservingBytes bytes: Int, arguments: Int) {
         storage.reserveCapacity(bytes)
         argumentEnds.reserveCapacity(arguments)
     }
@@ -58,6 +58,14 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     @inlinable
     public mutating func append(bytes argument: some Sequence<UInt8>) {
         storage.append(contentsOf: argument)
+        argumentEnds.append(storage.count)
+    }
+
+    /// Appends one argument whose bytes `write` appends to the buffer it is lent (it must only
+    /// append): an encoder writes straight into the command, without an array of its own.
+    @inlinable
+    public mutating func append(writing write: (inout [UInt8]) -> Void) {
+        write(&storage)
         argumentEnds.append(storage.count)
     }
 
