@@ -43,18 +43,28 @@ public final class APNsSender: Sendable {
 
     /// Sends a batch through the pool `poolName`; returns one result per notification, in order.
     public func send(_ notifications: [APNsNotification], pool poolName: String) async throws -> [DeliveryResult] {
-        let outcomes = try await perform(notifications.map { ($0.request, $0.expiration) }, pool: poolName)
-        return zip(notifications, outcomes).map { DeliveryResult(notification: $0, outcome: $1) }
+        // Each request goes straight into its delivery, and each result reads its notification in
+        // place: no intermediate array, no copy of a whole notification per result.
+        let outcomes = try await perform(notifications.count, pool: poolName) { index in
+            (notifications[index].request, notifications[index].expiration)
+        }
+        return outcomes.indices.map { DeliveryResult(notification: notifications[$0], outcome: outcomes[$0]) }
     }
 
     /// Sends requests through a pool with its retries and deadlines; one outcome per request, in order.
     func perform(_ requests: [(APNsRequest, APNsExpiration)], pool poolName: String) async throws -> [RequestOutcome] {
+        try await perform(requests.count, pool: poolName) { requests[$0] }
+    }
+
+    /// Sends `count` requests, made by `request` from their index, through a pool.
+    private func perform(_ count: Int, pool poolName: String,
+                         request: (Int) -> (APNsRequest, APNsExpiration)) async throws -> [RequestOutcome] {
         guard let handle = pools.withLock({ $0[poolName] }) else { throw SenderError.unknownPool(poolName) }
-        guard !requests.isEmpty else { return [] }
-        await pending.acquire(requests.count)
-        defer { pending.release(requests.count) }
-        let batch = DeliveryBatch(requests, now: MonotonicClock.nanoseconds(),
-                                  cap: UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000)
+        guard count > 0 else { return [] }
+        await pending.acquire(count)
+        defer { pending.release(count) }
+        let batch = DeliveryBatch(count: count, now: MonotonicClock.nanoseconds(),
+                                  cap: UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000, request: request)
         // The deliveries are made here, on the caller's thread, so the pool's loop — the sender's
         // busiest thread — only sends them.
         return await batch.outcomes { [loop] batch in

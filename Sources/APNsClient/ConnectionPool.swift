@@ -10,7 +10,7 @@ import TLS
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
 /// back-off. Retries follow the rejection's class and are bounded by attempts and by each
 /// notification's deadline. Confined to `loop`: every method runs there.
-final class ConnectionPool: HTTP2ConnectionDelegate, HTTP2ResponseReceiver {
+final class ConnectionPool: HTTP2ConnectionDelegate {
     let name: String
     let loop: EventLoop
     private let environment: APNsEnvironment
@@ -37,6 +37,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate, HTTP2ResponseReceiver {
     private var connectTimerArmed = false
     private var dispatchDeferred = false
     private var isShutDown = false
+    /// What the connections tell of their requests' ends.
+    private lazy var responseRouter = PoolResponseRouter(pool: self)
 
     init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
          configuration: SenderConfiguration, metrics: SenderMetrics) throws {
@@ -183,7 +185,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate, HTTP2ResponseReceiver {
             let streamID = try connection.http2.send(
                 method: delivery.request.method, path: delivery.request.path, authority: environment.host,
                 connectionFields: candidate.authorization ?? nil, fields: delivery.request.fields, body: delivery.request.body,
-                receiver: self, context: delivery)
+                receiver: responseRouter, context: delivery)
             connection.inFlight += 1
             delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
@@ -211,13 +213,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate, HTTP2ResponseReceiver {
 
     // MARK: Answers
 
-    func connection(_ connection: HTTP2Connection, endedStreamOf context: AnyObject,
-                    with result: Result<HTTP2Response, HTTP2StreamFailure>) {
-        // Every request of the pool is sent with its delivery as the context.
-        handle(result, for: unsafeDowncast(context, to: PendingDelivery.self))
-    }
-
-    private func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery) {
+    /// The end of a request's stream (through ``PoolResponseRouter``).
+    func handle(_ result: Result<HTTP2Response, HTTP2StreamFailure>, for delivery: PendingDelivery) {
         let now = MonotonicClock.nanoseconds()
         // Nil only when its deadline cancelled the stream, and let go of the connection then.
         let connection = delivery.inFlight?.connection

@@ -17,16 +17,17 @@ final class DeliveryBatch: @unchecked Sendable {
     private var remaining: Int
     private var continuation: CheckedContinuation<[RequestOutcome], Never>?
 
-    /// Makes the deliveries of `requests`, submitted at `now`, each with its deadline under `cap`
-    /// (monotonic nanoseconds).
-    init(_ requests: [(APNsRequest, APNsExpiration)], now: UInt64, cap: UInt64) {
+    /// Makes the deliveries of `count` requests, each made by `request` from its index, submitted
+    /// at `now`, each with its deadline under `cap` (monotonic nanoseconds).
+    init(count: Int, now: UInt64, cap: UInt64, request: (Int) -> (APNsRequest, APNsExpiration)) {
         deadline = now + cap
-        results = Array(repeating: Self.unset, count: requests.count)
-        remaining = requests.count
-        deliveries = requests.indices.map { index in
-            PendingDelivery(request: requests[index].0, submittedAt: now,
-                            deadline: APNsSender.deadline(expiration: requests[index].1, now: now, cap: cap),
-                            batch: self, index: index)
+        results = Array(repeating: Self.unset, count: count)
+        remaining = count
+        deliveries = (0..<count).map { index in
+            let (request, expiration) = request(index)
+            return PendingDelivery(request: request, submittedAt: now,
+                                   deadline: APNsSender.deadline(expiration: expiration, now: now, cap: cap),
+                                   batch: self, index: index)
         }
     }
 

@@ -73,7 +73,7 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// A name-based (version 5, SHA-1) id in `namespace` (RFC 9562 §5.5).
     public static func nameBased(_ name: [UInt8], namespace: NotificationID) -> NotificationID {
         var hasher = SHA1()
-        hasher.update(namespace.bytes)
+        namespace.update(&hasher)
         hasher.update(name)
         return version5(hasher)
     }
@@ -83,7 +83,7 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// NUL, so no two (intent, token) pairs share a name. The parts are hashed where they lie.
     public static func derived(intentID: String, deviceToken: DeviceToken) -> NotificationID {
         var hasher = SHA1()
-        hasher.update(pushlineNamespace.bytes)
+        pushlineNamespace.update(&hasher)
         hasher.update(intentID.utf8)
         hasher.update(0)
         hasher.update(deviceToken.hex.utf8)
@@ -92,11 +92,17 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     /// The id made of the first 16 bytes of the name's digest, with the version and variant bits set.
     private static func version5(_ hasher: consuming SHA1) -> NotificationID {
-        var bytes = hasher.finalize()
-        bytes.removeLast(4)
-        bytes[6] = bytes[6] & 0x0F | 0x50
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return NotificationID(validBytes: bytes)
+        let digest = hasher.finalizeWords()
+        let high = UInt64(digest.0) << 32 | UInt64(digest.1)
+        let low = UInt64(digest.2) << 32 | UInt64(digest.3)
+        // Byte 6's high nibble is the version (5); byte 8's top two bits the variant (10).
+        return NotificationID(high: high & ~0xF000 | 0x5000, low: low & ~(0xC0 << 56) | 0x80 << 56)
+    }
+
+    /// Feeds the id's 16 bytes to `hasher` straight from its words: every delivery's id hashes
+    /// the name-space, and an array of its bytes cost an allocation each time.
+    private func update(_ hasher: inout SHA1) {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { hasher.update($0) }
     }
 
     /// Lower-case 8-4-4-4-12.

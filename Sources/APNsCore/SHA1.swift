@@ -58,6 +58,14 @@ struct SHA1 {
 
     /// Pads the message (a 1 bit, zeros, the length in bits) and returns the digest, 20 bytes.
     consuming func finalize() -> [UInt8] {
+        let words = finalizeWords()
+        return withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian,
+                                    words.4.bigEndian)) { Array($0) }
+    }
+
+    /// The digest as its five big-endian words, without an array: for a caller that keeps a
+    /// few of its bytes.
+    consuming func finalizeWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32) {
         let bitLength = messageLength &* 8
         update(0x80)
         let zeros = (Self.lengthOffset - blockFill + Self.blockSize) % Self.blockSize
@@ -66,8 +74,7 @@ struct SHA1 {
             update(UnsafeRawBufferPointer(padding))
         }
         withUnsafeBytes(of: bitLength.bigEndian) { update($0) }
-        return withUnsafeBytes(of: (state.0.bigEndian, state.1.bigEndian, state.2.bigEndian, state.3.bigEndian,
-                                    state.4.bigEndian)) { Array($0) }
+        return state
     }
 
     private static func compress(_ block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64),

@@ -12,34 +12,31 @@ struct AlertTexts {
 
     func content(_ alert: Template.AlertTemplate) throws(EnrichmentError) -> AlertContent {
         var content = AlertContent()
-        try fill(alert.title, text: \.title, key: \.titleLocKey, args: \.titleLocArgs, into: &content)
-        try fill(alert.subtitle, text: \.subtitle, key: \.subtitleLocKey, args: \.subtitleLocArgs, into: &content)
-        try fill(alert.body, text: \.body, key: \.locKey, args: \.locArgs, into: &content)
+        (content.title, content.titleLocKey, content.titleLocArgs) = try filled(alert.title)
+        (content.subtitle, content.subtitleLocKey, content.subtitleLocArgs) = try filled(alert.subtitle)
+        (content.body, content.locKey, content.locArgs) = try filled(alert.body)
         return content
     }
 
-    private func fill(_ field: Template.AlertText?, text: WritableKeyPath<AlertContent, String?>,
-                      key: WritableKeyPath<AlertContent, String?>, args argsPath: WritableKeyPath<AlertContent, [String]?>,
-                      into content: inout AlertContent) throws(EnrichmentError) {
+    /// One alert field's text, or its localization key and arguments (nil when it has none).
+    private func filled(_ field: Template.AlertText?) throws(EnrichmentError) -> (text: String?, key: String?, args: [String]?) {
         switch field {
         case nil:
-            return
+            return (nil, nil, nil)
         case .text(let source)?:
-            content[keyPath: text] = try source.render(args)
+            return (try source.render(args), nil, nil)
         case .localized(let catalogKey, let argTemplates)?:
             var rendered: [String] = []
             rendered.reserveCapacity(argTemplates.count)
             for argument in argTemplates { rendered.append(try argument.render(args)) }
             if let locale {
-                content[keyPath: text] = try localized(catalogKey, rendered, locale: locale)
-            } else {
-                guard app.strings.contains(catalogKey) else {
-                    throw EnrichmentError(.missingLocalization,
-                                          "template \(template.name) sends loc-key \"\(catalogKey)\", which is not in the app's catalog; the device would show the raw key")
-                }
-                content[keyPath: key] = catalogKey
-                content[keyPath: argsPath] = rendered.isEmpty ? nil : rendered
+                return (try localized(catalogKey, rendered, locale: locale), nil, nil)
             }
+            guard app.strings.contains(catalogKey) else {
+                throw EnrichmentError(.missingLocalization,
+                                      "template \(template.name) sends loc-key \"\(catalogKey)\", which is not in the app's catalog; the device would show the raw key")
+            }
+            return (nil, catalogKey, rendered.isEmpty ? nil : rendered)
         }
     }
 

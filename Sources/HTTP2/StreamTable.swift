@@ -2,8 +2,10 @@
 ///
 /// A `Dictionary` hashes every key with SipHash; stream ids need none of that: those of one side are
 /// consecutive odd (or even) numbers, so `id / 2` spreads them over the slots as they are. Open
-/// addressing with linear probing, at most half full; removal shifts the entries after it back, so
-/// no slot is ever marked deleted.
+/// addressing with Robin Hood linear probing, at most half full: an entry never sits further from
+/// its home slot than the one it displaced, so a lookup stops at the first entry closer to home
+/// than itself, and a removal shifts back only the entries after it that are not at home. With
+/// rising ids nearly every entry is at home, and each operation touches a slot or two.
 struct StreamTable<Value> {
     /// 0 marks an empty slot: stream 0 is the connection itself, never a stream.
     private var keys: [Int32]
@@ -32,22 +34,16 @@ struct StreamTable<Value> {
     @discardableResult
     mutating func removeValue(forKey streamID: Int32) -> Value? {
         guard var hole = slot(of: streamID) else { return nil }
-        let removed = values[hole]
+        let removed = values[hole].take() // moved out: no retain and release of the value
         let mask = keys.count - 1
-        // Backward-shift deletion: move later entries of the run into the hole when their home
-        // slot does not lie between the hole and them.
         var next = (hole + 1) & mask
-        while keys[next] != 0 {
-            let home = Self.home(of: keys[next], mask: mask)
-            if (next - home) & mask >= (next - hole) & mask {
-                keys[hole] = keys[next]
-                values[hole] = values[next]
-                hole = next
-            }
+        while keys[next] != 0, Self.distance(of: keys[next], at: next, mask: mask) > 0 {
+            keys[hole] = keys[next]
+            values[hole] = values[next].take()
+            hole = next
             next = (next + 1) & mask
         }
         keys[hole] = 0
-        values[hole] = nil
         count -= 1
         return removed
     }
@@ -71,19 +67,36 @@ struct StreamTable<Value> {
         }
         if (count + 1) * 2 > keys.count { grow() }
         let mask = keys.count - 1
-        var index = Self.home(of: streamID, mask: mask)
-        while keys[index] != 0 { index = (index + 1) & mask }
-        keys[index] = streamID
-        values[index] = value
+        var key = streamID
+        var carried: Value? = value
+        var index = Self.home(of: key, mask: mask)
+        var distance = 0
+        while keys[index] != 0 {
+            // Robin Hood: the entry further from its home takes the slot; the other moves on.
+            let occupantDistance = Self.distance(of: keys[index], at: index, mask: mask)
+            if occupantDistance < distance {
+                swap(&keys[index], &key)
+                swap(&values[index], &carried)
+                distance = occupantDistance
+            }
+            index = (index + 1) & mask
+            distance += 1
+        }
+        keys[index] = key
+        values[index] = carried
         count += 1
     }
 
     private func slot(of streamID: Int32) -> Int? {
         let mask = keys.count - 1
         var index = Self.home(of: streamID, mask: mask)
+        var distance = 0
         while keys[index] != 0 {
             if keys[index] == streamID { return index }
+            // Closer to its home than the sought id would be here: the id is not in the table.
+            if Self.distance(of: keys[index], at: index, mask: mask) < distance { return nil }
             index = (index + 1) & mask
+            distance += 1
         }
         return nil
     }
@@ -98,5 +111,10 @@ struct StreamTable<Value> {
 
     private static func home(of streamID: Int32, mask: Int) -> Int {
         Int(streamID >> 1) & mask
+    }
+
+    /// How many slots past its home the entry at `index` sits.
+    private static func distance(of streamID: Int32, at index: Int, mask: Int) -> Int {
+        (index - home(of: streamID, mask: mask)) & mask
     }
 }

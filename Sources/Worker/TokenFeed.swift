@@ -45,6 +45,13 @@ public final class TokenFeed: Sendable {
     private let wake = Semaphore()
     private let thread = ServiceThread()
     private let counts = Mutex(Statistics())
+    /// Whether the consumer has been given its partitions (joined its group).
+    private let joined = Atomic<Bool>(false)
+    /// Whether Redis answered the feed the last time it asked (a batch applied, or a `PING` while idle).
+    private let redisAnswers = Atomic<Bool>(false)
+    /// How long an idle feed goes without asking Redis before it `PING`s it, so ``isReady`` follows
+    /// an outage that no batch meets.
+    static let idleRedisCheck = Duration.seconds(1)
 
     /// - Parameters:
     ///   - registry: where the feed records its metrics (`pushline_token_records_total`,
@@ -74,17 +81,33 @@ public final class TokenFeed: Sendable {
 
     public var statistics: Statistics { counts.withLock { $0 } }
 
+    /// Whether the feed can do its work (`/readyz`): it has joined its consumer group, and Redis
+    /// answered it the last time it asked — a batch applied, or a `PING` after a second idle.
+    public var isReady: Bool {
+        joined.load(ordering: .acquiring) && redisAnswers.load(ordering: .acquiring)
+    }
+
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
 
     private func run() throws {
         let acknowledgements = OutputAcknowledgements()
         let producer = try KafkaProducer(configuration: configuration.producer, eventHandler: acknowledgements.record)
-        let consumer = try KafkaConsumer(configuration: configuration.consumer)
-        // Connected at the first batch, so a feed started while Redis is down waits for it there.
+        let consumer = try KafkaConsumer(configuration: configuration.consumer) { [self] event in
+            if case .assigned = event { joined.store(true, ordering: .releasing) }
+        }
+        // Connected at the first batch or check, so a feed started while Redis is down waits for it there.
         var connection: RedisConnection?
+        var lastAsked = ContinuousClock.now - Self.idleRedisCheck
         while !isStopping {
             let batch = consumer.poll(maxMessages: configuration.batchSize, timeout: configuration.pollTimeout)
-            guard !batch.isEmpty else { continue }
+            guard !batch.isEmpty else {
+                if ContinuousClock.now >= lastAsked + Self.idleRedisCheck {
+                    lastAsked = .now
+                    try checkRedis(connection: &connection)
+                }
+                continue
+            }
+            lastAsked = .now
             var registrations: [TokenRegistration] = []
             var deadLetters: [KafkaProducerMessage] = []
             for message in batch {
@@ -127,6 +150,7 @@ public final class TokenFeed: Sendable {
                     connection = link
                 }
                 let effects = try TokenRegistry(connection: link).apply(registrations)
+                redisAnswers.store(true, ordering: .releasing)
                 if outage.answered() {
                     metrics?.redisAvailable.set(to: 1)
                     eventHandler(.redisRecovered(failedAttempts: failedAttempts))
@@ -134,6 +158,7 @@ public final class TokenFeed: Sendable {
                 return effects
             } catch {
                 guard error.isRetryable else { throw error }
+                redisAnswers.store(false, ordering: .releasing)
                 let now = ContinuousClock.now
                 if outage.failed(at: now) {
                     metrics?.redisAvailable.set(to: 0)
@@ -145,6 +170,21 @@ public final class TokenFeed: Sendable {
                 _ = wake.wait(milliseconds: Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000))
                 if isStopping { return nil }
             }
+        }
+    }
+
+    /// Asks Redis whether it answers (`PING`, connecting first if need be) while no batch does, for
+    /// ``isReady`` and `pushline_token_feed_redis_available`. An error waiting cannot fix is thrown.
+    private func checkRedis(connection: inout RedisConnection?) throws(RedisError) {
+        do throws(RedisError) {
+            if connection == nil { connection = try RedisConnection(configuration: configuration.redis) }
+            _ = try connection?.send(RedisCommand("PING"))
+            redisAnswers.store(true, ordering: .releasing)
+            metrics?.redisAvailable.set(to: 1)
+        } catch {
+            guard error.isRetryable else { throw error }
+            redisAnswers.store(false, ordering: .releasing)
+            metrics?.redisAvailable.set(to: 0)
         }
     }
 

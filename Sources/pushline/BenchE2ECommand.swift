@@ -5,24 +5,28 @@ import Kafka
 import LocalStack
 
 /// `pushline bench e2e`: deliveries per second and end-to-end latency of `pushline run` on local
-/// components, beside h2load's raw rate against the same simulator.
+/// components, beside h2load's raw rate against the same server.
 enum BenchE2ECommand: Command {
     static let name = "bench e2e"
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
         Usage: pushline bench e2e [--intents N] [--tokens K] [--half-load-seconds S] [--batch-size B]
                                   [--partitions P] [--h2load-requests R] [--kafka-property KEY=VALUE]…
+                                  [--server apns-sim|nghttpd]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
-        apns-sim built beside this executable (TLS on a free port, its own self-signed certificate,
-        2 event loops); then:
+        APNs server: the apns-sim built beside this executable (TLS on a free port, its own
+        self-signed certificate, 2 event loops), or with --server nghttpd, nghttp2's own server
+        (Debian package nghttp2-server; TLS, a self-signed certificate, 200 for 4,096 known device
+        tokens, which the intents then cycle through); then:
 
-          1. h2load (Debian package nghttp2-client) against that apns-sim: R requests over 4
+          1. h2load (Debian package nghttp2-client) against that server: R requests over 4
              connections × 100 streams with a provider token of the dev key — the raw rate of the
              server, the reference the pipeline's rate is compared with.
           2. Pre-loads N intents on pushline.intents (P partitions): the example app's chat_message
-             in English, each to K device tokens of its own (N × K deliveries, each claimed and sent).
+             in English, each to K device tokens of its own (for nghttpd, K of its 4,096 in turn):
+             N × K deliveries, each claimed and sent, as intent ids are unique.
           3. Starts `pushline run` (the real worker, as a process of its own) with a configuration
              of those components (Redis dedupe on, outcomes to pushline.outcomes) and reads the
              outcomes back: the sustained rate is the deliveries read back per second, from the
@@ -34,9 +38,9 @@ enum BenchE2ECommand: Command {
           5. Stops the worker with SIGTERM (it must exit 0).
 
         Prints the figures, the CPU time per delivery of each process over the sustained phase (from
-        the worker's start to the last outcome read back: pushline run, apns-sim, redis-server, and
+        the worker's start to the last outcome read back: pushline run, the server, redis-server, and
         this process — the mock broker and the outcome reader), the peak resident memory of the
-        worker and of apns-sim, the ratio of the sustained rate to h2load's, and the load average;
+        worker and of the server, the ratio of the sustained rate to h2load's, and the load average;
         progress goes to standard error.
         The goal of issue #7: at least 50,000 deliveries/s, and p99 under 50 ms at half load.
 
@@ -47,6 +51,7 @@ enum BenchE2ECommand: Command {
           --batch-size B          the pipeline's batch.size (default: the configuration's, 500)
           --partitions P          partitions of pushline.intents (default 4)
           --h2load-requests R     requests of the h2load run (default 200000)
+          --server NAME           apns-sim (default) or nghttpd: the server pushes go to
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
                                   repeatable. Default: fetch.wait.max.ms=10 — librdkafka's mock
                                   broker answered fetches only after fetch.wait.max.ms (500 ms by
@@ -58,7 +63,7 @@ enum BenchE2ECommand: Command {
         or outcomes stopped arriving for 60 seconds.
         """
     static let arguments = ArgumentSpec(valueOptions: [
-        "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests",
+        "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
     ], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
@@ -78,8 +83,8 @@ enum BenchE2ECommand: Command {
             kafkaProperties[parts[0]] = parts[1]
         }
         do {
-            try measure(intents: intents, tokens: tokens, halfLoadSeconds: halfLoadSeconds, batchSize: batchSize,
-                        partitions: partitions, kafkaProperties: kafkaProperties, h2load: h2load)
+            try measure(intents: intents, tokens: tokens, halfLoadSeconds: halfLoadSeconds, batchSize: batchSize, partitions: partitions,
+                        kafkaProperties: kafkaProperties, h2load: h2load, server: arguments.optional("--server") ?? "apns-sim")
             return 0
         } catch {
             progress("\(error)")
@@ -88,23 +93,25 @@ enum BenchE2ECommand: Command {
     }
 
     private static func measure(intents: Int, tokens: Int, halfLoadSeconds: Int, batchSize: Int?, partitions: Int,
-                                kafkaProperties: [String: String], h2load: H2LoadRate) throws {
-        progress("starting mock Kafka, redis-server and apns-sim (load average \(loadAverage()))")
+                                kafkaProperties: [String: String], h2load: H2LoadRate, server serverName: String) throws {
+        progress("starting mock Kafka, redis-server and \(serverName) (load average \(loadAverage()))")
         let cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(LocalPipeline.intentsTopic, partitions: partitions)
         for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
         let redis = try RedisServer()
-        let simulator = try SimulatorProcess(executable: try RepositoryPaths.builtExecutable("apns-sim"))
+        let bench = try BenchServer(serverName)
+        let server = bench.process
 
-        progress("h2load → apns-sim: \(h2load.requests) requests, \(h2load.connections) connections × \(h2load.streams) streams")
-        let rawRate = try h2load.measure(port: simulator.devicePort, authorization: try developmentToken())
-        progress("h2load → apns-sim: \(Int(rawRate)) req/s")
+        progress("h2load → \(bench.name): \(h2load.requests) requests, \(h2load.connections) connections × \(h2load.streams) streams")
+        let rawRate = try h2load.measure(port: server.devicePort, authorization: try developmentToken())
+        progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
 
-        let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, tokensPerIntent: tokens)
+        let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, tokensPerIntent: tokens,
+                                  tokenPool: bench.tokenPool)
         try load.preload(0..<intents, progress: progress)
 
         var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
-                                                  simulatorPort: simulator.devicePort, caFile: simulator.certificateFile)
+                                                  simulatorPort: server.devicePort, caFile: server.certificateFile)
         configuration.group = "bench-e2e"
         configuration.batchSize = batchSize
         configuration.kafkaProperties = kafkaProperties
@@ -113,7 +120,7 @@ enum BenchE2ECommand: Command {
         progress("starting pushline run (\(intents) intents × \(tokens) token(s) waiting)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
-        let cpu = CPUPerDelivery([("pushline run", worker.processID), ("apns-sim", simulator.processID),
+        let cpu = CPUPerDelivery([("pushline run", worker.processID), (bench.name, server.processID),
                                   ("redis-server", redis.processID ?? 0), ("this process (mock Kafka, reader)", getpid())])
         let sustained = try reader.count(intents * tokens) { progress("sustained: \($0)") }
         let cpuSummary = cpu.summary(deliveries: intents * tokens, rate: sustained.rate)
@@ -128,18 +135,18 @@ enum BenchE2ECommand: Command {
         let latencies = try reader.latencies(offered * tokens) { progress("half load: \($0)") }
         try production.wait()
         let workerPeak = ProcessMemory.peakResidentBytes(of: worker.processID)
-        let simulatorPeak = simulator.peakResidentBytes
+        let serverPeak = server.peakResidentBytes
         let stopStatus = worker.stop(graceMilliseconds: 60_000)
         try reader.close()
         try load.close()
-        simulator.stop()
+        server.stop()
         redis.stop()
         guard stopStatus == 0 else { throw LocalStackError("pushline run exited \(stopStatus) on SIGTERM: \(worker.log.suffix(2000))") }
 
         let decided = latencies.map(\.decided).sorted()
         let readBack = latencies.map(\.readBack).sorted()
         print("pushline bench e2e: \(intents) intents × \(tokens) token(s) → pushline run (batch.size \(batchSize.map(String.init) ?? "500")) "
-            + "→ apns-sim process (TLS); mock Kafka (1 broker, \(partitions) intent partitions), redis-server"
+            + "→ \(bench.name) process (TLS); mock Kafka (1 broker, \(partitions) intent partitions), redis-server"
             + (kafkaProperties.isEmpty ? "" : "; worker's kafka.properties \(kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"))
         print("sustained: \(Int(sustained.rate)) deliveries/s (\(intents * tokens) deliveries; by status \(sustained.byStatus)) "
             + "— goal ≥ \(Int(deliveriesGoal)): \(sustained.rate >= deliveriesGoal ? "met" : "not met")")
@@ -150,8 +157,8 @@ enum BenchE2ECommand: Command {
         print(String(format: "  created_at → read back:    p50 %.1f ms, p99 %.1f ms, max %.1f ms", percentile(readBack, 0.5),
                      percentile(readBack, 0.99), readBack.last ?? 0)
             + " — goal p99 < \(Int(p99GoalMilliseconds)) ms: \(percentile(readBack, 0.99) < p99GoalMilliseconds ? "met" : "not met")")
-        print("peak RSS: pushline run \(mebibytes(workerPeak)), apns-sim \(mebibytes(simulatorPeak))")
-        print("h2load → apns-sim: \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams); "
+        print("peak RSS: pushline run \(mebibytes(workerPeak)), \(bench.name) \(mebibytes(serverPeak))")
+        print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams); "
             + String(format: "ratio pipeline / h2load: %.2f", sustained.rate / rawRate))
         print("load average: \(loadAverage())")
     }

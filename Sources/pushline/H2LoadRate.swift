@@ -7,6 +7,8 @@ struct H2LoadRate {
     let requests: Int
     let connections: Int
     let streams: Int
+    /// The device token of h2load's requests.
+    static let deviceToken = String(repeating: "ab", count: 32)
 
     /// Runs h2load (Debian package nghttp2-client) against `https://127.0.0.1:<port>/3/device/<token>`
     /// with a provider token of the dev key and returns the answered-2xx requests per second.
@@ -16,7 +18,7 @@ struct H2LoadRate {
             "-n", String(requests), "-c", String(connections), "-m", String(streams),
             "-d", RepositoryPaths.file("Config/examples/alert/new-message.json"),
             "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.pushline", "-H", "apns-push-type: alert",
-            "https://127.0.0.1:\(port)/3/device/\(String(repeating: "ab", count: 32))",
+            "https://127.0.0.1:\(port)/3/device/\(Self.deviceToken)",
         ])
         // "finished in 2.73s, 73260.60 req/s, …" and "requests: 200000 total, …, 200000 succeeded, …"
         let words = result.standardOutput.split(whereSeparator: \.isWhitespace)

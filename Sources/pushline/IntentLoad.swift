@@ -4,17 +4,21 @@ import LocalStack
 import Synchronization
 
 /// The intents of `pushline bench e2e` and the producer that puts them on Kafka: the example app's
-/// `chat_message` in English, each to `tokensPerIntent` device tokens no other intent uses (so
-/// every delivery is claimed once and sent), with `created_at` the moment it is produced.
+/// `chat_message` in English, each to `tokensPerIntent` device tokens no other intent uses — or,
+/// with a token pool, tokens taken in turn from a pool of that many (a server that accepts only
+/// known tokens) — and `created_at` the moment it is produced. Intent ids are unique either way,
+/// so every delivery is claimed once and sent.
 final class IntentLoad: Sendable {
     private let topic: String
     private let tokensPerIntent: Int
+    private let tokenPool: Int?
     private let producer: KafkaProducer
     private let acknowledged: Acknowledgements
 
-    init(bootstrapServers: String, topic: String, tokensPerIntent: Int) throws {
+    init(bootstrapServers: String, topic: String, tokensPerIntent: Int, tokenPool: Int? = nil) throws {
         self.topic = topic
         self.tokensPerIntent = tokensPerIntent
+        self.tokenPool = tokenPool
         let acknowledged = Acknowledgements()
         producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: bootstrapServers)) { event in
             if case .deliveryReports(let reports) = event { acknowledged.add(reports) }
@@ -59,9 +63,17 @@ final class IntentLoad: Sendable {
         try producer.close()
     }
 
+    /// Device token `number` (from 0) as hex: the number + 1 in 64 hex digits.
+    static func token(_ number: Int) -> String {
+        String(format: "%064x", number + 1)
+    }
+
     /// Intent `index`: its id and tokens follow from the index alone.
     private func message(_ index: Int) -> KafkaProducerMessage {
-        let tokens = (0..<tokensPerIntent).map { "\"" + String(format: "%064x", index * tokensPerIntent + $0 + 1) + "\"" }
+        let tokens = (0..<tokensPerIntent).map { slot in
+            let number = index * tokensPerIntent + slot
+            return "\"" + Self.token(tokenPool.map { number % $0 } ?? number) + "\""
+        }
         let intent = """
             {"schema_version":1,"id":"bench-\(index)","app":"\(LocalPipeline.app)","environment":"sandbox",\
             "tokens":[\(tokens.joined(separator: ","))],"template":"chat_message","locale":"en",\

@@ -26,7 +26,8 @@ enum RunCommand: Command {
         also runs the token feed: `pushline.tokens` records into the token registry (docs/tokens.md).
 
         Serves /metrics, /healthz and /readyz on `telemetry.metrics_port` (all interfaces; /readyz
-        is 200 once every worker has joined its group and none is stopping or waiting for Redis).
+        is 200 once every worker has joined its group and none is stopping or waiting for Redis,
+        and the token feed, when enabled, has joined its group and reaches Redis).
         Logs JSON lines to standard error at `telemetry.log_level` (docs/telemetry.md).
 
         SIGINT or SIGTERM: every worker stops fetching, finishes its in-flight work within
@@ -69,19 +70,24 @@ enum RunCommand: Command {
             workers.append(try Worker(configuration: workerConfiguration(pipeline, pool: pool, configuration), enricher: Enricher(catalog: catalog),
                                       sender: sender, telemetry: telemetry))
         }
+        // The first of: a termination signal, a worker or the token feed failing.
+        let ended = Semaphore()
+        let cause = Mutex<String?>(nil)
+        let tokenFeed = try startTokenFeed(configuration, logger: logger, registry: registry) { error in
+            cause.withLock { $0 = $0 ?? "token feed failed: \(error)" }
+            ended.signal()
+        }
         let readiness = workers
         let server: TelemetryServer
         do {
             server = try TelemetryServer(registry: registry, port: UInt16(configuration.telemetry.metricsPort), loopbackOnly: false) {
-                readiness.allSatisfy(\.isReady)
+                readiness.allSatisfy(\.isReady) && tokenFeed?.isReady ?? true
             }
         } catch {
             printNote("cannot serve metrics on port \(configuration.telemetry.metricsPort): \(error)")
+            _ = stopTokenFeed(tokenFeed)
             return 1
         }
-        // The first of: a termination signal, a worker failing.
-        let ended = Semaphore()
-        let cause = Mutex<String?>(nil)
         for worker in workers {
             worker.start { error in
                 cause.withLock { $0 = $0 ?? "worker failed: \(error)" }
@@ -91,10 +97,6 @@ enum RunCommand: Command {
         Thread.detachNewThread {
             let signal = signals.wait()
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
-            ended.signal()
-        }
-        let tokenFeed = try startTokenFeed(configuration, logger: logger, registry: registry) { error in
-            cause.withLock { $0 = $0 ?? "token feed failed: \(error)" }
             ended.signal()
         }
         logger.info("running", metadata: ["pipelines": .string(configuration.pipelines.map(\.name).joined(separator: ",")),

@@ -77,7 +77,7 @@ struct HTTP2ClientTests {
         let server = try ServerProcess(nghttpd, ["--htdocs=\(directory.path)", "--address=127.0.0.1", String(port),
                                                  certificate.keyFile, certificate.certificateFile])
         defer { server.stop() }
-        try waitUntilListening(port: port)
+        try ListeningPort.waitUntilAccepting(port)
         let results = try sendRequests(port: port, count: 20, caFile: certificate.certificateFile, path: "/index.html")
         #expect(results.count == 20)
         for result in results {
@@ -130,17 +130,3 @@ private final class EchoingServer: HTTP2ConnectionDelegate {
     func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {}
 }
 
-/// Polls until something accepts TCP connections on `port` (a server started as a subprocess).
-func waitUntilListening(port: UInt16) throws {
-    for _ in 0..<500 {
-        if let descriptor = try? Socket.connect(host: "127.0.0.1", port: port) {
-            var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&pollDescriptor, 1, 100)
-            let connected = Socket.pendingError(descriptor) == 0 && pollDescriptor.revents & Int16(POLLOUT) != 0
-            close(descriptor)
-            if connected { return }
-        }
-        usleep(10_000)
-    }
-    throw TestKitError("nothing listens on port \(port) after 5 s")
-}

@@ -27,6 +27,22 @@ struct SendCommandTests {
         #expect(harness.simulator.inbox().first?.token == token)
     }
 
+    @Test("against nghttpd, an independent HTTP/2 server (as `bench e2e --server nghttpd` runs it): a token it has a file for is accepted, another gets 404")
+    func againstNghttpd() throws {
+        let other = String(repeating: "cd", count: 32)
+        let nghttpd = try NghttpdProcess(deviceTokens: [token])
+        defer { nghttpd.stop() }
+        let payload = try temporaryFile(#"{"aps":{"alert":"hi"}}"#)
+        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), [
+            "send", "--key", DevCredentials.privateKeyFile, "--key-id", DevCredentials.keyID, "--team-id", DevCredentials.teamID,
+            "--host", "localhost", "--port", String(nghttpd.devicePort), "--ca-file", nghttpd.certificateFile,
+            "--topic", "com.example.app", "--push-type", "alert", "--token", token, "--token", other, payload,
+        ])
+        #expect(result.status == 1, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        #expect(lines.map { Array($0.prefix(2)) } == [[token, "200"], [other, "404"]], "\(result.standardOutput)")
+    }
+
     @Test("a rejection prints the reason, and a 410 its timestamp; the exit status is 1")
     func rejections() throws {
         var configuration = SimulatorConfiguration()

@@ -116,6 +116,24 @@ struct TokenFeedTests {
         if case .redisRecovered(let attempts)? = events.last { #expect(attempts == statistics.redisRetries) } else { Issue.record("\(events)") }
     }
 
+    @Test("ready once it has joined its group and Redis answers; not ready while Redis is down, even with nothing to apply; ready again after")
+    func readinessFollowsRedis() async throws {
+        let (readyAtFirst, readyWhileDown, readyAgain) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let feed = try fixture.startFeed()
+            defer { try? feed.stop() }
+            let readyAtFirst = (try? Deadline.wait(.seconds(30), for: "the feed to be ready") { feed.isReady }) != nil
+            fixture.redis.stop()
+            let readyWhileDown = (try? Deadline.wait(.seconds(10), for: "the feed to notice Redis is down") { !feed.isReady }) == nil
+            try fixture.redis.restart()
+            let readyAgain = (try? Deadline.wait(.seconds(10), for: "the feed to be ready again") { feed.isReady }) != nil
+            return (readyAtFirst, readyWhileDown, readyAgain)
+        }
+        #expect(readyAtFirst)
+        #expect(!readyWhileDown)
+        #expect(readyAgain)
+    }
+
     @Test("a Redis error that waiting cannot fix stops the feed and reports it; the record stays uncommitted")
     func unfixableRedisErrorStopsFeed() async throws {
         let (failures, stopError, committed) = try await DedicatedThread.run {
