@@ -74,13 +74,14 @@ final class SilentRelay: @unchecked Sendable {
     }
 
     /// Copies bytes one way until either side closes; a silenced connection's bytes are dropped.
+    /// `MSG_NOSIGNAL`: a side already closed ends the pump, not the test process (SIGPIPE).
     private func pump(from source: Int32, to destination: Int32, connection: Int, pair: DescriptorPair) {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while !stopped.load(ordering: .sequentiallyConsistent) {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
             if connection < silencedBelow.load(ordering: .sequentiallyConsistent) { continue }
-            let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress, count) }
+            let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress, count, Int32(MSG_NOSIGNAL)) }
             guard written == count else { break }
         }
         shutdown(source, Int32(SHUT_RDWR))
