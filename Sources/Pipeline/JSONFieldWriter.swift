@@ -48,8 +48,9 @@ struct JSONFieldWriter {
         isEmpty = false
     }
 
-    /// The object, closed.
-    consuming func finish() -> [UInt8] {
+    /// The object, closed. (Mutating rather than consuming: closing a consumed copy made the
+    /// buffer shared at the last append, which copied the whole record.)
+    mutating func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
         return bytes
     }

@@ -29,6 +29,12 @@ struct EventRecordTests {
         #expect(decoded["status"] as? String == "accepted")
         #expect((decoded["source"] as? [String: Any])?["offset"] as? Int == 1234)
         #expect(try object(minimal.encoded)["token"] == nil, "absent fields are left out, not null")
+        // The exact bytes: fields in the schema's order, the source nested in place.
+        #expect(String(decoding: minimal.encoded, as: UTF8.self) == """
+            {"schema_version":1,"intent_id":"broken","app":"com.example.app","environment":"sandbox","status":"invalid",\
+            "reason":"MissingField","attempts":0,"locale_fell_back":false,\
+            "source":{"topic":"pushline.intents","partition":3,"offset":1234},"completed_at":1764489600000}
+            """)
     }
 
     @Test("the outcome schema is strict: an unknown status or field is refused")

@@ -32,6 +32,25 @@ struct RedisReplyTests {
         #expect(replies == [.status("OK"), .bulk(value), .integer(7)])
     }
 
+    @Test("a command built argument by argument, one of them written in place, sends what was written")
+    func builtInPlace() async throws {
+        let server = try await RedisServer.start()
+        let value: [UInt8] = Array("sent [\"pushline.intents\",3,42]".utf8) + [0x00, 0xFF]
+        let replies = try await withConnection(server.configuration()) { redis in
+            // Less room than the arguments take: the buffers grow as needed.
+            var set = RedisCommand(reservingBytes: 8, arguments: 2)
+            set.append("SET")
+            set.append("claim")
+            set.append(writing: { bytes in bytes.append(contentsOf: value) })
+            set.append("PX")
+            set.append(60_000)
+            #expect(set.name == "SET" && set.count == 5)
+            return try redis.pipeline([set, RedisCommand("GET", "claim"), RedisCommand("PTTL", "claim")])
+        }
+        #expect(Array(replies.prefix(2)) == [.status("OK"), .bulk(value)])
+        #expect((replies[2].integer ?? 0) > 0)
+    }
+
     @Test("a value larger than the read buffer arrives whole")
     func largeValue() async throws {
         let server = try await RedisServer.start()
