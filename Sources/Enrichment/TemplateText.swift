@@ -24,18 +24,19 @@ struct TemplateText: Sendable, Equatable {
     /// Deeper nesting is refused, so rendering's recursion stays shallow whatever the file holds.
     static let maximumSectionDepth = 16
 
-    /// The argument when the text is exactly one placeholder, so a custom key can keep its JSON type.
-    var singlePlaceholder: ArgumentPath? {
-        if segments.count == 1, case .placeholder(let path) = segments[0] { path } else { nil }
-    }
+    /// The argument when the text is exactly one placeholder, so a custom key can keep its JSON
+    /// type. Kept, not worked out per use: most texts are one placeholder, rendered for every intent.
+    let singlePlaceholder: ArgumentPath?
 
     init(compiling source: String) throws(SyntaxError) {
         var parser = TemplateTextParser(source)
         segments = try parser.parseSegments(closing: nil)
+        if segments.count == 1, case .placeholder(let path) = segments[0] { singlePlaceholder = path } else { singlePlaceholder = nil }
     }
 
     /// The text with `args` filled in.
     func render(_ args: JSONObject) throws(EnrichmentError) -> String {
+        if let singlePlaceholder { return try singlePlaceholder.text(in: args) }
         var output = ""
         try Self.render(segments, args, into: &output)
         return output
