@@ -342,11 +342,22 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             let http2 = try HTTP2Connection(connectingTo: environment.host, port: environment.port, loop: loop, tls: tls,
                                             keepingResponseFields: Self.responseFieldsRead, delegate: self)
             connections[ObjectIdentifier(http2)] = PooledConnection(http2: http2, now: now)
+            closeIfNotReady(http2, afterMilliseconds: configuration.connectTimeoutMilliseconds)
         } catch {
             lastConnectionError = "\(error)"
             connectFailed()
         }
         if connections.count < configuration.minimumConnections { armConnectTimer(at: nextConnectAllowedAt, growing: growing) }
+    }
+
+    /// A connection stuck before ready (a peer that accepts TCP and answers nothing) would hold the
+    /// pool's one connect slot for good: close it after `milliseconds`; `connectionClosed` counts
+    /// the failed connect and reconnects with back-off.
+    private func closeIfNotReady(_ http2: HTTP2Connection, afterMilliseconds milliseconds: Int) {
+        loop.schedule(afterMilliseconds: milliseconds) { [weak self, weak http2] in
+            guard let self, let http2, connections[ObjectIdentifier(http2)]?.state == .connecting else { return }
+            http2.close(error: SenderError.connectTimedOut(afterMilliseconds: milliseconds))
+        }
     }
 
     private func armConnectTimer(at deadline: UInt64, growing: Bool) {

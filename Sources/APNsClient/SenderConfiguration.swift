@@ -22,6 +22,9 @@ public struct SenderConfiguration: Sendable {
     /// within `pingTimeoutMilliseconds`.
     public var idlePingMilliseconds = 60_000
     public var pingTimeoutMilliseconds = 10_000
+    /// A connection not ready this long after it was started — TCP connect, TLS handshake and the
+    /// server's first SETTINGS — is closed and counts as a failed connect (reconnect back-off).
+    public var connectTimeoutMilliseconds = 10_000
     /// TLS: the CA file to trust instead of the system store, or no verification at all (local
     /// testing only, behind an explicit flag).
     public var caFile: String?

@@ -6,6 +6,9 @@ public struct SenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(code): \(message)" }
 
     static let pingUnanswered = SenderError(code: "PingUnanswered", message: "the connection did not answer a PING in time")
+    static func connectTimedOut(afterMilliseconds milliseconds: Int) -> SenderError {
+        SenderError(code: "ConnectTimedOut", message: "the connection was not ready (TCP, TLS, SETTINGS) after \(milliseconds) ms")
+    }
     static func unknownPool(_ key: String) -> SenderError {
         SenderError(code: "UnknownPool", message: "no pool named \(key)")
     }

@@ -14,9 +14,9 @@ public struct EnrichmentCatalog: Sendable {
         /// Normalized; the last step of every locale fallback.
         let defaultLocale: String
 
-        init(templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
+        init(id: String, templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
             self.templates = templates
-            payloadSkeletons = templates.compactMapValues(PayloadSkeleton.init(template:))
+            payloadSkeletons = templates.compactMapValues { PayloadSkeleton(template: $0, app: id) }
             self.strings = strings
             self.defaultLocale = defaultLocale
         }
@@ -61,7 +61,7 @@ public struct EnrichmentCatalog: Sendable {
                 }
             }
             let defaultLocale = templates.defaultLocale ?? strings.sourceLanguage ?? "en"
-            apps[appID] = App(templates: templates.templates, strings: strings, defaultLocale: LanguageTag.normalized(defaultLocale))
+            apps[appID] = App(id: appID, templates: templates.templates, strings: strings, defaultLocale: LanguageTag.normalized(defaultLocale))
         }
         return EnrichmentCatalog(apps: apps)
     }

@@ -2,7 +2,9 @@ import APNsCore
 
 /// Composes one intent's notification for one requested locale: template or raw payload,
 /// overrides, headers, payload bytes (shortened to fit), then the APNs validator, which checks the
-/// tree the bytes were written from rather than parsing them back.
+/// tree the bytes were written from rather than parsing them back. A template intent that only
+/// fills the template's texts has them written into the template's ``PayloadSkeleton`` instead,
+/// whose body passed the validator once.
 struct NotificationComposer {
     /// A notification ready to be addressed to devices.
     struct Composed: Sendable {
@@ -151,22 +153,29 @@ struct NotificationComposer {
               overrides.interruptionLevel == nil, overrides.relevanceScore == nil,
               let bytes = skeleton.payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues),
               bytes.count <= draft.pushType.payloadLimit else { return nil }
-        let (topic, priority) = headers(intent, pushType: draft.pushType, templatePriority: draft.template.priority)
-        let request = NotificationRequest(pushType: draft.pushType, topic: topic, priority: priority, collapseID: draft.collapseID,
+        let priority = Self.priority(intent, pushType: draft.pushType, templatePriority: draft.template.priority)
+        // No topic: the skeleton's was checked with its body.
+        let request = NotificationRequest(pushType: draft.pushType, topic: nil, priority: priority, collapseID: draft.collapseID,
                                           payload: bytes)
         guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
-        return Composed(topic: topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID, payload: bytes,
-                        locale: draft.locale, wasShortened: false)
+        return Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
+                        payload: bytes, locale: draft.locale, wasShortened: false)
     }
 
-    /// The `apns-topic` and the priority: the intent's, else the template's, else the push type's default.
-    private func headers(_ intent: Intent, pushType: PushType, templatePriority: APNsPriority?) -> (topic: String, priority: APNsPriority) {
-        (intent.app + pushType.topicSuffix, intent.overrides.priority ?? templatePriority ?? pushType.defaultPriority)
+    /// `apns-topic`: the app's bundle id and the push type's suffix.
+    static func topic(app: String, pushType: PushType) -> String {
+        app + pushType.topicSuffix
+    }
+
+    /// The intent's priority, else the template's, else the push type's default.
+    private static func priority(_ intent: Intent, pushType: PushType, templatePriority: APNsPriority?) -> APNsPriority {
+        intent.overrides.priority ?? templatePriority ?? pushType.defaultPriority
     }
 
     private func validated(_ intent: Intent, pushType: PushType, templatePriority: APNsPriority?, collapseID: String?,
                            payload: WrittenPayload, locale: LocaleResolution?, shortened: Bool) throws(EnrichmentError) -> Composed {
-        let (topic, priority) = headers(intent, pushType: pushType, templatePriority: templatePriority)
+        let topic = Self.topic(app: intent.app, pushType: pushType)
+        let priority = Self.priority(intent, pushType: pushType, templatePriority: templatePriority)
         let request = NotificationRequest(pushType: pushType, topic: topic, priority: priority, collapseID: collapseID,
                                           payload: payload.bytes)
         let violations = NotificationValidator.violations(in: request, payload: payload)

@@ -7,8 +7,9 @@ import APNsCore
 /// An intent that changes nothing but those texts (no override of an `aps` key, no custom keys,
 /// no Live Activity) gets its payload by filling the holes: no JSON tree, no second writing pass,
 /// and no body validation, which the skeleton passed once for every such payload — the texts only
-/// fill string values, and no APNs rule looks inside those. The size and the headers are still
-/// checked per intent. Anything else takes the composer's general path.
+/// fill string values, and no APNs rule looks inside those. The topic, fixed by the app and the
+/// template's push type, is checked with the body; the size and the other headers (collapse id,
+/// priority) are still checked per intent. Anything else takes the composer's general path.
 struct PayloadSkeleton: Sendable {
     /// What fills one hole.
     private enum Hole: Sendable, Equatable {
@@ -24,19 +25,21 @@ struct PayloadSkeleton: Sendable {
     /// Where each hole goes in `literals`: the end of the literal before it.
     private let holeOffsets: [Int]
     private let holes: [Hole]
+    /// `apns-topic`: the app's bundle id and the template's push type suffix.
+    let topic: String
     /// Which alert fields the template's payloads carry.
     private let alertShape: AlertShape
     private let hasThreadID: Bool
     private let customCount: Int
 
-    /// The skeleton of `template`'s payloads, or nil when the template cannot have one: its
-    /// payload breaks an APNs rule (the general path reports it), or a marker could not be told
-    /// apart from the template's own text.
-    init?(template: Template) {
+    /// The skeleton of `template`'s payloads for `app` (its bundle id), or nil when the template
+    /// cannot have one: its payload or topic breaks an APNs rule (the general path reports it), or
+    /// a marker could not be told apart from the template's own text.
+    init?(template: Template, app: String) {
         var holes: [Hole] = []
         func marker(_ hole: Hole) -> String {
             holes.append(hole)
-            return "\u{1}pushline-hole-\(holes.count - 1)\u{1}"
+            return Self.marker(holes.count - 1)
         }
         let alert = template.alert.map { Self.markedAlert($0, localization: template.localization, marker: marker) }
         let threadID = template.threadID.map { _ in marker(.threadID) }
@@ -44,14 +47,15 @@ struct PayloadSkeleton: Sendable {
         let draft = NotificationComposer.Draft(template: template, pushType: template.pushType, alert: alert, threadID: threadID,
                                                customValues: custom, collapseID: nil, locale: nil, liveActivity: nil)
         let written = WrittenPayload(NotificationComposer.payload(draft, overrides: Intent.Overrides(), intentCustom: JSONObject()).document)
-        let request = NotificationRequest(pushType: template.pushType, payload: written.bytes)
+        let topic = NotificationComposer.topic(app: app, pushType: template.pushType)
+        let request = NotificationRequest(pushType: template.pushType, topic: topic, payload: written.bytes)
         guard NotificationValidator.violations(in: request, payload: written).isEmpty else { return nil }
 
         // Cut the bytes at each marker, as written; every marker must appear exactly once.
         var cuts: [(range: Range<Int>, hole: Hole)] = []
         for (index, hole) in holes.enumerated() {
             var markerBytes: [UInt8] = []
-            JSONWriter.appendString("\u{1}pushline-hole-\(index)\u{1}", to: &markerBytes)
+            JSONWriter.appendString(Self.marker(index), to: &markerBytes)
             let found = Self.ranges(of: markerBytes, in: written.bytes)
             guard found.count == 1 else { return nil }
             cuts.append((found[0], hole))
@@ -70,6 +74,7 @@ struct PayloadSkeleton: Sendable {
         self.literals = literals
         self.holeOffsets = holeOffsets
         self.holes = cuts.map(\.hole)
+        self.topic = topic
         alertShape = AlertShape(alert)
         hasThreadID = threadID != nil
         customCount = custom.count
@@ -96,6 +101,12 @@ struct PayloadSkeleton: Sendable {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: literals[start...]))
             return bytes
         }
+    }
+
+    /// The text that stands for hole `index` while the skeleton is written: control characters,
+    /// which the writer escapes, around a name no template text is likely to hold.
+    private static func marker(_ index: Int) -> String {
+        "\u{1}pushline-hole-\(index)\u{1}"
     }
 
     private static func text(_ hole: Hole, alert: AlertContent?, threadID: String?) -> String? {

@@ -35,7 +35,11 @@ public final class EventLoop: @unchecked Sendable {
     private let pending = Mutex<[@Sendable () -> Void]>([])
     private let stopping = Atomic<Bool>(false)
     private let threadID = Mutex<pthread_t?>(nil)
-    private var handlers: [Int32: FileDescriptorHandler] = [:]
+    /// Each registered descriptor's handler, with the registration's number: epoll events carry
+    /// both, so an event that was already in hand when its descriptor was unregistered, closed and
+    /// reused by a new registration (within one batch) does not reach the new handler.
+    private var handlers: [Int32: (handler: FileDescriptorHandler, registration: UInt32)] = [:]
+    private var nextRegistration: UInt32 = 1
     private var timers = TimerQueue()
     private var cancelledTimers = Set<UInt64>()
     private var nextTimerID: UInt64 = 1
@@ -53,7 +57,7 @@ public final class EventLoop: @unchecked Sendable {
             close(epollDescriptor)
             throw error
         }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeDescriptor))
+        var event = epoll_event(events: EPOLLIN.rawValue, data: Self.eventData(wakeDescriptor, registration: 0))
         guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeDescriptor, &event) == 0 else {
             let error = SystemError("epoll_ctl(eventfd)")
             close(wakeDescriptor)
@@ -112,14 +116,17 @@ public final class EventLoop: @unchecked Sendable {
     /// Watches `descriptor` for `interest`; `handler` is kept until ``unregister(_:)``.
     public func register(_ descriptor: Int32, interest: IOInterest, handler: FileDescriptorHandler) throws(SystemError) {
         precondition(inEventLoop, "register must be called on the event loop")
-        var event = epoll_event(events: interest.rawValue, data: epoll_data_t(fd: descriptor))
+        let registration = nextRegistration
+        nextRegistration = nextRegistration == .max ? 1 : nextRegistration + 1
+        var event = epoll_event(events: interest.rawValue, data: Self.eventData(descriptor, registration: registration))
         guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, descriptor, &event) == 0 else { throw SystemError("epoll_ctl(ADD)") }
-        handlers[descriptor] = handler
+        handlers[descriptor] = (handler, registration)
     }
 
     /// Changes what a registered descriptor is watched for.
     public func modify(_ descriptor: Int32, interest: IOInterest) {
-        var event = epoll_event(events: interest.rawValue, data: epoll_data_t(fd: descriptor))
+        guard let registration = handlers[descriptor]?.registration else { return }
+        var event = epoll_event(events: interest.rawValue, data: Self.eventData(descriptor, registration: registration))
         _ = epoll_ctl(epollDescriptor, EPOLL_CTL_MOD, descriptor, &event)
     }
 
@@ -173,7 +180,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     private func dispatch(_ event: epoll_event) {
-        let descriptor = event.data.fd
+        let descriptor = Int32(truncatingIfNeeded: event.data.u64 & 0xFFFF_FFFF)
+        let registration = UInt32(truncatingIfNeeded: event.data.u64 >> 32)
         if descriptor == wakeDescriptor {
             var value: UInt64 = 0
             _ = read(wakeDescriptor, &value, 8)
@@ -181,11 +189,22 @@ public final class EventLoop: @unchecked Sendable {
         }
         let readiness = event.events
         if readiness & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
-            handlers[descriptor]?.readable()
+            handler(of: descriptor, registration: registration)?.readable()
         }
         if readiness & EPOLLOUT.rawValue != 0 {
-            handlers[descriptor]?.writable()
+            handler(of: descriptor, registration: registration)?.writable()
         }
+    }
+
+    /// The handler of `descriptor` if it is still the registration the event was meant for.
+    private func handler(of descriptor: Int32, registration: UInt32) -> FileDescriptorHandler? {
+        guard let registered = handlers[descriptor], registered.registration == registration else { return nil }
+        return registered.handler
+    }
+
+    /// An event's data: the descriptor in the low 32 bits, the registration's number above.
+    private static func eventData(_ descriptor: Int32, registration: UInt32) -> epoll_data_t {
+        epoll_data_t(u64: UInt64(registration) << 32 | UInt64(UInt32(bitPattern: descriptor)))
     }
 
     private func waitTimeoutMilliseconds() -> Int32 {

@@ -22,6 +22,8 @@ struct DeliveryStages {
         var outputs: [WorkerOutput] = []
         /// Decided earlier, and every output of their message is in Kafka: nothing more to emit.
         var recorded: [PlannedDelivery] = []
+        /// How many of ``outputs`` are outcomes decided earlier for the same message, emitted again.
+        var reemitted = 0
     }
 
     private let planner: DeliveryPlanner
@@ -95,6 +97,7 @@ struct DeliveryStages {
                 claims.outputs.append(records.outcome(delivery, .suppressed, reason: "DuplicateIntent"))
             case .decided(let settled):
                 claims.outputs.append(records.reemitted(delivery, settled))
+                claims.reemitted += 1
             case .recorded:
                 claims.recorded.append(delivery)
             case .pending:

@@ -284,6 +284,8 @@ final class WorkerLoop {
         switch outcome {
         case .claimed(let claims):
             if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
+            metrics.redeliveredReemitted.increment(by: claims.reemitted)
+            metrics.redeliveredRecorded.increment(by: claims.recorded.count)
             let recorded = claims.recorded.compactMap { ledger.decideWithoutOutput($0.entry) }
             if !recorded.isEmpty { complete(recorded) }
             try produce(claims.outputs)

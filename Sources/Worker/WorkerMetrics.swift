@@ -26,6 +26,10 @@ struct WorkerMetrics: Sendable {
     let redisAvailable: Gauge
     let dedupeSkipped: Counter
     let recordedBeforeClaims: Counter
+    /// Deliveries of redelivered messages that were decided already: their outcome emitted again,
+    /// or nothing because Kafka has it.
+    let redeliveredReemitted: Counter
+    let redeliveredRecorded: Counter
 
     init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
         self.pipeline = pipeline
@@ -57,6 +61,11 @@ struct WorkerMetrics: Sendable {
         recordedBeforeClaims = try registry.makeCounter(
             label: "pushline_outcomes_before_claims_total", dimensions: [("pipeline", pipeline)],
             help: "Outcomes produced while Redis was out, their claims settled once it answers (redis_unreachable: fail_open).")
+        let redelivered = try registry.makeCounterFamily(
+            name: "pushline_redelivered_deliveries_total", labelNames: ["pipeline", "decision"],
+            help: "Deliveries of redelivered messages decided before: reemitted (their outcome again), recorded (nothing: Kafka has it).")
+        redeliveredReemitted = redelivered.metric(labelValues: [pipeline, "reemitted"])
+        redeliveredRecorded = redelivered.metric(labelValues: [pipeline, "recorded"])
         redisAvailable.set(to: 1)
     }
 

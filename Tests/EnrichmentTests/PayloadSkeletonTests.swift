@@ -1,5 +1,6 @@
 import APNsCore
 @testable import Enrichment
+import Foundation
 import PushlineTestKit
 import Testing
 
@@ -94,6 +95,21 @@ struct PayloadSkeletonTests {
         #expect(try #require(try fixture.catalog().app(CatalogFixture.app)).payloadSkeletons.keys.sorted() == ["sync"])
         #expect { try fixture.deliveries(#""template":"sync","args":{"scope":"s","id":"\#(String(repeating: "c", count: 65))"},"priority":10"#) } throws: { error in
             (error as? EnrichmentError)?.violations.map(\.reason) == [.badCollapseID, .backgroundPriority]
+        }
+    }
+
+    @Test("an app whose bundle id ends in another push type's suffix has no skeleton, and its intents report the topic")
+    func topicViolation() throws {
+        let app = "com.example.app.voip"
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-skeleton-\(UUID().uuidString)")
+        let templates = root.appendingPathComponent("templates").path
+        try FileManager.default.createDirectory(atPath: templates, withIntermediateDirectories: true)
+        try Data("templates:\n  note:\n    alert:\n      body: \"{{text}}\"\n".utf8).write(to: URL(fileURLWithPath: "\(templates)/\(app).yaml"))
+        let catalog = try EnrichmentCatalog.load(templatesDirectory: templates, localesDirectory: root.appendingPathComponent("locales").path)
+        #expect(try #require(catalog.app(app)).payloadSkeletons.isEmpty)
+        let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(app)","tokens":["0a1b"],"template":"note","args":{"text":"t"}}"#.utf8))
+        #expect { try Enricher(catalog: catalog).deliveries(for: intent) } throws: { error in
+            (error as? EnrichmentError)?.violations.map(\.reason) == [.topicSuffixMismatch]
         }
     }
 }

@@ -272,6 +272,26 @@ struct APNsSenderTests {
         #expect(fixture.harness.simulator.inbox().count == 6)
     }
 
+    @Test("a connection whose peer accepts TCP and never answers the TLS handshake is closed at the connect timeout and replaced")
+    func stuckConnectIsReplaced() async throws {
+        let fixture = try SenderFixture(sender: {
+            $0.connectTimeoutMilliseconds = 300
+            $0.maximumConnections = 1
+            $0.maximumDeadlineMilliseconds = 8000
+        })
+        defer { fixture.stop() }
+        let relay = try SilentRelay(upstreamPort: fixture.harness.devicePort, silentConnections: 1)
+        defer { relay.stop() }
+        try fixture.sender.addPool(named: "relayed", credentials: .token(ProviderTokenSource(credentials: SenderFixture.devCredentials())),
+                                   environment: APNsEnvironment(host: "localhost", port: relay.port))
+        // The first connection hangs in its handshake; closed after 300 ms, the next (after the
+        // reconnect back-off) is relayed and carries the notifications.
+        let results = try await fixture.sender.send(SenderFixture.notifications(3, intent: "stuck"), pool: "relayed")
+        #expect(results.allSatisfy { $0.outcome == .accepted }, "\(results.map(\.outcome))")
+        #expect(relay.connectionCount == 2)
+        #expect(fixture.harness.simulator.inbox().count == 3)
+    }
+
     @Test("an unknown pool is an error naming it")
     func unknownPool() async throws {
         let fixture = try SenderFixture()

@@ -7,6 +7,8 @@ import Synchronization
 /// A TCP relay on a free local port to an upstream port, for a peer that stops answering: after
 /// ``silenceOpenConnections()`` the connections open at that moment stay open but carry nothing
 /// more either way (as behind a dead middlebox), while connections opened later relay normally.
+/// The first `silentConnections` connections carry nothing from the start (a peer that accepts
+/// TCP and never answers the TLS handshake).
 final class SilentRelay: @unchecked Sendable {
     // Safe to share: `listener`, `port` and `upstreamPort` are set in `init`; the rest is atomic.
     let port: UInt16
@@ -20,8 +22,9 @@ final class SilentRelay: @unchecked Sendable {
     /// Connections accepted so far.
     var connectionCount: Int { accepted.load(ordering: .sequentiallyConsistent) }
 
-    init(upstreamPort: UInt16) throws {
+    init(upstreamPort: UInt16, silentConnections: Int = 0) throws {
         self.upstreamPort = upstreamPort
+        silencedBelow.store(silentConnections, ordering: .sequentiallyConsistent)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
@@ -39,7 +42,8 @@ final class SilentRelay: @unchecked Sendable {
 
     /// From now on, the connections already open relay nothing; later ones are not affected.
     func silenceOpenConnections() {
-        silencedBelow.store(accepted.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+        silencedBelow.store(max(accepted.load(ordering: .sequentiallyConsistent), silencedBelow.load(ordering: .sequentiallyConsistent)),
+                            ordering: .sequentiallyConsistent)
     }
 
     func stop() {

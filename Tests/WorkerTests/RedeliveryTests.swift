@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import Kafka
 import PushlineTestKit
+import Telemetry
 import Testing
 import Worker
 
@@ -38,15 +39,23 @@ struct RedeliveryTests {
         }
     }
 
-    /// A second worker, in group `group`, on the fixture's Kafka, Redis and simulator.
-    private func replay(_ fixture: WorkerFixture, group: String) async throws -> Worker {
+    /// A second worker, in group `group`, on the fixture's Kafka, Redis and simulator, with its
+    /// metrics in `registry`.
+    private func replay(_ fixture: WorkerFixture, group: String, registry: MetricsRegistry) async throws -> Worker {
         let pipeline = fixture.pipeline
         var configuration = LocalPipeline.workerConfiguration(kafka: pipeline.cluster.bootstrapServers, redisPort: fixture.redis.port)
         configuration.consumer.groupID = group
         configuration.consumer.autoCommitInterval = .milliseconds(200)
-        let worker = try Worker(configuration: configuration, enricher: LocalPipeline.enricher(), sender: pipeline.sender)
+        let worker = try Worker(configuration: configuration, enricher: LocalPipeline.enricher(), sender: pipeline.sender,
+                                telemetry: WorkerTelemetry(registry: registry))
         worker.start()
         return worker
+    }
+
+    /// `pushline_redelivered_deliveries_total` of `decision`.
+    private func redelivered(_ registry: MetricsRegistry, _ decision: String) throws -> Int64 {
+        try registry.makeCounterFamily(name: "pushline_redelivered_deliveries_total", labelNames: ["pipeline", "decision"], help: "")
+            .metric(labelValues: ["default", decision]).value
     }
 
     @Test("a redelivered message whose outcomes Kafka may not have gets the same outcomes again, byte for byte, and nothing is sent again")
@@ -58,7 +67,8 @@ struct RedeliveryTests {
         // As if the worker had died before its outcomes' acknowledgement reached the watermark.
         try await fixture.redisCommand(["DEL", Self.recordedKey])
 
-        let worker = try await replay(fixture, group: "replay")
+        let registry = MetricsRegistry()
+        let worker = try await replay(fixture, group: "replay", registry: registry)
         let all = try await rawOutcomes(fixture, count: 4)
         try await DedicatedThread.run { try worker.stop() }
         let afterwards = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
@@ -70,6 +80,7 @@ struct RedeliveryTests {
         #expect(all.count == 4 && afterwards.count == 4, "one outcome again per delivery, no more")
         #expect(all.dropFirst(2).sorted() == first.sorted(), "the outcomes again are the ones decided, byte for byte")
         #expect(fixture.harness.simulator.inbox().map(\.token) == [accepted.hex], "nothing was sent again")
+        #expect(try redelivered(registry, "reemitted") == 2 && redelivered(registry, "recorded") == 0)
     }
 
     @Test("a redelivered message whose outcomes Kafka has gets none, its offset still advances, and another message with its intent id is a DuplicateIntent")
@@ -79,7 +90,8 @@ struct RedeliveryTests {
         let intent = WorkerFixture.intent(id: "once", tokens: [token])
         let first = try await decide([intent], outcomes: 1, with: fixture)
 
-        let worker = try await replay(fixture, group: "replay")
+        let registry = MetricsRegistry()
+        let worker = try await replay(fixture, group: "replay", registry: registry)
         // A second message carrying the same intent, behind the redelivered one.
         try await fixture.publish([intent])
         let outcomes = try await fixture.records(on: "pushline.outcomes", count: 2)
@@ -95,6 +107,7 @@ struct RedeliveryTests {
         #expect((outcomes.last?["source"] as? [String: Any])?["offset"] as? Int == 1)
         #expect(committed == 2, "the replaying group committed past both messages")
         #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
+        #expect(try redelivered(registry, "recorded") == 1 && redelivered(registry, "reemitted") == 0)
     }
 
     /// The offset `group` committed on the fixture's intents partition.
