@@ -256,10 +256,8 @@ struct APNsSenderTests {
             $0.maximumDeadlineMilliseconds = 3000
         })
         defer { fixture.stop() }
-        let relay = try SilentRelay(upstreamPort: fixture.harness.devicePort)
+        let relay = try relayedPool(fixture)
         defer { relay.stop() }
-        try fixture.sender.addPool(named: "relayed", credentials: .token(ProviderTokenSource(credentials: SenderFixture.devCredentials())),
-                                   environment: APNsEnvironment(host: "localhost", port: relay.port))
         let before = try await fixture.sender.send(SenderFixture.notifications(3, intent: "before"), pool: "relayed")
         #expect(before.allSatisfy { $0.outcome == .accepted })
         #expect(relay.connectionCount == 1)
@@ -280,16 +278,22 @@ struct APNsSenderTests {
             $0.maximumDeadlineMilliseconds = 8000
         })
         defer { fixture.stop() }
-        let relay = try SilentRelay(upstreamPort: fixture.harness.devicePort, silentConnections: 1)
+        let relay = try relayedPool(fixture, silentConnections: 1)
         defer { relay.stop() }
-        try fixture.sender.addPool(named: "relayed", credentials: .token(ProviderTokenSource(credentials: SenderFixture.devCredentials())),
-                                   environment: APNsEnvironment(host: "localhost", port: relay.port))
         // The first connection hangs in its handshake; closed after 300 ms, the next (after the
         // reconnect back-off) is relayed and carries the notifications.
         let results = try await fixture.sender.send(SenderFixture.notifications(3, intent: "stuck"), pool: "relayed")
         #expect(results.allSatisfy { $0.outcome == .accepted }, "\(results.map(\.outcome))")
         #expect(relay.connectionCount == 2)
         #expect(fixture.harness.simulator.inbox().count == 3)
+    }
+
+    /// A pool named `relayed` that reaches the fixture's simulator through a ``SilentRelay``.
+    private func relayedPool(_ fixture: SenderFixture, silentConnections: Int = 0) throws -> SilentRelay {
+        let relay = try SilentRelay(upstreamPort: fixture.harness.devicePort, silentConnections: silentConnections)
+        try fixture.sender.addPool(named: "relayed", credentials: .token(ProviderTokenSource(credentials: SenderFixture.devCredentials())),
+                                   environment: APNsEnvironment(host: "localhost", port: relay.port))
+        return relay
     }
 
     @Test("an unknown pool is an error naming it")
