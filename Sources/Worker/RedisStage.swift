@@ -61,8 +61,14 @@ final class RedisStage: Sendable {
     /// in Kafka), to be written to Redis with the next record round trip.
     func noteRecorded(_ watermarks: [KafkaTopicPartition: Int64]) {
         guard !watermarks.isEmpty else { return }
-        recorded.withLock { $0.merge(watermarks, uniquingKeysWith: max) }
-        jobArrived.signal()
+        let wasEmpty = recorded.withLock { recorded in
+            defer { recorded.merge(watermarks, uniquingKeysWith: max) }
+            return recorded.isEmpty
+        }
+        // Only the first watermark waiting needs to cut the thread's long idle wait short; while
+        // some wait, it already wakes every `watermarkFlushMilliseconds`, and each extra signal (one
+        // per acknowledged batch) would be one more turn of its loop with nothing to do.
+        if wasEmpty { jobArrived.signal() }
     }
 
     /// Every outcome since the last call, in the order the jobs ran.
