@@ -111,24 +111,38 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// Upper-case 8-4-4-4-12, as APNs has been seen generating ids.
     public var upperCaseDescription: String { text(upperCase: true) }
 
-    /// 8-4-4-4-12 written straight into the string's storage: ids are generated per request.
-    private func text(upperCase: Bool) -> String {
-        let digits = upperCase ? Self.upperCaseDigits : Self.lowerCaseDigits
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var count = 0
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                let byte = byte(index)
-                text[count] = digits[Int(byte >> 4)]
-                text[count + 1] = digits[Int(byte & 0x0F)]
-                count += 2
-            }
-            return count
+    /// Lends the lower-case 8-4-4-4-12 text as UTF-8, written on the stack: a request's `apns-id`
+    /// goes into its header fields without a `String` made and freed per request.
+    /// (Not generic: a generic result type costs a metadata lookup per call from another module.)
+    public func withUTF8Description(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.textLength) { text in
+            body(UnsafeBufferPointer(rebasing: text[..<write(into: text, digits: Self.lowerCaseDigits)]))
         }
     }
+
+    /// 8-4-4-4-12 written straight into the string's storage: ids are generated per request.
+    private func text(upperCase: Bool) -> String {
+        String(unsafeUninitializedCapacity: Self.textLength) { write(into: $0, digits: upperCase ? Self.upperCaseDigits : Self.lowerCaseDigits) }
+    }
+
+    /// Writes 8-4-4-4-12 with `digits` into `text` (room for ``textLength`` bytes); returns the count.
+    private func write(into text: UnsafeMutableBufferPointer<UInt8>, digits: [UInt8]) -> Int {
+        var count = 0
+        for index in 0..<16 {
+            if index == 4 || index == 6 || index == 8 || index == 10 {
+                text[count] = UInt8(ascii: "-")
+                count += 1
+            }
+            let byte = byte(index)
+            text[count] = digits[Int(byte >> 4)]
+            text[count + 1] = digits[Int(byte & 0x0F)]
+            count += 2
+        }
+        return count
+    }
+
+    /// The length of the 8-4-4-4-12 text.
+    private static var textLength: Int { 36 }
 
     /// Byte `index` (0 to 15) of the UUID.
     private func byte(_ index: Int) -> UInt8 {

@@ -35,9 +35,15 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     /// Appends one field.
     @inlinable
     public mutating func append(_ name: String, _ value: String, indexing: Indexing = .allowed) {
-        var name = name
         var value = value
-        name.withUTF8 { name in value.withUTF8 { value in append(name: name, value: value, indexing: indexing) } }
+        value.withUTF8 { append(name, bytes: $0, indexing: indexing) }
+    }
+
+    /// Appends one field whose value is already bytes (such as an id written on the stack).
+    @inlinable
+    public mutating func append(_ name: String, bytes value: UnsafeBufferPointer<UInt8>, indexing: Indexing = .allowed) {
+        var name = name
+        name.withUTF8 { append(name: $0, value: value, indexing: indexing) }
     }
 
     /// Appends one field from bytes.
@@ -89,13 +95,13 @@ public struct HTTPFieldBlock: Sendable, Equatable {
         @inlinable public func makeIterator() -> Iterator { Iterator(block: block) }
     }
 
-    @usableFromInline
+    @inlinable
     static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
-        let length = UInt32(truncatingIfNeeded: length)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt32(shift))) }
+        // Four bytes in one append, not four appends (each checks capacity and uniqueness).
+        withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    @usableFromInline
+    @inlinable
     static func length(in block: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
         var length = 0
         for index in 0..<4 { length |= Int(block[offset + index]) << (8 * index) }
