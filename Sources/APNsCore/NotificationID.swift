@@ -36,23 +36,30 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the canonical 8-4-4-4-12 form, in either case. Nil when APNs would answer `BadMessageId`.
+    /// Read in place into the two words: every answer from APNs carries one.
     public init?(_ text: String) {
-        let utf8 = Array(text.utf8)
+        var text = text
+        guard let words = text.withUTF8({ Self.words(parsing: $0) }) else { return nil }
+        self.init(high: words.high, low: words.low)
+    }
+
+    /// The two words of a canonical 8-4-4-4-12 text, or nil when `utf8` is not one.
+    private static func words(parsing utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = 0
-        while index < 36 {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for (index, byte) in utf8.enumerated() {
             if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard utf8[index] == UInt8(ascii: "-") else { return nil }
-                index += 1
+                guard byte == UInt8(ascii: "-") else { return nil }
                 continue
             }
-            guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+            guard let value = hexValue(byte) else { return nil }
+            // The first 16 digits are the high word's eight bytes, the other 16 the low word's.
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
         }
-        self.init(validBytes: bytes)
+        return (high, low)
     }
 
     /// A random (version 4) id.
@@ -126,17 +133,21 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Writes 8-4-4-4-12 with `digits` into `text` (room for ``textLength`` bytes); returns the count.
-    private func write(into text: UnsafeMutableBufferPointer<UInt8>, digits: [UInt8]) -> Int {
+    /// The bytes are read from the two words in place, the digits from static text.
+    private func write(into text: UnsafeMutableBufferPointer<UInt8>, digits: StaticString) -> Int {
+        let digits = digits.utf8Start
         var count = 0
-        for index in 0..<16 {
-            if index == 4 || index == 6 || index == 8 || index == 10 {
-                text[count] = UInt8(ascii: "-")
-                count += 1
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { bytes in
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                let byte = bytes[index]
+                text[count] = digits[Int(byte >> 4)]
+                text[count + 1] = digits[Int(byte & 0x0F)]
+                count += 2
             }
-            let byte = byte(index)
-            text[count] = digits[Int(byte >> 4)]
-            text[count + 1] = digits[Int(byte & 0x0F)]
-            count += 2
         }
         return count
     }
@@ -150,8 +161,8 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
         return UInt8(truncatingIfNeeded: word >> UInt64(8 * (7 - index % 8)))
     }
 
-    private static let lowerCaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    private static let upperCaseDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    private static var lowerCaseDigits: StaticString { "0123456789abcdef" }
+    private static var upperCaseDigits: StaticString { "0123456789ABCDEF" }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {

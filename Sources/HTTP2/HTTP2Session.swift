@@ -66,10 +66,10 @@ final class HTTP2Session {
     private var session: OpaquePointer!
     private var partial = StreamTable<PartialMessage>()
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
-    /// Not retained (a retain and a release per callback otherwise): `partial` holds the message
-    /// until its stream closes, and `streamClosed` forgets it first.
+    /// Not retained, and lent without a retain (see ``withMessage(_:_:)``): `partial` holds the
+    /// message until its stream closes, and `streamClosed` forgets it first.
     private var recentStreamID: Int32 = 0
-    private unowned(unsafe) var recentMessage: PartialMessage?
+    private var recentMessage: Unmanaged<PartialMessage>?
     /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
     private var headerStorage: [UInt8] = []
     private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
@@ -332,19 +332,21 @@ final class HTTP2Session {
 
     // MARK: Callback bodies (recording only)
 
-    private func message(_ streamID: Int32) -> PartialMessage? {
-        if let recentMessage, recentStreamID == streamID { return recentMessage }
+    /// Lends `body` the message of `streamID`; nil when the stream has none. The last one touched
+    /// is lent again without a lookup or a retain (a retain and a release per callback otherwise).
+    private func withMessage<Result>(_ streamID: Int32, _ body: (PartialMessage) -> Result) -> Result? {
+        if let recentMessage, recentStreamID == streamID { return recentMessage._withUnsafeGuaranteedRef(body) }
         guard let found = partial[streamID] else { return nil }
         recentStreamID = streamID
-        recentMessage = found
-        return found
+        recentMessage = Unmanaged.passUnretained(found)
+        return body(found)
     }
 
     fileprivate func beginHeaders(streamID: Int32) {
         let message = newMessage()
         partial[streamID] = message
         recentStreamID = streamID
-        recentMessage = message
+        recentMessage = Unmanaged.passUnretained(message)
     }
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
@@ -352,22 +354,23 @@ final class HTTP2Session {
         // A field not kept is dropped before its stream's message is even looked up.
         guard name.first == UInt8(ascii: ":") else {
             if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
-            message(streamID)?.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+            withMessage(streamID) { $0.headers.append(HTTP2Header(Self.text(name), Self.text(value))) }
             return
         }
-        guard let message = message(streamID) else { return }
-        // A response's only pseudo-header, compared as bytes.
-        if role == .client, Self.bytes(Self.statusName, equal: name) {
-            message.status = Self.decimal(value) ?? 0
-            return
-        }
-        switch Self.text(name) {
-        case ":method": message.method = Self.text(value)
-        case ":path": message.path = Self.text(value)
-        case ":authority": message.authority = Self.text(value)
-        case ":status": message.status = Self.decimal(value) ?? 0
-        case ":scheme": break
-        default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+        withMessage(streamID) { message in
+            // A response's only pseudo-header, compared as bytes.
+            if role == .client, Self.bytes(Self.statusName, equal: name) {
+                message.status = Self.decimal(value) ?? 0
+                return
+            }
+            switch Self.text(name) {
+            case ":method": message.method = Self.text(value)
+            case ":path": message.path = Self.text(value)
+            case ":authority": message.authority = Self.text(value)
+            case ":status": message.status = Self.decimal(value) ?? 0
+            case ":scheme": break
+            default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+            }
         }
     }
 
@@ -400,18 +403,21 @@ final class HTTP2Session {
     }
 
     fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        message(streamID)?.body.append(contentsOf: bytes)
+        withMessage(streamID) { $0.body.append(contentsOf: bytes) }
     }
 
     fileprivate func endOfStream(streamID: Int32) {
-        guard let message = message(streamID), !message.complete else { return }
-        message.complete = true
-        switch role {
-        case .server:
-            events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
-                                                authority: message.authority, headers: message.headers, body: message.body)))
-        case .client:
-            events.append(.response(streamID: streamID, HTTP2Response(status: message.status, headers: message.headers, body: message.body)))
+        withMessage(streamID) { message in
+            guard !message.complete else { return }
+            message.complete = true
+            switch role {
+            case .server:
+                events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
+                                                    authority: message.authority, headers: message.headers, body: message.body)))
+            case .client:
+                events.append(.response(streamID: streamID, HTTP2Response(status: message.status, headers: message.headers,
+                                                                          body: message.body)))
+            }
         }
     }
 
@@ -444,15 +450,16 @@ final class HTTP2Session {
     }
 
     fileprivate func readOutgoing(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, finished: Bool) {
-        guard let stream = message(streamID) else { return (0, true) }
-        let count = min(capacity, stream.outgoing.count - stream.outgoingOffset)
-        stream.outgoing.withUnsafeBufferPointer { source in
-            if count > 0 { buffer.update(from: source.baseAddress! + stream.outgoingOffset, count: count) }
-        }
-        stream.outgoingOffset += count
-        let finished = stream.outgoingOffset == stream.outgoing.count
-        if finished { stream.outgoing = [] }
-        return (count, finished)
+        withMessage(streamID) { stream in
+            let count = min(capacity, stream.outgoing.count - stream.outgoingOffset)
+            stream.outgoing.withUnsafeBufferPointer { source in
+                if count > 0 { buffer.update(from: source.baseAddress! + stream.outgoingOffset, count: count) }
+            }
+            stream.outgoingOffset += count
+            let finished = stream.outgoingOffset == stream.outgoing.count
+            if finished { stream.outgoing = [] }
+            return (count, finished)
+        } ?? (0, true)
     }
 }
 

@@ -49,9 +49,14 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     /// Appends one field from bytes.
     @inlinable
     public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexing: Indexing = .allowed) {
-        bytes.append(indexing.rawValue)
-        Self.appendLength(name.count, to: &bytes)
-        Self.appendLength(value.count, to: &bytes)
+        // The nine bytes before the name are written on the stack and appended at once: each append
+        // checks the array's capacity and uniqueness.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { header in
+            header[0] = indexing.rawValue
+            Self.storeLength(name.count, into: header, at: 1)
+            Self.storeLength(value.count, into: header, at: 5)
+            bytes.append(contentsOf: UnsafeBufferPointer(header))
+        }
         bytes.append(contentsOf: name)
         bytes.append(contentsOf: value)
         fieldCount += 1
@@ -96,9 +101,9 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     }
 
     @inlinable
-    static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
-        // Four bytes in one append, not four appends (each checks capacity and uniqueness).
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: length).littleEndian) { bytes.append(contentsOf: $0) }
+    static func storeLength(_ length: Int, into header: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
+        let length = UInt32(truncatingIfNeeded: length)
+        for index in 0..<4 { header[offset + index] = UInt8(truncatingIfNeeded: length >> UInt32(8 * index)) }
     }
 
     @inlinable
