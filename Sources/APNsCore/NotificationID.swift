@@ -36,23 +36,33 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the canonical 8-4-4-4-12 form, in either case. Nil when APNs would answer `BadMessageId`.
+    /// Reads the string's bytes in place into the two words: the simulator parses every request's id.
     public init?(_ text: String) {
-        let utf8 = Array(text.utf8)
+        var text = text
+        guard let words = text.withUTF8(Self.words) else { return nil }
+        self.init(high: words.high, low: words.low)
+    }
+
+    /// The two words of 36 bytes of 8-4-4-4-12 hex, or nil when they are not that.
+    private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = 0
-        while index < 36 {
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for index in 0..<36 {
             if index == 8 || index == 13 || index == 18 || index == 23 {
                 guard utf8[index] == UInt8(ascii: "-") else { return nil }
-                index += 1
                 continue
             }
-            guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+            guard let value = hexValue(utf8[index]) else { return nil }
+            if digits < 16 {
+                high = high << 4 | UInt64(value)
+            } else {
+                low = low << 4 | UInt64(value)
+            }
+            digits += 1
         }
-        self.init(validBytes: bytes)
+        return (high, low)
     }
 
     /// A random (version 4) id.
