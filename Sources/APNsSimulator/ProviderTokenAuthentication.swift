@@ -46,7 +46,7 @@ struct ProviderTokenAuthentication: Sendable {
     private func check(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
         if wedgesAfterExpiredToken && connection.sawExpiredToken { return Rejection(.expiredProviderToken) }
         let jwt: Substring
-        switch Self.bearerToken(request.value(of: "authorization")) {
+        switch Self.bearerToken(request.apns.authorization) {
         case .missing: return Rejection(.missingProviderToken)
         case .notBearer: return Rejection(.invalidProviderToken)
         case .token(let token): jwt = token
