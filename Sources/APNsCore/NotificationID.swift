@@ -45,24 +45,30 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     /// The two words of 36 bytes of 8-4-4-4-12 hex, or nil when they are not that.
     private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
-        guard utf8.count == 36 else { return nil }
+        guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),
+              utf8[18] == UInt8(ascii: "-"), utf8[23] == UInt8(ascii: "-") else { return nil }
+        // The 32 digits shift through the two words as one 128-bit number; every digit's value is
+        // ORed into `invalid`, where a byte that is no hex digit sets the high bits.
         var high: UInt64 = 0
         var low: UInt64 = 0
-        var digits = 0
-        for index in 0..<36 {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard utf8[index] == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let value = hexValue(utf8[index]) else { return nil }
-            if digits < 16 {
-                high = high << 4 | UInt64(value)
-            } else {
-                low = low << 4 | UInt64(value)
-            }
-            digits += 1
+        var invalid: UInt64 = 0
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            let value = nibble(utf8[index])
+            invalid |= value
+            high = high << 4 | low >> 60
+            low = low << 4 | value & 0xF
         }
-        return (high, low)
+        return invalid <= 0xF ? (high, low) : nil
+    }
+
+    /// A hex digit's value, or `UInt64.max` for any other byte.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt64 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return UInt64(digit) }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        if letter < 6 { return UInt64(letter) + 10 }
+        return .max
     }
 
     /// A random (version 4) id.
@@ -148,13 +154,4 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     private static let lowerCaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
     private static let upperCaseDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
