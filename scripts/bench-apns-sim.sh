@@ -4,6 +4,7 @@
 # requests, the ratio apns-sim / nghttpd, and each server's CPU time (user + system, from
 # /proc/PID/stat over its h2load run) per answered request — steadier than rates on a shared
 # machine. Usage: scripts/bench-apns-sim.sh [REQUESTS] [CONNECTIONS] [STREAMS]
+# APNS_SIM=<executable> measures another apns-sim build (an older one, for a before/after).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${1:-200000}
@@ -34,7 +35,7 @@ cpu_ticks() { python3 -c "f=open('/proc/$1/stat').read().rsplit(')',1)[1].split(
 ticks_per_second=$(getconf CLK_TCK)
 
 sim_port=$(free_port)
-"$bin/apns-sim" --port "$sim_port" --management-port 0 --admin-port -1 \
+"${APNS_SIM:-$bin/apns-sim}" --port "$sim_port" --management-port 0 --admin-port -1 \
   --certificate "$work/cert.pem" --private-key "$work/key.pem" > "$work/apns-sim.log" &
 sim_pid=$!
 ng_port=$(free_port)
