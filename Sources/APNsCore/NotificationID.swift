@@ -36,30 +36,40 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the canonical 8-4-4-4-12 form, in either case. Nil when APNs would answer `BadMessageId`.
-    /// Read in place into the two words: every answer from APNs carries one.
+    /// Reads the string's bytes in place into the two words: every answer from APNs and every
+    /// request to the simulator carries one.
     public init?(_ text: String) {
         var text = text
-        guard let words = text.withUTF8({ Self.words(parsing: $0) }) else { return nil }
+        guard let words = text.withUTF8(Self.words) else { return nil }
         self.init(high: words.high, low: words.low)
     }
 
-    /// The two words of a canonical 8-4-4-4-12 text, or nil when `utf8` is not one.
-    private static func words(parsing utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
-        guard utf8.count == 36 else { return nil }
+    /// The two words of 36 bytes of 8-4-4-4-12 hex, or nil when they are not that.
+    private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),
+              utf8[18] == UInt8(ascii: "-"), utf8[23] == UInt8(ascii: "-") else { return nil }
+        // The 32 digits shift through the two words as one 128-bit number; every digit's value is
+        // ORed into `invalid`, where a byte that is no hex digit sets the high bits.
         var high: UInt64 = 0
         var low: UInt64 = 0
-        var digits = 0
-        for (index, byte) in utf8.enumerated() {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            guard let value = hexValue(byte) else { return nil }
-            // The first 16 digits are the high word's eight bytes, the other 16 the low word's.
-            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
-            digits += 1
+        var invalid: UInt64 = 0
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            let value = nibble(utf8[index])
+            invalid |= value
+            high = high << 4 | low >> 60
+            low = low << 4 | value & 0xF
         }
-        return (high, low)
+        return invalid <= 0xF ? (high, low) : nil
+    }
+
+    /// A hex digit's value, or `UInt64.max` for any other byte.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt64 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return UInt64(digit) }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        if letter < 6 { return UInt64(letter) + 10 }
+        return .max
     }
 
     /// A random (version 4) id.
@@ -163,13 +173,4 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
 
     private static var lowerCaseDigits: StaticString { "0123456789abcdef" }
     private static var upperCaseDigits: StaticString { "0123456789ABCDEF" }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
 }
