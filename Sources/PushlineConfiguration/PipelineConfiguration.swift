@@ -37,7 +37,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     public var dedupe: DedupeConfiguration
     /// A batch is flushed when it holds this many deliveries or its first has waited `batchLinger`.
     public var batchSize = 500
-    public var batchLinger = Duration.milliseconds(5)
+    public var batchLinger = Duration.milliseconds(1)
     public var outputs = Outputs()
     /// Batches worked on at once.
     public var concurrency = 2

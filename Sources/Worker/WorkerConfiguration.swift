@@ -47,7 +47,7 @@ public struct WorkerConfiguration: Sendable {
     /// A batch is claimed and sent once it holds this many deliveries…
     public var batchSize = 500
     /// …or its first delivery has waited this long.
-    public var batchLinger = Duration.milliseconds(5)
+    public var batchLinger = Duration.milliseconds(1)
     /// Batches handed to the sender and not yet answered, at most.
     public var concurrency = 2
     /// Deliveries taken and not yet recorded (plus messages waiting for the token registry); at

@@ -53,10 +53,11 @@ enum BenchE2ECommand: Command {
           --h2load-requests R     requests of the h2load run (default 200000)
           --server NAME           apns-sim (default) or nghttpd: the server pushes go to
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
-                                  repeatable. Default: fetch.wait.max.ms=10 — librdkafka's mock
-                                  broker answered fetches only after fetch.wait.max.ms (500 ms by
-                                  default) in our runs, even with data waiting, which a real
-                                  broker does not do (docs/BENCHMARKS.md)
+                                  repeatable. Default: fetch.wait.max.ms=2 — librdkafka's mock
+                                  broker holds a fetch that finds nothing new for the whole
+                                  fetch.wait.max.ms (500 ms by default), even when messages
+                                  arrive meanwhile; a real broker answers as soon as they do
+                                  (docs/BENCHMARKS.md)
           -h, --help              show this help
 
         Exit 0 when every step finished; 1 when a component could not start, the worker stopped,
@@ -76,7 +77,7 @@ enum BenchE2ECommand: Command {
         let batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
         let partitions = try arguments.positiveInteger("--partitions", default: 4)
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
-        var kafkaProperties = ["fetch.wait.max.ms": "10"]
+        var kafkaProperties = ["fetch.wait.max.ms": "2"]
         for property in arguments.all("--kafka-property") {
             let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }

@@ -36,8 +36,9 @@ final class OutcomeReader {
 
     init(bootstrapServers: String, topic: String, worker: ServerProcess, stallTimeout: Duration = .seconds(60)) throws {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "bench-e2e-reader", topics: [topic])
-        // Hand over each outcome as soon as the broker has it, so the read-back time measures Pushline.
-        configuration.additionalProperties["fetch.wait.max.ms"] = "5"
+        // Hand over each outcome as soon as the broker has it, so the read-back time measures Pushline:
+        // the mock broker holds a fetch that finds nothing new for the whole wait.
+        configuration.additionalProperties["fetch.wait.max.ms"] = "2"
         consumer = try KafkaConsumer(configuration: configuration)
         self.worker = worker
         self.stallTimeout = stallTimeout

@@ -36,6 +36,14 @@ struct ExampleConfigurationTests {
         #expect(pipeline.sourceGroup == "pushline")
         #expect(pipeline.outputs == PipelineConfiguration.Outputs())
         #expect(pipeline.redisUnreachable == .pause)
+        #expect(pipeline.batchLinger == .milliseconds(1))
         #expect(configuration.apns.pools.first?.senderConfiguration.maximumConnections == SenderConfiguration().maximumConnections)
+    }
+
+    @Test("the producer of outcomes lingers 1 ms unless a librdkafka property says otherwise")
+    func producerLinger() throws {
+        #expect(try ConfigurationFixture().load().kafka.producerConfiguration.description.contains("linger.ms=1 "))
+        let configured = try ConfigurationFixture().load(environment: ["PUSHLINE_KAFKA_PROPERTIES_LINGER_MS": "20"])
+        #expect(configured.kafka.producerConfiguration.description.contains("linger.ms=20"))
     }
 }
