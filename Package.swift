@@ -62,7 +62,10 @@ let package = Package(
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
                                                          "PushlineConfiguration", "Redis", "LocalStack", "Worker",
-                                                         "APNsTelemetry", "Telemetry"]),
+                                                         "APNsTelemetry", "Telemetry"],
+                          // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
+                          // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
+                          linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"]),
 
         // Local components for the demo, benchmarks and tests: redis-server on a free port, the

@@ -13,6 +13,8 @@ packages=(
   libmicrohttpd-dev
   libicu-dev
   libyaml-dev
+  # linked into pushline instead of glibc's malloc (docs/BENCHMARKS.md, the pipeline's third round)
+  libjemalloc-dev
   # tests and the demo: real peers and tools
   redis-server
   redis-tools

@@ -4,9 +4,10 @@ import Synchronization
 /// client_golang's `CounterVec`. The registry validates the name and the label names once, when it
 /// makes the family, so looking up a member never fails.
 ///
-/// Looking up a member holds a lock for one dictionary access; keep the member when its labels are
-/// fixed. Updating a member is lock-free.
-public final class MetricFamily<Metric: Sendable>: Sendable {
+/// Looking up a member holds a lock for one comparison with the member looked up last (a caller
+/// that counts one result after another mostly asks for the same labels again), or else one
+/// dictionary access; keep the member when its labels are fixed. Updating a member is lock-free.
+public final class MetricFamily<Metric: AnyObject & Sendable>: Sendable {
     /// The metric name shared by every member.
     public let name: String
     /// The label names, in the order ``metric(labelValues:)`` takes their values.
@@ -16,7 +17,7 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     /// The bucket bounds of histograms and timers; empty for counters and gauges.
     let buckets: [Double]
     private let makeMember: @Sendable (_ dimensions: [(String, String)]) -> Metric
-    private let members = Mutex<[[String]: Metric]>([:])
+    private let members = Mutex<MetricMembers>(MetricMembers())
 
     init(name: String, labelNames: [String], help: String, buckets: [Double],
          makeMember: @escaping @Sendable (_ dimensions: [(String, String)]) -> Metric) {
@@ -32,18 +33,37 @@ public final class MetricFamily<Metric: Sendable>: Sendable {
     public func metric(labelValues: [String]) -> Metric {
         precondition(labelValues.count == labelNames.count,
                      "metric \(name) takes \(labelNames.count) label values (\(labelNames)), got \(labelValues.count)")
-        return members.withLock { members in
-            if let member = members[labelValues] { return member }
-            let member = makeMember(Array(zip(labelNames, labelValues)))
-            members[labelValues] = member
+        let member: AnyObject = members.withLock { members in
+            if let last = members.lastMember, members.lastLabelValues == labelValues { return last }
+            let member: AnyObject
+            if let known = members.byLabelValues[labelValues] {
+                member = known
+            } else {
+                member = makeMember(Array(zip(labelNames, labelValues)))
+                members.byLabelValues[labelValues] = member
+            }
+            members.lastLabelValues = labelValues
+            members.lastMember = member
             return member
         }
+        // Every member was made by `makeMember`, so it is a `Metric`.
+        return unsafeDowncast(member, to: Metric.self)
     }
 
     /// The members, ordered by their label values so that expositions are stable.
     func sortedMembers() -> [Metric] {
         members.withLock { members in
-            members.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+            members.byLabelValues.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { unsafeDowncast($0.value, to: Metric.self) }
         }
     }
+}
+
+/// A family's members by label values, and the one looked up last. Neither generic nor nested in
+/// the generic family: other modules call ``MetricFamily/metric(labelValues:)`` unspecialized, and
+/// storage whose type depends on `Metric` made every lookup ask the runtime for its type metadata
+/// (the sender looks up members per delivery).
+private struct MetricMembers {
+    var byLabelValues: [[String]: AnyObject] = [:]
+    var lastLabelValues: [String] = []
+    var lastMember: AnyObject?
 }

@@ -79,20 +79,22 @@ struct DeliveryStages {
     func claim(_ planned: [PlannedDelivery], inFlight: Set<DeliveryKey>) throws(RedisError) -> Claims {
         var claims = Claims()
         guard !planned.isEmpty else { return claims }
-        var claimedHere = Set<DeliveryKey>()
+        // Room for the whole batch up front: growing the set rehashed every key it held.
+        var claimedHere = Set<DeliveryKey>(minimumCapacity: planned.count)
         var claimed: [PlannedDelivery] = []
+        claimed.reserveCapacity(planned.count)
         let results = try idempotency.claim(planned.map { ClaimRequest($0.key, source: $0.source) })
         for (delivery, result) in zip(planned, results) {
             let key = delivery.key
             switch result {
             case .claimed, .heldByOwner:
-                guard !inFlight.contains(key) && !claimedHere.contains(key) else {
+                // One set operation: inserting tells whether another copy was met earlier in this call.
+                guard !inFlight.contains(key) && claimedHere.insert(key).inserted else {
                     claims.deferred.append(delivery)
                     continue
                 }
                 delivery.holdsClaim = true
                 claimed.append(delivery)
-                claimedHere.insert(key)
             case .sent, .failed:
                 claims.outputs.append(records.outcome(delivery, .suppressed, reason: "DuplicateIntent"))
             case .decided(let settled):

@@ -77,13 +77,18 @@ struct MessageLedger {
 
     /// Records Kafka's acknowledgement of an output.
     mutating func acknowledge(_ id: KafkaProducerMessageID) -> Acknowledged? {
-        guard let (entry, decidesDelivery) = outputs.removeValue(forKey: id), let message = entries[entry]?.message else { return nil }
+        guard let (entry, decidesDelivery) = outputs.removeValue(forKey: id), let tracked = entries[entry] else { return nil }
         if decidesDelivery { deliveriesInFlight -= 1 }
-        return Acknowledged(message: message, decidedDelivery: decidesDelivery, completed: release(entry) != nil)
+        return Acknowledged(message: tracked.message, decidedDelivery: decidesDelivery, completed: release(tracked, entry) != nil)
     }
 
     private mutating func release(_ entry: EntryID) -> KafkaConsumerMessage? {
         guard let tracked = entries[entry] else { return nil }
+        return release(tracked, entry)
+    }
+
+    /// Counts down an entry already looked up (one dictionary access less per acknowledgement).
+    private mutating func release(_ tracked: Entry, _ entry: EntryID) -> KafkaConsumerMessage? {
         tracked.outstanding -= 1
         guard tracked.outstanding == 0 else { return nil }
         entries[entry] = nil

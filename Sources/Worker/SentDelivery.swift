@@ -4,20 +4,26 @@ import Pipeline
 /// A delivery the sender answered, with the records built for it already (its outcome, and a dead
 /// letter when its retries ran out); recording still settles its claim (with ``settled``, what the
 /// claim keeps of the outcome) and adds token events.
-struct SentDelivery: Sendable {
+///
+/// An immutable class: a sent delivery moves through several arrays (the send's results, the Redis
+/// stage's job and answer, an outage's split), and copying its fields — APNs' answer, the outcome
+/// its claim keeps, its records — at each step showed up in profiles.
+final class SentDelivery: Sendable {
     let planned: PlannedDelivery
     let result: DeliveryResult
-    private(set) var outputs: [WorkerOutput]
+    let outputs: [WorkerOutput]
     let settled: SettledOutcome
     /// Whether its records were produced already (`fail_open` while Redis was out) and only its
     /// claim is left to settle.
-    private(set) var onlyClaimLeft = false
+    let onlyClaimLeft: Bool
 
-    init(planned: PlannedDelivery, result: DeliveryResult, outputs: [WorkerOutput], settled: SettledOutcome) {
+    init(planned: PlannedDelivery, result: DeliveryResult, outputs: [WorkerOutput], settled: SettledOutcome,
+         onlyClaimLeft: Bool = false) {
         self.planned = planned
         self.result = result
         self.outputs = outputs
         self.settled = settled
+        self.onlyClaimLeft = onlyClaimLeft
     }
 
     /// Whether recording it touches Redis: settling a claim this worker holds, or removing a token
@@ -34,9 +40,6 @@ struct SentDelivery: Sendable {
 
     /// This delivery with its records taken out, once they were produced: only its claim is left.
     func claimLeft() -> SentDelivery {
-        var left = self
-        left.outputs = []
-        left.onlyClaimLeft = true
-        return left
+        SentDelivery(planned: planned, result: result, outputs: [], settled: settled, onlyClaimLeft: true)
     }
 }

@@ -37,6 +37,19 @@ struct EventRecordTests {
             """)
     }
 
+    @Test("integers are written in decimal as Swift writes them, at their extremes too")
+    func integersAtTheirExtremes() throws {
+        for value in [0, 7, -1, 10, 1_764_489_600_000, Int64.max, Int64.min] {
+            let event = OutcomeEvent(intentID: "i", app: "a", environment: "production", status: .accepted,
+                                     source: SourcePosition(topic: "t", partition: 0, offset: value), completedAt: value,
+                                     apnsStatus: 200, createdAt: value)
+            let text = String(decoding: event.encoded, as: UTF8.self)
+            #expect(text.contains("\"offset\":\(value)}"), "\(text)")
+            #expect(text.contains("\"created_at\":\(value),\"completed_at\":\(value)}"), "\(text)")
+            #expect(text.contains("\"apns_status\":200,\"attempts\":0,"), "\(text)")
+        }
+    }
+
     @Test("the outcome schema is strict: an unknown status or field is refused")
     func outcomeSchemaIsStrict() throws {
         var event = try object(OutcomeEvent(intentID: "i", app: "a", environment: "production", status: .accepted,
