@@ -32,7 +32,8 @@ extension HTTP2ConnectionDelegate {
 
 /// Why a client request ended without a response.
 public enum HTTP2StreamFailure: Error, Sendable, Equatable {
-    /// The peer reset the stream (RST_STREAM) with this error code.
+    /// The stream was reset with this error code: by the peer (RST_STREAM), or by us with
+    /// PROTOCOL_ERROR for a malformed response (see `ResponseCheck`).
     case reset(errorCode: UInt32)
     /// The stream was above the last stream id of a GOAWAY: never processed, safe to retry.
     case refusedByGoAway

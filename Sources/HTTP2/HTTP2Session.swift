@@ -30,7 +30,10 @@ final class HTTP2Session {
         var method = ""
         var path = ""
         var authority: String?
-        var status = 0
+        /// Client role: the response's `:status` and the framing checks nghttp2 no longer makes.
+        var check = ResponseCheck()
+        /// Client role: the stream was reset for a malformed response.
+        var isReset = false
         var headers: [HTTP2Header] = []
         var body: [UInt8] = []
         var complete = false
@@ -45,7 +48,8 @@ final class HTTP2Session {
             method = ""
             path = ""
             authority = nil
-            status = 0
+            check = ResponseCheck()
+            isReset = false
             headers = []
             body = []
             complete = false
@@ -98,6 +102,7 @@ final class HTTP2Session {
             // A client reads only `:status` and a few `apns-*` fields of a response, each checked
             // where it is read; nghttp2's HTTP semantics checks of every received field (names,
             // values, pseudo-headers, content-length) cost more than the rest of its header handling.
+            // The checks a response's framing needs are made by `ResponseCheck` instead.
             nghttp2_option_set_no_http_messaging(options, 1)
         }
         var created: OpaquePointer?
@@ -215,6 +220,7 @@ final class HTTP2Session {
         guard streamID > 0 else { throw HTTP2Error("nghttp2_submit_request", code: streamID) }
         let message = newMessage()
         message.outgoing = body
+        if method == "HEAD" { message.check.expectsBody = false }
         partial[streamID] = message
         return streamID
     }
@@ -353,21 +359,24 @@ final class HTTP2Session {
         // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
         // A field not kept is dropped before its stream's message is even looked up.
         guard name.first == UInt8(ascii: ":") else {
+            if role == .client, Self.bytes(Self.contentLengthName, equal: name) {
+                withMessage(streamID) { $0.check.readContentLength(value) }
+            }
             if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
             withMessage(streamID) { $0.headers.append(HTTP2Header(Self.text(name), Self.text(value))) }
             return
         }
         withMessage(streamID) { message in
             // A response's only pseudo-header, compared as bytes.
-            if role == .client, Self.bytes(Self.statusName, equal: name) {
-                message.status = Self.decimal(value) ?? 0
+            if role == .client {
+                if Self.bytes(Self.statusName, equal: name) { message.check.readStatus(value) } else { message.check.readOtherPseudoHeader() }
                 return
             }
+            // A server session keeps nghttp2's checks: a request's pseudo-headers are valid here.
             switch Self.text(name) {
             case ":method": message.method = Self.text(value)
             case ":path": message.path = Self.text(value)
             case ":authority": message.authority = Self.text(value)
-            case ":status": message.status = Self.decimal(value) ?? 0
             case ":scheme": break
             default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
             }
@@ -375,6 +384,7 @@ final class HTTP2Session {
     }
 
     private static let statusName = Array(":status".utf8)
+    private static let contentLengthName = Array("content-length".utf8)
     /// The name of `:path`, in static storage that outlives every nghttp2 call.
     private static var pathName: UnsafeBufferPointer<UInt8> {
         let name: StaticString = ":path"
@@ -391,31 +401,53 @@ final class HTTP2Session {
         String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A status code's digits, read without making a `String` of them.
-    private static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 9 else { return nil }
-        var value = 0
-        for byte in bytes {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+    fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
+        withMessage(streamID) { message in
+            if role == .client {
+                message.check.receiveData()
+                guard !resetIfMalformed(message, streamID: streamID) else { return }
+            }
+            message.body.append(contentsOf: bytes)
         }
-        return value
     }
 
-    fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        withMessage(streamID) { $0.body.append(contentsOf: bytes) }
+    /// A HEADERS frame and its CONTINUATIONs ended: a client checks the block (an informational
+    /// one's fields are dropped, a malformed response's stream reset).
+    fileprivate func headerBlockEnded(streamID: Int32, endsStream: Bool) {
+        if role == .client {
+            withMessage(streamID) { message in
+                if message.check.endHeaderBlock(endsStream: endsStream) == .informational { message.headers.removeAll() }
+                _ = resetIfMalformed(message, streamID: streamID)
+            }
+        }
+        if endsStream { endOfStream(streamID: streamID) }
+    }
+
+    /// Resets the stream of a malformed response with PROTOCOL_ERROR (once) and tells whether it
+    /// is malformed; its stream then fails instead of answering (see `streamClosed`).
+    private func resetIfMalformed(_ message: PartialMessage, streamID: Int32) -> Bool {
+        guard message.check.isMalformed else { return false }
+        if !message.isReset {
+            message.isReset = true
+            submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.protocolError)
+        }
+        return true
     }
 
     fileprivate func endOfStream(streamID: Int32) {
         withMessage(streamID) { message in
             guard !message.complete else { return }
+            if role == .client {
+                message.check.endStream(bodyCount: message.body.count)
+                guard !resetIfMalformed(message, streamID: streamID) else { return }
+            }
             message.complete = true
             switch role {
             case .server:
                 events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
                                                     authority: message.authority, headers: message.headers, body: message.body)))
             case .client:
-                events.append(.response(streamID: streamID, HTTP2Response(status: message.status, headers: message.headers,
+                events.append(.response(streamID: streamID, HTTP2Response(status: message.check.status, headers: message.headers,
                                                                           body: message.body)))
             }
         }
@@ -437,7 +469,8 @@ final class HTTP2Session {
         if recentStreamID == streamID { recentMessage = nil }
         guard let message = partial.removeValue(forKey: streamID) else { return }
         if !message.complete {
-            events.append(.streamFailed(streamID: streamID, errorCode: errorCode))
+            // A malformed response's stream may close cleanly (both sides ended) before our reset leaves.
+            events.append(.streamFailed(streamID: streamID, errorCode: message.isReset ? HTTP2ErrorCode.protocolError : errorCode))
         }
         if spareMessages.count < Self.spareMessageLimit {
             message.reset()
@@ -518,7 +551,9 @@ private func onFrame(_ session: OpaquePointer?, _ frame: UnsafePointer<nghttp2_f
     let header = frame.pointee.hd
     withOwner(userData) { owner in
         switch UInt32(header.type) {
-        case NGHTTP2_HEADERS.rawValue, NGHTTP2_DATA.rawValue:
+        case NGHTTP2_HEADERS.rawValue:
+            owner.headerBlockEnded(streamID: header.stream_id, endsStream: header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0)
+        case NGHTTP2_DATA.rawValue:
             if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 { owner.endOfStream(streamID: header.stream_id) }
         case NGHTTP2_GOAWAY.rawValue:
             let goAway = frame.pointee.goaway
