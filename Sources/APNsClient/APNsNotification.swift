@@ -27,17 +27,18 @@ public struct APNsNotification: Sendable {
         self.payload = payload
     }
 
-    /// The APNs header fields; `authorization` is added per connection. The id differs on every
-    /// request, so it never takes a place in the connection's HPACK table.
-    func fields() -> HTTP2FieldBlock {
+    /// The APNs header fields of the notification at `notification`; `authorization` is added per
+    /// connection. The id differs on every request, so it never takes a place in the connection's
+    /// HPACK table. Each field is read where it lies (see ``request(at:)``).
+    static func fields(at notification: UnsafePointer<APNsNotification>) -> HTTP2FieldBlock {
         // The fixed names and a 36-character id take 132 bytes; the topic and options add theirs.
-        var fields = HTTP2FieldBlock(reservingCapacity: 256 + topic.utf8.count)
-        fields.append("apns-push-type", pushType.rawValue)
-        fields.append("apns-topic", topic)
-        fields.append("apns-id", id.description, indexing: .never)
-        if let priority { fields.append("apns-priority", priority.description) }
-        if let expiration = expiration.headerValue { fields.append("apns-expiration", expiration) }
-        if let collapseID { fields.append("apns-collapse-id", collapseID.value) }
+        var fields = HTTP2FieldBlock(reservingCapacity: 256 + notification.pointee.topic.utf8.count)
+        fields.append("apns-push-type", notification.pointee.pushType.rawValue)
+        fields.append("apns-topic", notification.pointee.topic)
+        notification.pointee.id.withUTF8Description { fields.append("apns-id", bytes: $0, indexing: .never) }
+        if let priority = notification.pointee.priority { fields.append("apns-priority", priority.description) }
+        if let expiration = notification.pointee.expiration.headerValue { fields.append("apns-expiration", expiration) }
+        if let collapseID = notification.pointee.collapseID { fields.append("apns-collapse-id", collapseID.value) }
         return fields
     }
 }

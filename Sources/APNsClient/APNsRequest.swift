@@ -26,8 +26,12 @@ struct RequestOutcome: Sendable {
 }
 
 extension APNsNotification {
-    var request: APNsRequest {
-        APNsRequest(method: "POST", path: "/3/device/" + deviceToken.hex, fields: fields(), body: payload,
-                    throttleKey: deviceToken.hex)
+    /// The request of the notification at `notification`, each field read where it lies: a method
+    /// called on an array's element copies the whole notification first (a retain and a release
+    /// of each of its fields), per request.
+    static func request(at notification: UnsafePointer<APNsNotification>) -> APNsRequest {
+        let token = notification.pointee.deviceToken.hex
+        return APNsRequest(method: "POST", path: "/3/device/" + token, fields: fields(at: notification),
+                           body: notification.pointee.payload, throttleKey: token)
     }
 }

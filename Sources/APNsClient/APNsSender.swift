@@ -44,11 +44,18 @@ public final class APNsSender: Sendable {
     /// Sends a batch through the pool `poolName`; returns one result per notification, in order.
     public func send(_ notifications: [APNsNotification], pool poolName: String) async throws -> [DeliveryResult] {
         // Each request goes straight into its delivery, and each result reads its notification in
-        // place: no intermediate array, no copy of a whole notification per result.
+        // place: no intermediate array, and no copy of a whole notification per request or result.
         let outcomes = try await perform(notifications.count, pool: poolName) { index in
-            (notifications[index].request, notifications[index].expiration)
+            notifications.withUnsafeBufferPointer { buffer in
+                let notification = buffer.baseAddress! + index
+                return (APNsNotification.request(at: notification), notification.pointee.expiration)
+            }
         }
-        return outcomes.indices.map { DeliveryResult(notification: notifications[$0], outcome: outcomes[$0]) }
+        return notifications.withUnsafeBufferPointer { notifications in
+            outcomes.withUnsafeBufferPointer { outcomes in
+                outcomes.indices.map { DeliveryResult(notification: notifications.baseAddress! + $0, outcome: outcomes[$0]) }
+            }
+        }
     }
 
     /// Sends requests through a pool with its retries and deadlines; one outcome per request, in order.

@@ -35,10 +35,11 @@ public struct DeliveryResult: Sendable, Equatable {
 }
 
 extension DeliveryResult {
-    /// The result of `notification` from how its request ended.
-    init(notification: APNsNotification, outcome: RequestOutcome) {
+    /// The result of the notification at `notification` from how its request ended, reading only
+    /// the id and token of the notification, where they lie (see ``APNsNotification/request(at:)``).
+    init(notification: UnsafePointer<APNsNotification>, outcome: borrowing RequestOutcome) {
         self.init(
-            outcome: outcome.outcome, id: notification.id, deviceToken: notification.deviceToken,
+            outcome: outcome.outcome, id: notification.pointee.id, deviceToken: notification.pointee.deviceToken,
             status: outcome.response?.status,
             apnsID: outcome.response?.header("apns-id").flatMap(NotificationID.init),
             apnsUniqueID: outcome.response?.header("apns-unique-id"),

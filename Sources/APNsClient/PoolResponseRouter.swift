@@ -17,7 +17,10 @@ final class PoolResponseRouter: HTTP2ResponseReceiver {
 
     func connection(_ connection: HTTP2Connection, endedStreamOf context: AnyObject,
                     with result: Result<HTTP2Response, HTTP2StreamFailure>) {
-        // Every request of the pool is sent with its delivery as the context.
-        pool.handle(result, for: unsafeDowncast(context, to: PendingDelivery.self))
+        // Every request of the pool is sent with its delivery as the context. The pool is borrowed
+        // without a retain: its weak references put its counts in a side table (a slow retain).
+        Unmanaged.passUnretained(pool)._withUnsafeGuaranteedRef {
+            $0.handle(result, for: unsafeDowncast(context, to: PendingDelivery.self))
+        }
     }
 }

@@ -36,23 +36,40 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses the canonical 8-4-4-4-12 form, in either case. Nil when APNs would answer `BadMessageId`.
+    /// Reads the string's bytes in place into the two words: every answer from APNs and every
+    /// request to the simulator carries one.
     public init?(_ text: String) {
-        let utf8 = Array(text.utf8)
-        guard utf8.count == 36 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = 0
-        while index < 36 {
-            if index == 8 || index == 13 || index == 18 || index == 23 {
-                guard utf8[index] == UInt8(ascii: "-") else { return nil }
-                index += 1
-                continue
-            }
-            guard let high = Self.hexValue(utf8[index]), let low = Self.hexValue(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
+        var text = text
+        guard let words = text.withUTF8(Self.words) else { return nil }
+        self.init(high: words.high, low: words.low)
+    }
+
+    /// The two words of 36 bytes of 8-4-4-4-12 hex, or nil when they are not that.
+    private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
+        guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),
+              utf8[18] == UInt8(ascii: "-"), utf8[23] == UInt8(ascii: "-") else { return nil }
+        // The 32 digits shift through the two words as one 128-bit number; every digit's value is
+        // ORed into `invalid`, where a byte that is no hex digit sets the high bits.
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var invalid: UInt64 = 0
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            let value = nibble(utf8[index])
+            invalid |= value
+            high = high << 4 | low >> 60
+            low = low << 4 | value & 0xF
         }
-        self.init(validBytes: bytes)
+        return invalid <= 0xF ? (high, low) : nil
+    }
+
+    /// A hex digit's value, or `UInt64.max` for any other byte.
+    @inline(__always)
+    private static func nibble(_ byte: UInt8) -> UInt64 {
+        let digit = byte &- UInt8(ascii: "0")
+        if digit < 10 { return UInt64(digit) }
+        let letter = (byte | 0x20) &- UInt8(ascii: "a")
+        if letter < 6 { return UInt64(letter) + 10 }
+        return .max
     }
 
     /// A random (version 4) id.
@@ -111,24 +128,42 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     /// Upper-case 8-4-4-4-12, as APNs has been seen generating ids.
     public var upperCaseDescription: String { text(upperCase: true) }
 
+    /// Lends the lower-case 8-4-4-4-12 text as UTF-8, written on the stack: a request's `apns-id`
+    /// goes into its header fields without a `String` made and freed per request.
+    /// (Not generic: a generic result type costs a metadata lookup per call from another module.)
+    public func withUTF8Description(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.textLength) { text in
+            body(UnsafeBufferPointer(rebasing: text[..<write(into: text, digits: Self.lowerCaseDigits)]))
+        }
+    }
+
     /// 8-4-4-4-12 written straight into the string's storage: ids are generated per request.
     private func text(upperCase: Bool) -> String {
-        let digits = upperCase ? Self.upperCaseDigits : Self.lowerCaseDigits
-        return String(unsafeUninitializedCapacity: 36) { text in
-            var count = 0
+        String(unsafeUninitializedCapacity: Self.textLength) { write(into: $0, digits: upperCase ? Self.upperCaseDigits : Self.lowerCaseDigits) }
+    }
+
+    /// Writes 8-4-4-4-12 with `digits` into `text` (room for ``textLength`` bytes); returns the count.
+    /// The bytes are read from the two words in place, the digits from static text.
+    private func write(into text: UnsafeMutableBufferPointer<UInt8>, digits: StaticString) -> Int {
+        let digits = digits.utf8Start
+        var count = 0
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { bytes in
             for index in 0..<16 {
                 if index == 4 || index == 6 || index == 8 || index == 10 {
                     text[count] = UInt8(ascii: "-")
                     count += 1
                 }
-                let byte = byte(index)
+                let byte = bytes[index]
                 text[count] = digits[Int(byte >> 4)]
                 text[count + 1] = digits[Int(byte & 0x0F)]
                 count += 2
             }
-            return count
         }
+        return count
     }
+
+    /// The length of the 8-4-4-4-12 text.
+    private static var textLength: Int { 36 }
 
     /// Byte `index` (0 to 15) of the UUID.
     private func byte(_ index: Int) -> UInt8 {
@@ -136,15 +171,6 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
         return UInt8(truncatingIfNeeded: word >> UInt64(8 * (7 - index % 8)))
     }
 
-    private static let lowerCaseDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    private static let upperCaseDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    private static var lowerCaseDigits: StaticString { "0123456789abcdef" }
+    private static var upperCaseDigits: StaticString { "0123456789ABCDEF" }
 }

@@ -73,11 +73,16 @@ public struct PushType: APNsVocabulary {
     }
 
     /// `topic.hasSuffix(topicSuffix)`. Suffixes are ASCII, so for an ASCII topic (every valid one)
-    /// the bytes give the same answer, compared from the end, without the Unicode segmentation
-    /// `hasSuffix` pays on every push.
+    /// the bytes give the same answer, compared in place at the end, without the Unicode
+    /// segmentation `hasSuffix` pays on every push.
     private func isSuffix(of topic: String, topicIsASCII: Bool) -> Bool {
         guard topicIsASCII else { return topic.hasSuffix(topicSuffix) }
-        return topic.utf8.count >= topicSuffix.utf8.count && topic.utf8.reversed().starts(with: topicSuffix.utf8.reversed())
+        let suffix = topicSuffix.utf8
+        guard topic.utf8.count >= suffix.count else { return false }
+        let matched = topic.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes[(bytes.count - suffix.count)...].elementsEqual(suffix)
+        }
+        return matched ?? topic.utf8.reversed().starts(with: suffix.reversed())
     }
 
     private static func isASCII(_ text: String) -> Bool {

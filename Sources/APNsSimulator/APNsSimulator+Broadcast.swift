@@ -19,23 +19,23 @@ extension APNsSimulator {
     ///    no-storage channel.
     /// 8. Injected errors, then 200 with `apns-request-id` and `apns-unique-id`.
     func broadcast(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let requestID = request.value(of: "apns-request-id") ?? request.value(of: "apns-id")
+        let requestID = request.apns.requestID ?? request.apns.id
         let idHeader = HTTPHeader("apns-request-id", requestID ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
         let bundleID = String(request.path.dropFirst(Self.broadcastPathPrefix.count))
         guard !bundleID.isEmpty, !bundleID.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
-        guard !request.repeatsAnAPNsHeader else { return reject(.duplicateHeaders) }
+        guard !request.apns.hasRepeatedName else { return reject(.duplicateHeaders) }
         if let requestID, NotificationID(requestID) == nil { return reject(.badMessageId) }
-        guard let pushType = request.value(of: "apns-push-type") else { return reject(.missingPushType) }
+        guard let pushType = request.apns.pushType else { return reject(.missingPushType) }
         // Apple spells it Liveactivity, LiveActivity and liveactivity (spec §9.3): any case.
         guard pushType.lowercased() == PushType.liveActivity.rawValue else { return reject(.invalidPushType) }
-        guard let priority = request.value(of: "apns-priority").flatMap(Int.init).flatMap(APNsPriority.init(rawValue:))
+        guard let priority = request.apns.priority.flatMap(Int.init).flatMap(APNsPriority.init(rawValue:))
         else { return reject(.badPriority) }
-        guard let expiration = request.value(of: "apns-expiration").flatMap(APNsExpiration.init(headerValue:))
+        guard let expiration = request.apns.expiration.flatMap(APNsExpiration.init(headerValue:))
         else { return reject(.badExpirationDate) }
-        guard let channelID = request.value(of: "apns-channel-id") else { return reject(.missingChannelId) }
+        guard let channelID = request.apns.channelID else { return reject(.missingChannelId) }
         guard BroadcastChannel.isWellFormedID(channelID) else { return reject(.badChannelId) }
         if let rejection = authenticateForApp(bundleID, request: request, on: connection, now: now) {
             return .rejected(rejection, idHeader: idHeader)

@@ -3,7 +3,7 @@ import APNsCore
 extension APNsSimulator {
     /// `POST /3/device/<token>`, checked in the order documented on ``APNsSimulator``.
     func devicePush(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? connection.generatedID())
+        let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
@@ -18,7 +18,7 @@ extension APNsSimulator {
         } catch {
             return reject(tokenText.isEmpty ? .missingDeviceToken : .badDeviceToken)
         }
-        guard !request.repeatsAnAPNsHeader else { return reject(.duplicateHeaders) }
+        guard !request.apns.hasRepeatedName else { return reject(.duplicateHeaders) }
         let headers: DevicePushHeaders
         switch DevicePushHeaders.read(request) {
         case .failure(let rejection): return .rejected(rejection, idHeader: idHeader)
@@ -38,16 +38,12 @@ extension APNsSimulator {
         guard pushType.topicMismatch(topic) == nil else { return reject(.topicDisallowed) }
         guard !request.body.isEmpty else { return reject(.payloadEmpty) }
         guard request.body.count <= pushType.payloadLimit else { return reject(.payloadTooLarge) }
-        let environment = configuration.environment
-        if let rejection = state.withLock({ $0.devices.rejection(token: token, topic: topic, environment: environment) }) {
-            return .rejected(rejection, idHeader: idHeader)
-        }
         let notification = DeliveredNotification(
             receivedAt: now, token: token.hex, channelID: nil, topic: topic, pushType: pushType.rawValue,
             priority: headers.priority.rawValue, expiration: headers.expiration,
             collapseID: headers.collapseID?.value, apnsID: idHeader.value, body: request.body
         )
-        let successHeaders = environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
+        let successHeaders = configuration.environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
         return .deliverable(notification, successHeaders: successHeaders, idHeader: idHeader)
     }
 
@@ -55,7 +51,7 @@ extension APNsSimulator {
     private static func topic(of request: SimulatorRequest, on connection: SimulatedConnection) -> Result<String, Rejection> {
         let certificateTopics = connection.certificateTopics
         let topic: String
-        if let header = request.value(of: "apns-topic"), !header.isEmpty {
+        if let header = request.apns.topic, !header.isEmpty {
             topic = header
         } else if let certificateTopics, certificateTopics.count == 1 {
             topic = certificateTopics[0]

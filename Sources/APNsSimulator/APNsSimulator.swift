@@ -90,19 +90,17 @@ public final class APNsSimulator: Sendable {
     public func handle(_ request: SimulatorRequest, on connection: SimulatedConnection) -> SimulatorAction {
         let now = self.now()
         connection.streams += 1
-        if let fault = drawTransportFault() { return fault }
+        let (fault, faults) = drawTransportFault()
+        if let fault { return fault }
         let outcome: RouteOutcome = switch connection.port {
         case .device where request.path.hasPrefix(Self.devicePathPrefix): devicePush(request, on: connection, now: now)
         case .device where request.path.hasPrefix(Self.broadcastPathPrefix): broadcast(request, on: connection, now: now)
         case .channelManagement: channelManagement(request, on: connection, now: now)
         case .device: unknownPath(request, on: connection)
         }
-        let (response, rejection) = complete(outcome)
-        applyConnectionRules(to: connection, accepted: (200..<300).contains(response.status), rejection: rejection)
-        let delay = state.withLock { state in
-            state.stats.recordAnswer(status: response.status, reason: rejection?.reason)
-            return state.drawDelay()
-        }
+        let (response, rejection, delay) = complete(outcome)
+        applyConnectionRules(to: connection, accepted: (200..<300).contains(response.status), rejection: rejection,
+                             goAwayEveryStreams: faults.goAwayEveryStreams)
         return .respond(response, delayMilliseconds: delay)
     }
 
@@ -158,57 +156,71 @@ public final class APNsSimulator: Sendable {
 
     /// A path no APNs service serves: 405 for a method APNs never accepts there, else 404.
     private func unknownPath(_ request: SimulatorRequest, on connection: SimulatedConnection) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.value(of: "apns-id") ?? connection.generatedID())
+        let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
         return .rejected(Rejection(request.method == "POST" ? .badPath : .methodNotAllowed), idHeader: idHeader)
     }
 
-    private func drawTransportFault() -> SimulatorAction? {
+    /// Counts the request and draws the connection-reset and stuck-stream faults; also returns the
+    /// faults in force, which the rest of the request then reads without taking the lock again.
+    private func drawTransportFault() -> (SimulatorAction?, SimulatorFaults) {
         state.withLock { state in
             state.stats.requests += 1
             let faults = state.faults
-            guard faults.resetConnectionRate + faults.neverRespondRate > 0 else { return nil }
+            guard faults.resetConnectionRate + faults.neverRespondRate > 0 else { return (nil, faults) }
             let draw = state.random.unit()
             if draw < faults.resetConnectionRate {
                 state.stats.connectionResets += 1
-                return .resetConnection
+                return (.resetConnection, faults)
             }
             if draw < faults.resetConnectionRate + faults.neverRespondRate {
                 state.stats.neverResponded += 1
-                return .neverRespond
+                return (.neverRespond, faults)
             }
-            return nil
+            return (nil, faults)
         }
     }
 
-    /// Turns a route's outcome into the response: a deliverable push still passes the per-device
-    /// rate and the injected errors, then lands in the inbox.
-    private func complete(_ outcome: RouteOutcome) -> (SimulatorResponse, Rejection?) {
-        switch outcome {
-        case .rejected(let rejection, let idHeader):
-            return (.rejection(rejection, idHeader: idHeader), rejection)
-        case .answered(let response):
-            return (response, nil)
-        case .deliverable(let notification, let successHeaders, let idHeader):
-            let (rejection, replaced) = state.withLock { state -> (Rejection?, DeliveredNotification?) in
-                let limit = state.faults.deviceRequestsPerSecond
-                if let token = notification.token, limit > 0,
-                   !state.deviceRates.admits(token: token, now: notification.receivedAt, limit: limit) {
-                    return (Rejection(.tooManyRequests), nil)
+    /// Turns a route's outcome into the response and its delay, in one turn of the lock: a
+    /// deliverable push still passes the device registry, the per-device rate and the injected
+    /// errors, then lands in the inbox; the answer is counted and its delay drawn.
+    private func complete(_ outcome: RouteOutcome) -> (SimulatorResponse, Rejection?, delay: Int) {
+        let environment = configuration.environment
+        let (rejection, replaced, delay) = state.withLock { state -> (Rejection?, DeliveredNotification?, Int) in
+            var rejection: Rejection?
+            var replaced: DeliveredNotification?
+            var status = 200
+            switch outcome {
+            case .rejected(let refused, _):
+                rejection = refused
+            case .answered(let response):
+                status = response.status
+            case .deliverable(let notification, _, _):
+                switch state.admit(notification, environment: environment) {
+                case .failure(let refused): rejection = refused
+                case .success(let earlier): replaced = earlier
                 }
-                if let injected = state.drawInjectedError() { return (injected, nil) }
-                return (nil, state.inbox.record(notification))
             }
-            if let rejection { return (.rejection(rejection, idHeader: idHeader), rejection) }
+            state.stats.recordAnswer(status: rejection.map(SimulatorResponse.status(of:)) ?? status, reason: rejection?.reason)
+            return (rejection, replaced, state.drawDelay())
+        }
+        switch outcome {
+        case .rejected(_, let idHeader):
+            return (.rejection(rejection!, idHeader: idHeader), rejection, delay)
+        case .answered(let response):
+            return (response, nil, delay)
+        case .deliverable(let notification, let successHeaders, let idHeader):
+            if let rejection { return (.rejection(rejection, idHeader: idHeader), rejection, delay) }
             if let inboxFile, !inboxFile.append(notification, replacing: replaced) {
                 state.withLock { $0.stats.inboxWriteFailures += 1 }
             }
-            return (SimulatorResponse(status: 200, headers: successHeaders, body: []), nil)
+            return (SimulatorResponse(status: 200, headers: successHeaders, body: []), nil, delay)
         }
     }
 
     /// The stream limit (spec §5.1–5.2), GOAWAY after repeated authentication failures, and the
     /// GOAWAY-every-N-streams fault.
-    private func applyConnectionRules(to connection: SimulatedConnection, accepted: Bool, rejection: Rejection?) {
+    private func applyConnectionRules(to connection: SimulatedConnection, accepted: Bool, rejection: Rejection?,
+                                      goAwayEveryStreams every: Int) {
         let limit: Int
         if connection.usesProviderTokens && connection.currentToken == nil {
             limit = 1
@@ -228,7 +240,6 @@ public final class APNsSimulator: Sendable {
             goAway(connection, reason: rejection.reason)
             return
         }
-        let every = state.withLock { $0.faults.goAwayEveryStreams }
         if every > 0, connection.streams % every == 0 {
             goAway(connection, reason: .shutdown)
         }

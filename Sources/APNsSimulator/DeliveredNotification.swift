@@ -23,17 +23,25 @@ public struct DeliveredNotification: Sendable, Equatable {
 
     init(receivedAt: Int64, token: String?, channelID: String?, topic: String, pushType: String, priority: Int,
          expiration: APNsExpiration, collapseID: String?, apnsID: String, body: [UInt8]) {
+        let seconds: Int64? = switch expiration {
+        case .unspecified: nil
+        case .immediately: 0
+        case .at(let seconds): seconds
+        }
+        self.init(receivedAt: receivedAt, token: token, channelID: channelID, topic: topic, pushType: pushType,
+                  priority: priority, expirationSeconds: seconds, collapseID: collapseID, apnsID: apnsID, body: body)
+    }
+
+    /// A notification with `expiration` as stored: UNIX seconds, or nil when absent.
+    init(receivedAt: Int64, token: String?, channelID: String?, topic: String, pushType: String, priority: Int,
+         expirationSeconds: Int64?, collapseID: String?, apnsID: String, body: [UInt8]) {
         self.receivedAt = receivedAt
         self.token = token
         self.channelID = channelID
         self.topic = topic
         self.pushType = pushType
         self.priority = priority
-        self.expiration = switch expiration {
-        case .unspecified: nil
-        case .immediately: 0
-        case .at(let seconds): seconds
-        }
+        self.expiration = expirationSeconds
         self.collapseID = collapseID
         self.apnsID = apnsID
         self.body = body

@@ -114,9 +114,10 @@ public struct DeviceRegistry: Sendable, Equatable {
         return Entry(token: token, topic: try string("topic"), environment: environment, unregisteredAt: unregisteredAt)
     }
 
-    /// The rejection for a push to `token` on `topic` in `environment`, or nil when it is delivered.
-    func rejection(token: DeviceToken, topic: String, environment: SimulatorEnvironment) -> Rejection? {
-        guard let entry = entries[token.hex] else {
+    /// The rejection for a push to `token` (lower-case hex) on `topic` in `environment`, or nil when
+    /// it is delivered. An empty registry is not searched: hashing the token would cost more.
+    func rejection(token: String, topic: String, environment: SimulatorEnvironment) -> Rejection? {
+        guard !entries.isEmpty, let entry = entries[token] else {
             return acceptsUnknownTokens ? nil : Rejection(.badDeviceToken)
         }
         // Apple DTS: a token of the other environment gets BadDeviceToken (spec §2.1).

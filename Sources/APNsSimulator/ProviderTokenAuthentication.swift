@@ -46,7 +46,7 @@ struct ProviderTokenAuthentication: Sendable {
     private func check(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
         if wedgesAfterExpiredToken && connection.sawExpiredToken { return Rejection(.expiredProviderToken) }
         let jwt: Substring
-        switch Self.bearerToken(request.value(of: "authorization")) {
+        switch Self.bearerToken(request.apns.authorization) {
         case .missing: return Rejection(.missingProviderToken)
         case .notBearer: return Rejection(.invalidProviderToken)
         case .token(let token): jwt = token
@@ -98,23 +98,38 @@ struct ProviderTokenAuthentication: Sendable {
     }
 
     /// Reads `bearer <token>`: the word in any case, then white space, then the token, with
-    /// optional white space around (HTTP OWS: spaces and tabs).
+    /// optional white space around (HTTP OWS: spaces and tabs). Scanned over the header's contiguous
+    /// bytes, as every request on a token connection carries one.
     private static func bearerToken(_ header: String?) -> BearerToken {
-        guard let header else { return .missing }
-        let bytes = header.utf8
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-        else { return .missing }
-        let end = bytes.index(after: last)
-        let word = "bearer".utf8
-        guard let wordEnd = bytes.index(start, offsetBy: word.count, limitedBy: end),
-              zip(bytes[start..<wordEnd], word).allSatisfy({ $0 | 0x20 == $1 })
-        else { return .notBearer }
-        var tokenStart = wordEnd
-        guard tokenStart == end || isSpace(bytes[tokenStart]) else { return .notBearer }
-        while tokenStart < end, isSpace(bytes[tokenStart]) { tokenStart = bytes.index(after: tokenStart) }
-        guard tokenStart < end else { return .missing }
-        // Both ends border ASCII white space or the header's ends, so they fall on scalar boundaries.
-        return .token(header[tokenStart..<end])
+        guard var header else { return .missing }
+        let scanned = header.withUTF8 { bytes -> Result<Range<Int>, BearerTokenFailure> in
+            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            guard let start = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+            else { return .failure(.missing) }
+            let end = last + 1
+            let word = "bearer".utf8
+            let wordEnd = start + word.count
+            guard wordEnd <= end, zip(bytes[start..<wordEnd], word).allSatisfy({ $0 | 0x20 == $1 }) else {
+                return .failure(.notBearer)
+            }
+            guard wordEnd == end || isSpace(bytes[wordEnd]) else { return .failure(.notBearer) }
+            var tokenStart = wordEnd
+            while tokenStart < end, isSpace(bytes[tokenStart]) { tokenStart += 1 }
+            guard tokenStart < end else { return .failure(.missing) }
+            return .success(tokenStart..<end)
+        }
+        switch scanned {
+        case .failure(.missing): return .missing
+        case .failure(.notBearer): return .notBearer
+        case .success(let range):
+            // Both ends border ASCII white space or the header's ends, so they fall on scalar boundaries.
+            let utf8 = header.utf8
+            return .token(header[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
+        }
+    }
+
+    private enum BearerTokenFailure: Error {
+        case missing
+        case notBearer
     }
 }

@@ -21,10 +21,15 @@ public struct SimulatorResponse: Sendable, Equatable {
         var body: [UInt8] = []
         JSONWriter.appendValue(.object(object), to: &body)
         return SimulatorResponse(
-            status: rejection.reason.status ?? 400,
+            status: status(of: rejection),
             headers: [HTTPHeader("content-type", "application/json"), idHeader],
             body: body
         )
+    }
+
+    /// The `:status` of a rejection.
+    static func status(of rejection: Rejection) -> Int {
+        rejection.reason.status ?? 400
     }
 
     /// A JSON body with the given status and headers.

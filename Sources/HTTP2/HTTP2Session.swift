@@ -66,13 +66,17 @@ final class HTTP2Session {
     private var session: OpaquePointer!
     private var partial = StreamTable<PartialMessage>()
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
-    private var recent: (streamID: Int32, message: PartialMessage)?
+    /// Not retained, and lent without a retain (see ``withMessage(_:_:)``): `partial` holds the
+    /// message until its stream closes, and `streamClosed` forgets it first.
+    private var recentStreamID: Int32 = 0
+    private var recentMessage: Unmanaged<PartialMessage>?
     /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
     private var headerStorage: [UInt8] = []
     private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
-    /// What the reused storage starts with after a request: its `:method`, `:scheme` and
-    /// `:authority`, the same for nearly every request of a connection, and so kept for the next.
-    private var requestPrefix: (method: String, scheme: String, authority: String, byteCount: Int)?
+    /// What the reused storage holds after a request: its `:method`, `:scheme` and `:authority`,
+    /// the same for nearly every request of a connection, and so kept for the next (the `:path` is
+    /// lent from the request's own string).
+    private var requestPrefix: (method: String, scheme: String, authority: String)?
     private var events: [Event] = []
 
     init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
@@ -87,11 +91,20 @@ final class HTTP2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrame)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        var options: OpaquePointer?
+        guard nghttp2_option_new(&options) == 0, let options else { throw HTTP2Error("nghttp2_option_new") }
+        defer { nghttp2_option_del(options) }
+        if role == .client {
+            // A client reads only `:status` and a few `apns-*` fields of a response, each checked
+            // where it is read; nghttp2's HTTP semantics checks of every received field (names,
+            // values, pseudo-headers, content-length) cost more than the rest of its header handling.
+            nghttp2_option_set_no_http_messaging(options, 1)
+        }
         var created: OpaquePointer?
         let context = Unmanaged.passUnretained(self).toOpaque()
         let result = role == .server
-            ? nghttp2_session_server_new(&created, callbacks, context)
-            : nghttp2_session_client_new(&created, callbacks, context)
+            ? nghttp2_session_server_new2(&created, callbacks, context, options)
+            : nghttp2_session_client_new2(&created, callbacks, context, options)
         guard result == 0, let created else { throw HTTP2Error("nghttp2 session", code: result) }
         session = created
     }
@@ -167,7 +180,7 @@ final class HTTP2Session {
         // The stream's message lives until the stream closes; without one, nghttp2 refuses below.
         let stream = partial[streamID]
         stream?.outgoing = response.body
-        let result = try withHeaderFields { nva, count in
+        let result = withHeaderFields { nva, count in
             withBodyProvider(hasBody: !response.body.isEmpty) { provider in
                 nghttp2_submit_response(session, streamID, nva, count, provider)
             }
@@ -183,21 +196,20 @@ final class HTTP2Session {
     /// lent to nghttp2 in place.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
                        connectionFields: HTTPFieldBlock?, fields: HTTPFieldBlock, body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        if let prefix = requestPrefix, prefix.method == method, prefix.scheme == scheme, prefix.authority == authority {
-            headerStorage.removeSubrange(prefix.byteCount...)
-            headerRanges.removeSubrange(3...)
-        } else {
+        if requestPrefix.map({ $0.method != method || $0.scheme != scheme || $0.authority != authority }) ?? true {
             startHeaderFields()
             appendHeaderField(":method", method)
             appendHeaderField(":scheme", scheme)
             appendHeaderField(":authority", authority)
-            requestPrefix = (method, scheme, authority, headerStorage.count)
+            requestPrefix = (method, scheme, authority)
         }
-        appendHeaderField(":path", path)
+        var path = path
         // nghttp2 reads the body only while producing frames, after the stream has its message.
-        let streamID = try withHeaderFields(then: connectionFields ?? HTTPFieldBlock(), fields) { nva, count in
-            withBodyProvider(hasBody: !body.isEmpty) { provider in
-                nghttp2_submit_request(session, nil, nva, count, provider, nil)
+        let streamID = path.withUTF8 { path in
+            withHeaderFields(path: path, then: connectionFields ?? HTTPFieldBlock(), fields) { nva, count in
+                withBodyProvider(hasBody: !body.isEmpty) { provider in
+                    nghttp2_submit_request(session, nil, nva, count, provider, nil)
+                }
             }
         }
         guard streamID > 0 else { throw HTTP2Error("nghttp2_submit_request", code: streamID) }
@@ -262,18 +274,20 @@ final class HTTP2Session {
         appendHeaderField(field.name, field.value)
     }
 
-    /// Lends nghttp2 the appended fields, then those of `first` and `second`, as an `nghttp2_nv`
-    /// array whose names and values stay valid for the one call (nghttp2 copies them).
+    /// Lends nghttp2 the appended fields, then `:path` when given, then the fields of `first` and
+    /// `second`, as an `nghttp2_nv` array whose names and values stay valid for the one call
+    /// (nghttp2 copies them).
     private func withHeaderFields<Result>(
+        path: UnsafeBufferPointer<UInt8>? = nil,
         then first: HTTPFieldBlock = HTTPFieldBlock(), _ second: HTTPFieldBlock = HTTPFieldBlock(),
-        _ body: (UnsafePointer<nghttp2_nv>, Int) throws(HTTP2Error) -> Result
-    ) throws(HTTP2Error) -> Result {
-        headerStorage.append(0) // a valid base address even when every field is empty
+        _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result
+    ) -> Result {
+        if headerStorage.isEmpty { headerStorage.append(0) } // a valid base address even without fields
         let ranges = headerRanges
-        let count = ranges.count + first.count + second.count
-        return try headerStorage.withUnsafeMutableBufferPointer { (buffer) throws(HTTP2Error) -> Result in
+        let count = ranges.count + (path == nil ? 0 : 1) + first.count + second.count
+        return headerStorage.withUnsafeMutableBufferPointer { buffer in
             let base = buffer.baseAddress!
-            return try withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { (nva) throws(HTTP2Error) -> Result in
+            return withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: count) { nva in
                 var index = 0
                 for range in ranges {
                     nva[index] = nghttp2_nv(name: base + range.name.lowerBound, value: base + range.value.lowerBound,
@@ -281,11 +295,15 @@ final class HTTP2Session {
                                             flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                     index += 1
                 }
-                return try first.withUnsafeFields { (firstFields) throws(HTTP2Error) -> Result in
-                    try second.withUnsafeFields { (secondFields) throws(HTTP2Error) -> Result in
+                if let path {
+                    nva[index] = Self.nameValue((Self.pathName, path, .allowed))
+                    index += 1
+                }
+                return first.withUnsafeFields { firstFields in
+                    second.withUnsafeFields { secondFields in
                         for field in firstFields { nva[index] = Self.nameValue(field); index += 1 }
                         for field in secondFields { nva[index] = Self.nameValue(field); index += 1 }
-                        return try body(UnsafePointer(nva.baseAddress!), count)
+                        return body(UnsafePointer(nva.baseAddress!), count)
                     }
                 }
             }
@@ -314,17 +332,21 @@ final class HTTP2Session {
 
     // MARK: Callback bodies (recording only)
 
-    private func message(_ streamID: Int32) -> PartialMessage? {
-        if let recent, recent.streamID == streamID { return recent.message }
+    /// Lends `body` the message of `streamID`; nil when the stream has none. The last one touched
+    /// is lent again without a lookup or a retain (a retain and a release per callback otherwise).
+    private func withMessage<Result>(_ streamID: Int32, _ body: (PartialMessage) -> Result) -> Result? {
+        if let recentMessage, recentStreamID == streamID { return recentMessage._withUnsafeGuaranteedRef(body) }
         guard let found = partial[streamID] else { return nil }
-        recent = (streamID, found)
-        return found
+        recentStreamID = streamID
+        recentMessage = Unmanaged.passUnretained(found)
+        return body(found)
     }
 
     fileprivate func beginHeaders(streamID: Int32) {
         let message = newMessage()
         partial[streamID] = message
-        recent = (streamID, message)
+        recentStreamID = streamID
+        recentMessage = Unmanaged.passUnretained(message)
     }
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
@@ -332,26 +354,32 @@ final class HTTP2Session {
         // A field not kept is dropped before its stream's message is even looked up.
         guard name.first == UInt8(ascii: ":") else {
             if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
-            message(streamID)?.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+            withMessage(streamID) { $0.headers.append(HTTP2Header(Self.text(name), Self.text(value))) }
             return
         }
-        guard let message = message(streamID) else { return }
-        // A response's only pseudo-header, compared as bytes.
-        if role == .client, Self.bytes(Self.statusName, equal: name) {
-            message.status = Self.decimal(value) ?? 0
-            return
-        }
-        switch Self.text(name) {
-        case ":method": message.method = Self.text(value)
-        case ":path": message.path = Self.text(value)
-        case ":authority": message.authority = Self.text(value)
-        case ":status": message.status = Self.decimal(value) ?? 0
-        case ":scheme": break
-        default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+        withMessage(streamID) { message in
+            // A response's only pseudo-header, compared as bytes.
+            if role == .client, Self.bytes(Self.statusName, equal: name) {
+                message.status = Self.decimal(value) ?? 0
+                return
+            }
+            switch Self.text(name) {
+            case ":method": message.method = Self.text(value)
+            case ":path": message.path = Self.text(value)
+            case ":authority": message.authority = Self.text(value)
+            case ":status": message.status = Self.decimal(value) ?? 0
+            case ":scheme": break
+            default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
+            }
         }
     }
 
     private static let statusName = Array(":status".utf8)
+    /// The name of `:path`, in static storage that outlives every nghttp2 call.
+    private static var pathName: UnsafeBufferPointer<UInt8> {
+        let name: StaticString = ":path"
+        return UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+    }
 
     private static func bytes(_ expected: [UInt8], equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard expected.count == bytes.count else { return false }
@@ -375,18 +403,21 @@ final class HTTP2Session {
     }
 
     fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
-        message(streamID)?.body.append(contentsOf: bytes)
+        withMessage(streamID) { $0.body.append(contentsOf: bytes) }
     }
 
     fileprivate func endOfStream(streamID: Int32) {
-        guard let message = message(streamID), !message.complete else { return }
-        message.complete = true
-        switch role {
-        case .server:
-            events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
-                                                authority: message.authority, headers: message.headers, body: message.body)))
-        case .client:
-            events.append(.response(streamID: streamID, HTTP2Response(status: message.status, headers: message.headers, body: message.body)))
+        withMessage(streamID) { message in
+            guard !message.complete else { return }
+            message.complete = true
+            switch role {
+            case .server:
+                events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
+                                                    authority: message.authority, headers: message.headers, body: message.body)))
+            case .client:
+                events.append(.response(streamID: streamID, HTTP2Response(status: message.status, headers: message.headers,
+                                                                          body: message.body)))
+            }
         }
     }
 
@@ -403,7 +434,7 @@ final class HTTP2Session {
     }
 
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        if recent?.streamID == streamID { recent = nil }
+        if recentStreamID == streamID { recentMessage = nil }
         guard let message = partial.removeValue(forKey: streamID) else { return }
         if !message.complete {
             events.append(.streamFailed(streamID: streamID, errorCode: errorCode))
@@ -419,15 +450,16 @@ final class HTTP2Session {
     }
 
     fileprivate func readOutgoing(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, capacity: Int) -> (count: Int, finished: Bool) {
-        guard let stream = message(streamID) else { return (0, true) }
-        let count = min(capacity, stream.outgoing.count - stream.outgoingOffset)
-        stream.outgoing.withUnsafeBufferPointer { source in
-            if count > 0 { buffer.update(from: source.baseAddress! + stream.outgoingOffset, count: count) }
-        }
-        stream.outgoingOffset += count
-        let finished = stream.outgoingOffset == stream.outgoing.count
-        if finished { stream.outgoing = [] }
-        return (count, finished)
+        withMessage(streamID) { stream in
+            let count = min(capacity, stream.outgoing.count - stream.outgoingOffset)
+            stream.outgoing.withUnsafeBufferPointer { source in
+                if count > 0 { buffer.update(from: source.baseAddress! + stream.outgoingOffset, count: count) }
+            }
+            stream.outgoingOffset += count
+            let finished = stream.outgoingOffset == stream.outgoing.count
+            if finished { stream.outgoing = [] }
+            return (count, finished)
+        } ?? (0, true)
     }
 }
 

@@ -35,17 +35,28 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     /// Appends one field.
     @inlinable
     public mutating func append(_ name: String, _ value: String, indexing: Indexing = .allowed) {
-        var name = name
         var value = value
-        name.withUTF8 { name in value.withUTF8 { value in append(name: name, value: value, indexing: indexing) } }
+        value.withUTF8 { append(name, bytes: $0, indexing: indexing) }
+    }
+
+    /// Appends one field whose value is already bytes (such as an id written on the stack).
+    @inlinable
+    public mutating func append(_ name: String, bytes value: UnsafeBufferPointer<UInt8>, indexing: Indexing = .allowed) {
+        var name = name
+        name.withUTF8 { append(name: $0, value: value, indexing: indexing) }
     }
 
     /// Appends one field from bytes.
     @inlinable
     public mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexing: Indexing = .allowed) {
-        bytes.append(indexing.rawValue)
-        Self.appendLength(name.count, to: &bytes)
-        Self.appendLength(value.count, to: &bytes)
+        // The nine bytes before the name are written on the stack and appended at once: each append
+        // checks the array's capacity and uniqueness.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 9) { header in
+            header[0] = indexing.rawValue
+            Self.storeLength(name.count, into: header, at: 1)
+            Self.storeLength(value.count, into: header, at: 5)
+            bytes.append(contentsOf: UnsafeBufferPointer(header))
+        }
         bytes.append(contentsOf: name)
         bytes.append(contentsOf: value)
         fieldCount += 1
@@ -89,13 +100,13 @@ public struct HTTPFieldBlock: Sendable, Equatable {
         @inlinable public func makeIterator() -> Iterator { Iterator(block: block) }
     }
 
-    @usableFromInline
-    static func appendLength(_ length: Int, to bytes: inout [UInt8]) {
+    @inlinable
+    static func storeLength(_ length: Int, into header: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
         let length = UInt32(truncatingIfNeeded: length)
-        for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: length >> UInt32(shift))) }
+        for index in 0..<4 { header[offset + index] = UInt8(truncatingIfNeeded: length >> UInt32(8 * index)) }
     }
 
-    @usableFromInline
+    @inlinable
     static func length(in block: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
         var length = 0
         for index in 0..<4 { length |= Int(block[offset + index]) << (8 * index) }

@@ -10,8 +10,10 @@ public final class SimulatorProcess: Sendable {
     private let process: ServerProcess
 
     /// Starts `executable` (e.g. `RepositoryPaths.builtExecutable("apns-sim")`) and waits up to 10
-    /// seconds until it prints its port and certificate.
-    public init(executable: String, eventLoops: Int = 2) throws {
+    /// seconds until it prints its port and certificate. One event loop by default: beside the other
+    /// busy processes of `pushline bench e2e` on two cores it spends about a tenth less CPU per
+    /// request than two (docs/BENCHMARKS.md, "`apns-sim` against `nghttpd`").
+    public init(executable: String, eventLoops: Int = 1) throws {
         let process = try ServerProcess(executable, ["--port", "0", "--management-port", "0", "--admin-port", "-1",
                                                      "--event-loops", String(eventLoops)])
         self.process = process

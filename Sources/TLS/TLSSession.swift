@@ -110,6 +110,14 @@ public final class TLSSession {
     public func takeCiphertext(into ciphertext: inout [UInt8]) {
         let pending = Int(BIO_ctrl_pending(networkOut))
         guard pending > 0 else { return }
+        if ciphertext.isEmpty {
+            // Most of the time (a connection's whole output per flush): read straight into new
+            // storage rather than zero-filling room first.
+            ciphertext = [UInt8](unsafeUninitializedCapacity: pending) { buffer, count in
+                count = Int(max(BIO_read(networkOut, buffer.baseAddress!, Int32(pending)), 0))
+            }
+            return
+        }
         let start = ciphertext.count
         ciphertext.append(contentsOf: repeatElement(0, count: pending))
         let read = ciphertext.withUnsafeMutableBytes { buffer in

@@ -17,7 +17,7 @@ enum BenchE2ECommand: Command {
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
         APNs server: the apns-sim built beside this executable (TLS on a free port, its own
-        self-signed certificate, 2 event loops), or with --server nghttpd, nghttp2's own server
+        self-signed certificate, 1 event loop), or with --server nghttpd, nghttp2's own server
         (Debian package nghttp2-server; TLS, a self-signed certificate, 200 for 4,096 known device
         tokens, which the intents then cycle through); then:
 

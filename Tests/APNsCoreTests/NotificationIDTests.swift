@@ -155,6 +155,12 @@ struct NotificationIDTests {
         " 886313e1-3b8a-5372-9b90-0c9aee199e5d",
         "886313e1-3b8a-5372-9b90-0c9aee199eé",
         "+86313e1-3b8a-5372-9b90-0c9aee199e5d",
+        // The bytes just outside the digit and letter ranges, in either case.
+        "/86313e1-3b8a-5372-9b90-0c9aee199e5d",
+        "886313e1-3b8a-5372-9b90-0c9aee199e5:",
+        "886313e1-@b8a-5372-9b90-0c9aee199e5d",
+        "886313e1-3b8a-G372-9b90-0c9aee199e5d",
+        "886313e1-3b8a-5372-`b90-0c9aee199e5d",
     ])
     func malformedIsRejected(text: String) {
         #expect(NotificationID(text) == nil)
