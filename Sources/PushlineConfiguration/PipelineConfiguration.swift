@@ -40,7 +40,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     public var batchLinger = Duration.milliseconds(1)
     public var outputs = Outputs()
     /// Batches worked on at once.
-    public var concurrency = 2
+    public var concurrency = 4
     /// Deliveries accepted and not yet recorded; beyond it the consumer pauses its partitions.
     public var maximumInFlight = 10_000
     public var redisUnreachable = RedisUnreachablePolicy.pause

@@ -49,7 +49,7 @@ public struct WorkerConfiguration: Sendable {
     /// …or its first delivery has waited this long.
     public var batchLinger = Duration.milliseconds(1)
     /// Batches handed to the sender and not yet answered, at most.
-    public var concurrency = 2
+    public var concurrency = 4
     /// Deliveries taken and not yet recorded (plus messages waiting for the token registry); at
     /// this many the worker pauses its partitions, below it resumes them.
     public var maximumInFlight = 10_000
