@@ -24,7 +24,7 @@ struct JSONFieldWriter {
     mutating func integer(_ key: StaticString, _ value: Int64?) {
         guard let value else { return }
         append(key)
-        appendDecimal(value)
+        bytes.appendDecimal(value)
     }
 
     mutating func double(_ key: StaticString, _ value: Double?) {
@@ -53,23 +53,6 @@ struct JSONFieldWriter {
     mutating func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
         return bytes
-    }
-
-    /// `value` in decimal, as `String(value)` writes it, but straight into the bytes: an outcome
-    /// has seven integers, and a `String` made for each showed up in profiles.
-    private mutating func appendDecimal(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        // The digits from the last, at the end of room for the most an Int64 has (19).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
-            var first = digits.count
-            repeat {
-                first -= 1
-                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
-        }
     }
 
     private mutating func append(_ key: StaticString) {

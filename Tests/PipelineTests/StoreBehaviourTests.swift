@@ -130,6 +130,20 @@ struct SettledClaimTests {
         #expect(results == [.decided(accepted), .decided(rejected)])
     }
 
+    @Test("the kept outcome's integers come back at their extremes", arguments: StoreBackend.allCases)
+    func integersAtTheirExtremes(backend: StoreBackend) async throws {
+        let source = SourcePosition(topic: "pushline.intents", partition: .max, offset: .max)
+        let kept = SettledOutcome(source: source, status: .rejected, completedAt: .min, reason: "BadDeviceToken", apnsStatus: 0,
+                                  apnsTimestamp: -1, attempts: 0, latencyMilliseconds: 0)
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let key = DeliveryKey(intentID: "intent-extremes", deviceToken: try token(11))
+            try store.settle([SettledClaim(key, outcome: kept)], released: [], recorded: [])
+            return try store.claim([ClaimRequest(key, source: source)])
+        }
+        #expect(results == [.decided(kept)])
+    }
+
     @Test("a claim settled by another message is a duplicate: sent or failed", arguments: StoreBackend.allCases)
     func otherMessageIsDuplicate(backend: StoreBackend) async throws {
         let results = try await withStores(backend) { stores in
