@@ -13,6 +13,11 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
 
     /// Accepts hex of any even length; throws a ``Violation`` naming what is wrong otherwise.
     public init(_ hex: String) throws(Violation) {
+        // Nearly every token is lower-case hex of even length already: one pass over the bytes tells.
+        if !hex.isEmpty, hex.utf8.count % 2 == 0, hex.allUTF8Bytes(satisfy: Self.isLowerCaseHexDigit) {
+            self.hex = hex
+            return
+        }
         if let violation = Self.violation(hex) { throw violation }
         // Violation-free means ASCII hex; most tokens are lower case already, so skip the copy.
         let isLowerCase = hex.allUTF8Bytes { !(UInt8(ascii: "A")...UInt8(ascii: "F")).contains($0) }
@@ -30,6 +35,13 @@ public struct DeviceToken: Hashable, Sendable, CustomStringConvertible {
             return Violation(.badDeviceToken, "device token has an odd number of hex digits (\(hex.utf8.count))")
         }
         return nil
+    }
+
+    private static func isLowerCaseHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): true
+        default: false
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {

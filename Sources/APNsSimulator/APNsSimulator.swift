@@ -184,36 +184,41 @@ public final class APNsSimulator: Sendable {
     /// deliverable push still passes the device registry, the per-device rate and the injected
     /// errors, then lands in the inbox; the answer is counted and its delay drawn.
     private func complete(_ outcome: RouteOutcome) -> (SimulatorResponse, Rejection?, delay: Int) {
-        let environment = configuration.environment
-        let (rejection, replaced, delay) = state.withLock { state -> (Rejection?, DeliveredNotification?, Int) in
-            var rejection: Rejection?
-            var replaced: DeliveredNotification?
-            var status = 200
-            switch outcome {
-            case .rejected(let refused, _):
-                rejection = refused
-            case .answered(let response):
-                status = response.status
-            case .deliverable(let notification, _, _):
-                switch state.admit(notification, environment: environment) {
-                case .failure(let refused): rejection = refused
-                case .success(let earlier): replaced = earlier
-                }
-            }
-            state.stats.recordAnswer(status: rejection.map(SimulatorResponse.status(of:)) ?? status, reason: rejection?.reason)
-            return (rejection, replaced, state.drawDelay())
-        }
         switch outcome {
-        case .rejected(_, let idHeader):
-            return (.rejection(rejection!, idHeader: idHeader), rejection, delay)
+        case .rejected(let rejection, let idHeader):
+            let delay = countAnswer(status: SimulatorResponse.status(of: rejection), reason: rejection.reason)
+            return (.rejection(rejection, idHeader: idHeader), rejection, delay)
         case .answered(let response):
-            return (response, nil, delay)
+            return (response, nil, countAnswer(status: response.status, reason: nil))
         case .deliverable(let notification, let successHeaders, let idHeader):
-            if let rejection { return (.rejection(rejection, idHeader: idHeader), rejection, delay) }
-            if let inboxFile, !inboxFile.append(notification, replacing: replaced) {
-                state.withLock { $0.stats.inboxWriteFailures += 1 }
+            let environment = configuration.environment
+            let (admitted, delay) = state.withLock { state in
+                let admitted = state.admit(notification, environment: environment)
+                switch admitted {
+                case .failure(let rejection):
+                    state.stats.recordAnswer(status: SimulatorResponse.status(of: rejection), reason: rejection.reason)
+                case .success:
+                    state.stats.recordAnswer(status: 200, reason: nil)
+                }
+                return (admitted, state.drawDelay())
             }
-            return (SimulatorResponse(status: 200, headers: successHeaders, body: []), nil, delay)
+            switch admitted {
+            case .failure(let rejection):
+                return (.rejection(rejection, idHeader: idHeader), rejection, delay)
+            case .success(let replaced):
+                if let inboxFile, !inboxFile.append(notification, replacing: replaced) {
+                    state.withLock { $0.stats.inboxWriteFailures += 1 }
+                }
+                return (SimulatorResponse(status: 200, headers: successHeaders, body: []), nil, delay)
+            }
+        }
+    }
+
+    /// Counts an answer that no later step can change, and draws its delay.
+    private func countAnswer(status: Int, reason: RejectionReason?) -> Int {
+        state.withLock { state in
+            state.stats.recordAnswer(status: status, reason: reason)
+            return state.drawDelay()
         }
     }
 

@@ -66,6 +66,39 @@ struct InboxTests {
         #expect(harness.simulator.inbox().map(\.payload) == [.object(["n": 2]), .object(["n": 3])])
     }
 
+    @Test("notifications stay whole across the inbox's byte chunks, which are let go oldest first")
+    func inboxAcrossChunks() throws {
+        // About 4 KiB per notification: 1,000 of them fill four 1 MiB chunks, of which the inbox of
+        // 300 needs the last two.
+        let harness = try SimulatorHarness { $0.inboxCapacity = 300 }
+        let filler = String(repeating: "x", count: 4000)
+        func body(_ n: Int) -> [UInt8] { Array("{\"n\":\(n),\"f\":\"\(filler)\"}".utf8) }
+        let tokens = [Fixture.deviceToken, Fixture.otherDeviceToken]
+        for n in 1...1000 {
+            // Every fifth push carries a collapse id; n and n + 10 share it (and a token) when n % 20
+            // is 0 or 5, so the later replaces the earlier, across chunk boundaries.
+            let collapse: [String: String?] = n % 5 == 0 ? ["apns-collapse-id": "c\(n / 20)"] : [:]
+            _ = try harness.push(token: tokens[n % 2], collapse, body: body(n))
+        }
+        let held = harness.simulator.inbox()
+        #expect(held.count == 300)
+        func number(_ notification: DeliveredNotification) -> Int {
+            notification.payload.objectValue?["n"]?.numberValue.map { Int($0) } ?? -1
+        }
+        let numbers = held.map(number)
+        #expect(numbers == numbers.sorted())
+        #expect(numbers.last == 1000)
+        for notification in held {
+            let n = number(notification)
+            #expect(notification.body == body(n))
+            #expect(notification.token == tokens[n % 2])
+            #expect(notification.topic == Fixture.topic)
+            #expect(notification.collapseID == (n % 5 == 0 ? "c\(n / 20)" : nil))
+            #expect(n % 20 != 0 && n % 20 != 5 || n + 10 > 1000)
+        }
+        #expect(numbers.contains(990) && numbers.contains(995) && !numbers.contains(980) && !numbers.contains(985))
+    }
+
     @Test("a body that is not JSON is kept as a string")
     func nonJSONBodyIsKept() throws {
         let harness = try SimulatorHarness()
