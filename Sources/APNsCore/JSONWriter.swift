@@ -61,8 +61,21 @@ public enum JSONWriter {
         }
     }
 
+    /// Appends `number` in decimal, as `String(number)` writes it, without making a `String`:
+    /// outcome records and settled claims carry several integers each, on every delivery's way.
     public static func appendInteger(_ number: Int64, to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: String(number).utf8)
+        if number < 0 { buffer.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        // The digits from the last, at the end of room for the most an Int64 has (19).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
     }
 
     /// Swift's shortest round-trip form ("0.5", "1e-05", "25.0") is valid JSON for finite values.

@@ -29,7 +29,7 @@ enum ClaimValue {
     /// `,` and the number, or `null`.
     private static func appendField(_ number: Int64?, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: ","))
-        if let number { bytes.appendDecimal(number) } else { bytes.append(contentsOf: "null".utf8) }
+        if let number { JSONWriter.appendInteger(number, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
     }
 
     /// `,` and the string, or `null`.

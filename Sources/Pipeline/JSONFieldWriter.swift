@@ -24,7 +24,7 @@ struct JSONFieldWriter {
     mutating func integer(_ key: StaticString, _ value: Int64?) {
         guard let value else { return }
         append(key)
-        bytes.appendDecimal(value)
+        JSONWriter.appendInteger(value, to: &bytes)
     }
 
     mutating func double(_ key: StaticString, _ value: Double?) {
