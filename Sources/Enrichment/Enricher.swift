@@ -23,9 +23,18 @@ public struct Enricher: Sendable {
 
     /// One delivery per device, in order. Devices sharing a profile locale share one payload.
     public func deliveries(for intent: Intent, devices: [RecipientDevice]) throws(EnrichmentError) -> [Delivery] {
-        var composedByLocale: [String?: NotificationComposer.Composed] = [:]
         var deliveries: [Delivery] = []
         deliveries.reserveCapacity(devices.count)
+        try forEachDelivery(for: intent, devices: devices) { deliveries.append($0) }
+        return deliveries
+    }
+
+    /// Makes one delivery per device, in order, and hands each to `take` as it is made: the caller
+    /// keeps it without a copy (the worker puts it straight into its object for the delivery).
+    /// Devices sharing a profile locale share one payload.
+    public func forEachDelivery(for intent: Intent, devices: [RecipientDevice],
+                                _ take: (consuming Delivery) -> Void) throws(EnrichmentError) {
+        var composedByLocale: [String?: NotificationComposer.Composed] = [:]
         for device in devices {
             let localeKey = intent.locale == nil ? device.profileLocale : nil
             let composed: NotificationComposer.Composed
@@ -35,7 +44,7 @@ public struct Enricher: Sendable {
                 composed = try NotificationComposer(catalog: catalog).compose(intent, profileLocale: device.profileLocale)
                 if devices.count > 1 { composedByLocale[localeKey] = composed }
             }
-            deliveries.append(Delivery(
+            take(Delivery(
                 token: device.token,
                 environment: device.environment,
                 notificationID: NotificationID.derived(intentID: intent.id, deviceToken: device.token),
@@ -49,7 +58,6 @@ public struct Enricher: Sendable {
                 wasShortened: composed.wasShortened
             ))
         }
-        return deliveries
     }
 
     /// A template intent's payload before it is written, shortened and validated: for callers

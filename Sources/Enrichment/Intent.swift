@@ -88,6 +88,11 @@ public struct Intent: Sendable, Equatable {
     /// `live_activity`: makes a Live Activity push.
     public var liveActivity: LiveActivity?
 
+    /// The template the intent names; nil for a raw payload.
+    public var templateName: String? {
+        if case .template(let name) = content { name } else { nil }
+    }
+
     /// An intent with the required fields; the rest can be set after.
     public init(id: String, app: String, environment: Environment = .production, recipients: Recipients,
                 content: Content, args: JSONObject = JSONObject(), locale: String? = nil,

@@ -65,8 +65,11 @@ struct DeliveryPlanner: Sendable {
                                                  reason: "NoPoolForEnvironment", detail: "no sender pool serves \(intent.environment.rawValue)"))
         }
         do {
-            let deliveries = try enricher.deliveries(for: intent, devices: devices).map { delivery in
-                PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message, source: source, entry: entry)
+            var deliveries: [PlannedDelivery] = []
+            deliveries.reserveCapacity(devices.count)
+            try enricher.forEachDelivery(for: intent, devices: devices) { delivery in
+                deliveries.append(PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message,
+                                                  source: source, entry: entry))
             }
             return .planned(deliveries, outputs: [])
         } catch {

@@ -98,7 +98,7 @@ struct DeliveryStages {
             case .sent, .failed:
                 claims.outputs.append(records.outcome(delivery, .suppressed, reason: "DuplicateIntent"))
             case .decided(let settled):
-                claims.outputs.append(records.reemitted(delivery, settled))
+                claims.outputs.append(records.outcome(delivery, settled))
                 claims.reemitted += 1
             case .recorded:
                 claims.recorded.append(delivery)
@@ -119,7 +119,7 @@ struct DeliveryStages {
         let decisions = try collapse.decide(windowed.map { index in
             let planned = claimed[index]
             return CollapseWindow.Entry(deviceToken: planned.delivery.token, collapseID: planned.delivery.collapseID ?? "",
-                                        intentID: planned.intent.id, createdAt: planned.intent.createdAt ?? OutputRecords.now(),
+                                        intentID: planned.intentID, createdAt: planned.createdAt ?? OutputRecords.now(),
                                         windowSeconds: collapseWindowSeconds(of: planned))
         })
         var dropped: [Int: String] = [:]
@@ -132,17 +132,17 @@ struct DeliveryStages {
         }
         guard !dropped.isEmpty else { return claimed }
         let suppressed = dropped.sorted(by: { $0.key < $1.key }).map { index, reason in
-            (claimed[index], records.outcomeEvent(claimed[index], .suppressed, reason: reason))
+            (claimed[index], records.decided(claimed[index], .suppressed, reason: reason))
         }
-        try idempotency.settle(suppressed.map { SettledClaim($0.key, outcome: SettledOutcome($1)) }, released: [], recorded: [])
-        for (planned, event) in suppressed {
-            outputs.append(records.outcome(event, entry: planned.entry, decidesDelivery: true))
+        try idempotency.settle(suppressed.map { SettledClaim($0.key, outcome: $1) }, released: [], recorded: [])
+        for (planned, decided) in suppressed {
+            outputs.append(records.outcome(planned, decided))
         }
         return claimed.indices.filter { dropped[$0] == nil }.map { claimed[$0] }
     }
 
     private func collapseWindowSeconds(of planned: PlannedDelivery) -> Int {
-        planned.intent.dedupeWindow.map { Int($0) } ?? defaultCollapseWindowSeconds
+        planned.dedupeWindow.map { Int($0) } ?? defaultCollapseWindowSeconds
     }
 
     /// Gives back claims this worker holds and will not send (shutdown).
@@ -192,7 +192,7 @@ struct DeliveryStages {
     private func tokenEvent(_ planned: PlannedDelivery, _ result: DeliveryResult) throws(RedisError) -> WorkerOutput? {
         guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
         let removed = kind == .suspect ? false
-            : try registry.remove(app: planned.intent.app, environment: planned.intent.environment.rawValue,
+            : try registry.remove(app: planned.app, environment: planned.environment.rawValue,
                                   token: planned.delivery.token, invalidatedAt: result.timestamp ?? OutputRecords.now())
         return records.tokenEvent(planned, result, removed: removed)
     }

@@ -30,9 +30,11 @@ struct MessageLedger {
         let completed: Bool
     }
 
-    private var entries: [EntryID: Entry] = [:]
+    /// By entry id (handed out in order here).
+    private var entries = SequentialTable<Entry>()
     private var nextID: EntryID = 0
-    private var outputs: [KafkaProducerMessageID: (entry: EntryID, decidesDelivery: Bool)] = [:]
+    /// By producer message id (handed out in order by the worker's one producer).
+    private var outputs = SequentialTable<(entry: EntryID, decidesDelivery: Bool)>()
     /// Deliveries planned whose outcome Kafka has not yet acknowledged.
     private(set) var deliveriesInFlight = 0
 
@@ -42,7 +44,7 @@ struct MessageLedger {
     /// Starts tracking a message, held until ``finishPlanning(_:)``.
     mutating func open(_ message: KafkaConsumerMessage) -> EntryID {
         defer { nextID += 1 }
-        entries[nextID] = Entry(message: message, outstanding: 1)
+        entries.set(Entry(message: message, outstanding: 1), at: nextID)
         return nextID
     }
 
@@ -59,7 +61,7 @@ struct MessageLedger {
 
     /// Records an output Kafka is to acknowledge; a delivery's outcome also releases that delivery's hold.
     mutating func expect(_ id: KafkaProducerMessageID, for entry: EntryID, decidesDelivery: Bool) {
-        outputs[id] = (entry, decidesDelivery)
+        outputs.set((entry, decidesDelivery), at: Int(truncatingIfNeeded: id.rawValue))
         if !decidesDelivery { entries[entry]?.outstanding += 1 }
     }
 
@@ -77,7 +79,9 @@ struct MessageLedger {
 
     /// Records Kafka's acknowledgement of an output.
     mutating func acknowledge(_ id: KafkaProducerMessageID) -> Acknowledged? {
-        guard let (entry, decidesDelivery) = outputs.removeValue(forKey: id), let tracked = entries[entry] else { return nil }
+        guard let (entry, decidesDelivery) = outputs.remove(Int(truncatingIfNeeded: id.rawValue)), let tracked = entries[entry] else {
+            return nil
+        }
         if decidesDelivery { deliveriesInFlight -= 1 }
         return Acknowledged(message: tracked.message, decidedDelivery: decidesDelivery, completed: release(tracked, entry) != nil)
     }
@@ -91,7 +95,7 @@ struct MessageLedger {
     private mutating func release(_ tracked: Entry, _ entry: EntryID) -> KafkaConsumerMessage? {
         tracked.outstanding -= 1
         guard tracked.outstanding == 0 else { return nil }
-        entries[entry] = nil
+        entries.remove(entry)
         return tracked.message
     }
 }

@@ -22,11 +22,9 @@ struct OutputRecords: Sendable {
     /// An outcome shared by every delivery of `intent` (no device, or one set afterwards).
     func intentOutcome(_ intent: Intent, user: String?, source: SourcePosition, reason: String? = nil,
                        status: OutcomeEvent.Status = .invalid) -> OutcomeEvent {
-        var template: String?
-        if case .template(let name) = intent.content { template = name }
-        return OutcomeEvent(intentID: intent.id, app: intent.app, environment: intent.environment.rawValue, status: status,
-                            source: source, completedAt: Self.now(), user: user, template: template, reason: reason,
-                            createdAt: intent.createdAt)
+        OutcomeEvent(intentID: intent.id, app: intent.app, environment: intent.environment.rawValue, status: status,
+                     source: source, completedAt: Self.now(), user: user, template: intent.templateName, reason: reason,
+                     createdAt: intent.createdAt)
     }
 
     /// The records of a sent delivery that need no Redis — its outcome, and a dead letter when its
@@ -38,51 +36,49 @@ struct OutputRecords: Sendable {
         case .expired: .expired
         case .failed: .failed
         }
-        let event = outcomeEvent(planned, status, reason: result.reason?.description ?? result.failureDetail, result: result)
-        let outcome = outcome(event, entry: planned.entry, decidesDelivery: true)
-        guard status == .failed else { return ([outcome], SettledOutcome(event)) }
+        let decided = SettledOutcome(source: planned.source, status: status, completedAt: Self.now(),
+                                     reason: result.reason?.description ?? result.failureDetail, apnsUniqueID: result.apnsUniqueID,
+                                     apnsStatus: result.status, apnsTimestamp: result.timestamp, attempts: result.attempts,
+                                     latencyMilliseconds: result.latencyMilliseconds)
+        let outcome = outcome(planned, decided)
+        guard status == .failed else { return ([outcome], decided) }
         return ([deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
-                            source: planned.source, original: planned.message.value ?? [], intentID: planned.intent.id, entry: planned.entry),
-                 outcome], SettledOutcome(event))
+                            source: planned.source, original: planned.message.value ?? [], intentID: planned.intentID, entry: planned.entry),
+                 outcome], decided)
     }
 
-    /// The outcome of one planned delivery, with APNs' answer when it was sent.
-    func outcome(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?, result: DeliveryResult? = nil) -> WorkerOutput {
-        outcome(outcomeEvent(planned, status, reason: reason, result: result), entry: planned.entry, decidesDelivery: true)
+    /// What is decided for a planned delivery that is not sent (suppressed): its status and reason, now.
+    func decided(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?) -> SettledOutcome {
+        SettledOutcome(source: planned.source, status: status, completedAt: Self.now(), reason: reason)
     }
 
-    /// The outcome a settled claim kept, emitted again for a redelivery of the message that decided
-    /// it: built from the delivery planned again, with the kept fields put back.
-    func reemitted(_ planned: PlannedDelivery, _ settled: SettledOutcome) -> WorkerOutput {
-        var event = outcomeEvent(planned, settled.status, reason: settled.reason)
-        settled.restore(into: &event)
-        return outcome(event, entry: planned.entry, decidesDelivery: true)
+    /// The outcome of a planned delivery that is not sent, decided now.
+    func outcome(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?) -> WorkerOutput {
+        outcome(planned, decided(planned, status, reason: reason))
     }
 
-    /// The outcome event of one planned delivery, with APNs' answer when it was sent.
-    func outcomeEvent(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?, result: DeliveryResult? = nil) -> OutcomeEvent {
-        let delivery = planned.delivery
-        var event = intentOutcome(planned.intent, user: planned.user, source: planned.source, reason: reason, status: status)
-        event.token = delivery.token.hex
-        event.pushType = delivery.pushType.rawValue
-        event.topic = delivery.topic
-        event.collapseID = delivery.collapseID
-        event.apnsID = delivery.notificationID.description
-        event.locale = delivery.locale?.resolved
-        event.localeFellBack = delivery.locale?.isFallback ?? false
-        if let result {
-            event.apnsUniqueID = result.apnsUniqueID
-            event.apnsStatus = result.status
-            event.apnsTimestamp = result.timestamp
-            event.attempts = result.attempts
-            event.latencyMilliseconds = result.latencyMilliseconds
-        }
-        return event
+    /// The outcome of one planned delivery: what planning fixed (the intent, the device, the
+    /// headers, the locale) with what was `decided` for it — now, or when a settled claim kept it
+    /// (a redelivery of the message that decided it re-emits exactly that outcome). Written
+    /// straight into the record's bytes: no ``OutcomeEvent`` is built and copied per delivery.
+    func outcome(_ planned: PlannedDelivery, _ decided: SettledOutcome) -> WorkerOutput {
+        // Field by field from the delivery's object: a local copy of its delivery would retain and
+        // release every string of it.
+        let value = OutcomeEvent.encoded(
+            intentID: planned.intentID, app: planned.app, environment: planned.environment.rawValue, token: planned.delivery.token.hex,
+            user: planned.user, template: planned.template, pushType: planned.delivery.pushType.rawValue, topic: planned.delivery.topic,
+            collapseID: planned.delivery.collapseID, apnsID: planned.delivery.notificationID.description,
+            locale: planned.delivery.locale?.resolved, localeFellBack: planned.delivery.locale?.isFallback ?? false,
+            createdAt: planned.createdAt, decided: decided)
+        return WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, key: Array(planned.intentID.utf8), value: value),
+                            kind: .outcome(decided.status, reason: decided.reason, decidesDelivery: true), entry: planned.entry)
     }
 
-    func outcome(_ event: OutcomeEvent, entry: MessageLedger.EntryID, decidesDelivery: Bool = false) -> WorkerOutput {
+    /// The record of an outcome that decides no planned delivery (the intent's, or a device's that
+    /// was never planned).
+    func outcome(_ event: OutcomeEvent, entry: MessageLedger.EntryID) -> WorkerOutput {
         WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, key: Array(event.intentID.utf8), value: event.encoded),
-                     kind: .outcome(event.status, reason: event.reason, decidesDelivery: decidesDelivery), entry: entry)
+                     kind: .outcome(event.status, reason: event.reason, decidesDelivery: false), entry: entry)
     }
 
     func deadLetter(reason: String, detail: String, source: SourcePosition, original: [UInt8], intentID: String?,
@@ -96,8 +92,8 @@ struct OutputRecords: Sendable {
     /// `removed` tells whether the registry let the token go (never for `suspect`).
     func tokenEvent(_ planned: PlannedDelivery, _ result: DeliveryResult, removed: Bool) -> WorkerOutput? {
         guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
-        let event = TokenEvent(kind: kind, reason: reason.description, app: planned.intent.app, environment: planned.intent.environment.rawValue,
-                               token: planned.delivery.token.hex, user: planned.user, intentID: planned.intent.id,
+        let event = TokenEvent(kind: kind, reason: reason.description, app: planned.app, environment: planned.environment.rawValue,
+                               token: planned.delivery.token.hex, user: planned.user, intentID: planned.intentID,
                                apnsTimestamp: result.timestamp, observedAt: Self.now(), removedFromRegistry: removed)
         return WorkerOutput(record: KafkaProducerMessage(topic: tokenEventsTopic, key: Array(event.token.utf8), value: event.encoded),
                             kind: .tokenEvent(event.kind), entry: planned.entry)

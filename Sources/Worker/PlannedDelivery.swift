@@ -12,7 +12,19 @@ import Pipeline
 // writes `holdsClaim`, before handing the delivery to a send task; the inboxes' locks order both hand-overs.
 final class PlannedDelivery: @unchecked Sendable {
     let delivery: Delivery
-    let intent: Intent
+    /// What recording needs of the intent, and no more: a copy of the whole ``Intent`` (its
+    /// arguments, overrides, custom keys — a dozen references) per delivery, freed on another
+    /// thread after recording, showed up in profiles; the rest of the intent is freed where it was
+    /// decoded, once planning is done.
+    let intentID: String
+    let app: String
+    let environment: Intent.Environment
+    /// The template the intent names, if it names one.
+    let template: String?
+    /// `created_at`, UNIX milliseconds.
+    let createdAt: Int64?
+    /// `dedupe_window`, seconds.
+    let dedupeWindow: Int64?
     let user: String?
     let pool: String
     let message: KafkaConsumerMessage
@@ -24,16 +36,22 @@ final class PlannedDelivery: @unchecked Sendable {
 
     let key: DeliveryKey
 
-    init(delivery: Delivery, intent: Intent, user: String?, pool: String, message: KafkaConsumerMessage, source: SourcePosition,
-         entry: MessageLedger.EntryID) {
+    /// - Parameter delivery: taken, not copied: the enricher hands each delivery over as it makes it.
+    init(delivery: consuming Delivery, intent: Intent, user: String?, pool: String, message: KafkaConsumerMessage,
+         source: SourcePosition, entry: MessageLedger.EntryID) {
+        key = DeliveryKey(intentID: intent.id, deviceToken: delivery.token)
         self.delivery = delivery
-        self.intent = intent
+        intentID = intent.id
+        app = intent.app
+        environment = intent.environment
+        template = intent.templateName
+        createdAt = intent.createdAt
+        dedupeWindow = intent.dedupeWindow
         self.user = user
         self.pool = pool
         self.message = message
         self.source = source
         self.entry = entry
-        key = DeliveryKey(intentID: intent.id, deviceToken: delivery.token)
     }
 
     /// The notification the sender sends.
