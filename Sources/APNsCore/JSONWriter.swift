@@ -8,7 +8,7 @@ public enum JSONWriter {
         buffer.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
         let copiedWhole = string.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return false }
+            guard !needsEscaping(utf8) else { return false }
             buffer.append(contentsOf: utf8)
             return true
         }
@@ -31,6 +31,43 @@ public enum JSONWriter {
             }
         }
         buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether any byte is a control character, `"` or `\\`. Eight bytes at a time: each word is
+    /// tested for all three with a few arithmetic operations instead of three comparisons and a
+    /// branch per byte (outcome records and payloads write a dozen strings each, tokens and ids of
+    /// 36–64 bytes among them).
+    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = utf8.baseAddress else { return false }
+        let count = utf8.count
+        var offset = 0
+        while offset + 8 <= count {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+            if hasEscapedByte(word) { return true }
+            offset += 8
+        }
+        while offset < count {
+            let byte = base[offset]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            offset += 1
+        }
+        return false
+    }
+
+    private static let lowBits: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether one of the eight bytes of `word` is below 0x20, `"` (0x22) or `\\` (0x5C): the
+    /// classic test for a byte below n, `(x - n·lowBits) & ~x & highBits`, which is exact about
+    /// whether any byte matches (a borrow only ever follows a byte that matched already); a byte
+    /// equal to c is one whose XOR with c is below 1.
+    private static func hasEscapedByte(_ word: UInt64) -> Bool {
+        func hasByteBelow(_ word: UInt64, _ bound: UInt64) -> Bool {
+            (word &- bound &* lowBits) & ~word & highBits != 0
+        }
+        return hasByteBelow(word, 0x20)
+            || hasByteBelow(word ^ (0x22 &* lowBits), 1)
+            || hasByteBelow(word ^ (0x5C &* lowBits), 1)
     }
 
     /// Appends any JSON value. Non-finite doubles, which JSON cannot express, are written as `null`;

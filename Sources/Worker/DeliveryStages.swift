@@ -167,16 +167,15 @@ struct DeliveryStages {
         var outputs: [WorkerOutput] = []
         var settled: [SettledClaim] = []
         var released: [DeliveryKey] = []
+        // Fields read where they lie: a local copy of a delivery's result retained each of its strings.
         for delivery in sent {
-            let planned = delivery.planned
-            let result = delivery.result
-            if planned.holdsClaim {
-                switch result.outcome {
-                case .accepted, .rejected, .expired: settled.append(SettledClaim(planned.key, outcome: delivery.settled))
-                case .failed: released.append(planned.key)
+            if delivery.planned.holdsClaim {
+                switch delivery.result.outcome {
+                case .accepted, .rejected, .expired: settled.append(SettledClaim(delivery.planned.key, outcome: delivery.settled))
+                case .failed: released.append(delivery.planned.key)
                 }
             }
-            if !delivery.onlyClaimLeft, let event = try tokenEvent(planned, result) { outputs.append(event) }
+            if !delivery.onlyClaimLeft, let event = try tokenEvent(delivery.planned, delivery.result) { outputs.append(event) }
         }
         try idempotency.settle(settled, released: released, recorded: recorded)
         return outputs

@@ -28,15 +28,16 @@ struct OutputRecords: Sendable {
     }
 
     /// The records of a sent delivery that need no Redis — its outcome, and a dead letter when its
-    /// retries ran out (`RetriesExhausted`) — and what its claim keeps of the outcome.
-    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult) -> (outputs: [WorkerOutput], settled: SettledOutcome) {
+    /// retries ran out (`RetriesExhausted`) — and what its claim keeps of the outcome, decided at
+    /// `completedAt` (Unix milliseconds).
+    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult, completedAt: Int64) -> (outputs: [WorkerOutput], settled: SettledOutcome) {
         let status: OutcomeEvent.Status = switch result.outcome {
         case .accepted: .accepted
         case .rejected: .rejected
         case .expired: .expired
         case .failed: .failed
         }
-        let decided = SettledOutcome(source: planned.source, status: status, completedAt: Self.now(),
+        let decided = SettledOutcome(source: planned.source, status: status, completedAt: completedAt,
                                      reason: result.reason?.description ?? result.failureDetail, apnsUniqueID: result.apnsUniqueID,
                                      apnsStatus: result.status, apnsTimestamp: result.timestamp, attempts: result.attempts,
                                      latencyMilliseconds: result.latencyMilliseconds)

@@ -26,8 +26,10 @@ final class SendCompletions: Sendable {
             let delivered: Result<[SentDelivery], any Error>
             do {
                 let results = try await sender.send(notifications, pool: pool)
+                // The send's results arrive together: their outcomes are decided at one moment.
+                let now = OutputRecords.now()
                 delivered = .success(zip(deliveries, results).map { planned, result in
-                    let records = records.sent(planned, result)
+                    let records = records.sent(planned, result, completedAt: now)
                     return SentDelivery(planned: planned, result: result, outputs: records.outputs, settled: records.settled)
                 })
             } catch {
