@@ -322,6 +322,12 @@ final class WorkerLoop {
     /// groups, and comparing a delivery's two strings with the last group's (most often the same
     /// strings) costs less than hashing them for every delivery.
     private static func sendGroups(_ deliveries: [PlannedDelivery]) -> [(group: SendGroup, deliveries: [PlannedDelivery])] {
+        // Most often one app's deliveries to one pool: the batch is the one group as it is, without
+        // its deliveries appended (and retained) one by one into a new array.
+        if let first = deliveries.first,
+           deliveries.allSatisfy({ $0.pool == first.pool && $0.delivery.topic == first.delivery.topic }) {
+            return [(SendGroup(pool: first.pool, topic: first.delivery.topic), deliveries)]
+        }
         var groups: [(group: SendGroup, deliveries: [PlannedDelivery])] = []
         var last = 0
         for delivery in deliveries {
