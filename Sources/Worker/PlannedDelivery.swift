@@ -39,7 +39,7 @@ final class PlannedDelivery: @unchecked Sendable {
     /// - Parameter delivery: taken, not copied: the enricher hands each delivery over as it makes it.
     init(delivery: consuming Delivery, intent: Intent, user: String?, pool: String, message: KafkaConsumerMessage,
          source: SourcePosition, entry: MessageLedger.EntryID) {
-        key = DeliveryKey(intentID: intent.id, deviceToken: delivery.token)
+        key = DeliveryKey(derivedID: delivery.notificationID)
         self.delivery = delivery
         intentID = intent.id
         app = intent.app
