@@ -44,6 +44,13 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
         self.init(high: words.high, low: words.low)
     }
 
+    /// Parses the canonical form from UTF-8 bytes, as ``init(_:)`` does a `String`: for a reader
+    /// that has the header's bytes and no `String` of them.
+    public init?(utf8: UnsafeBufferPointer<UInt8>) {
+        guard let words = Self.words(utf8) else { return nil }
+        self.init(high: words.high, low: words.low)
+    }
+
     /// The two words of 36 bytes of 8-4-4-4-12 hex, or nil when they are not that.
     private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),

@@ -6,11 +6,9 @@ extension APNsSimulator {
         let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
-        guard request.method == "POST" else { return reject(.methodNotAllowed) }
-        // The route matched the ASCII prefix, so skipping its bytes skips its characters, without
-        // the grapheme walk `dropFirst` would do.
-        let tokenStart = request.path.utf8.index(request.path.startIndex, offsetBy: Self.devicePathPrefix.utf8.count)
-        let tokenText = String(request.path[tokenStart...])
+        guard request.isPOST else { return reject(.methodNotAllowed) }
+        // The route matched the ASCII prefix: the token is the bytes after it, made a `String` at once.
+        let tokenText = request.path(droppingPrefixOf: Self.devicePathPrefix.utf8.count)
         guard tokenText.allUTF8Bytes(satisfy: { $0 != UInt8(ascii: "/") }) else { return reject(.badPath) }
         let token: DeviceToken
         do {

@@ -33,7 +33,7 @@ struct DevicePushHeaders {
             guard let parsed = APNsExpiration(headerValue: value) else { return .failure(Rejection(.badExpirationDate)) }
             expiration = parsed
         }
-        if let value = request.apns.id, NotificationID(value) == nil {
+        if let range = request.apns.idRange, request.apns.withBytes(range, NotificationID.init(utf8:)) == nil {
             return .failure(Rejection(.badMessageId))
         }
         var collapseID: CollapseID?

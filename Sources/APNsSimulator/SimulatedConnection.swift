@@ -15,8 +15,9 @@ public final class SimulatedConnection {
     /// distinct token, not per request.
     public internal(set) var tokenVerifications = 0
 
-    /// The token the connection uses now, and its claims.
-    var currentToken: (jwt: String, claims: VerifiedProviderToken)?
+    /// The token the connection uses now (its bytes, matched against each request's in place), and
+    /// its claims.
+    var currentToken: (jwt: [UInt8], claims: VerifiedProviderToken)?
     /// Other tokens already checked on this connection (nil = invalid), so a client that keeps
     /// sending a bad or refused token is not verified again for every request.
     var checkedTokens: [String: VerifiedProviderToken?] = [:]

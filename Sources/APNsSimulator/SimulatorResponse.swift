@@ -1,16 +1,44 @@
 import APNsCore
+import HTTPFields
 
 /// The answer to one request: the `:status`, the headers and the body (empty for a 200 push).
+///
+/// The headers are kept packed as the transport sends them (``fields``), each marked with how the
+/// HPACK encoder may remember it: the ids unique to one answer are never indexed, so they neither
+/// cost both ends a header-table entry per response nor push the repeated fields out of the tables.
 public struct SimulatorResponse: Sendable, Equatable {
     public var status: Int
-    public var headers: [HTTPHeader]
+    /// The headers, packed, with their indexing.
+    public private(set) var fields: HTTPFieldBlock
     public var body: [UInt8]
 
     /// A response with these parts.
     public init(status: Int, headers: [HTTPHeader], body: [UInt8]) {
         self.status = status
-        self.headers = headers
+        self.fields = Self.pack(headers)
         self.body = body
+    }
+
+    /// The headers in order.
+    public var headers: [HTTPHeader] {
+        get { fields.regularFields }
+        set { fields = Self.pack(newValue) }
+    }
+
+    /// Equal status, headers and body; how a field may be indexed is a hint to the encoder only.
+    public static func == (left: SimulatorResponse, right: SimulatorResponse) -> Bool {
+        left.status == right.status && left.body == right.body && left.headers == right.headers
+    }
+
+    /// Ids that name one request or answer: sent once, never worth a header-table entry.
+    private static let uniqueValueNames = ["apns-id", "apns-unique-id", "apns-request-id"]
+
+    private static func pack(_ headers: [HTTPHeader]) -> HTTPFieldBlock {
+        var fields = HTTPFieldBlock(reservingCapacity: headers.reduce(0) { $0 + 9 + $1.name.utf8.count + $1.value.utf8.count })
+        for header in headers {
+            fields.append(header.name, header.value, indexing: uniqueValueNames.contains(header.name) ? .never : .allowed)
+        }
+        return fields
     }
 
     /// A rejection as APNs sends it: `content-type: application/json`, the id header, and
