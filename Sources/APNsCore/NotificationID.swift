@@ -55,18 +55,26 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),
               utf8[18] == UInt8(ascii: "-"), utf8[23] == UInt8(ascii: "-") else { return nil }
-        // The 32 digits shift through the two words as one 128-bit number; every digit's value is
-        // ORed into `invalid`, where a byte that is no hex digit sets the high bits.
-        var high: UInt64 = 0
-        var low: UInt64 = 0
+        // Each group of digits is read as one number (8-4-4 into the high word, 4-12 into the low);
+        // every digit's value is ORed into `invalid`, where a byte that is no hex digit sets the
+        // high bits.
+        let base = utf8.baseAddress!
         var invalid: UInt64 = 0
-        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
-            let value = nibble(utf8[index])
-            invalid |= value
-            high = high << 4 | low >> 60
-            low = low << 4 | value & 0xF
-        }
+        let high = hex(base, 8, &invalid) << 32 | hex(base + 9, 4, &invalid) << 16 | hex(base + 14, 4, &invalid)
+        let low = hex(base + 19, 4, &invalid) << 48 | hex(base + 24, 12, &invalid)
         return invalid <= 0xF ? (high, low) : nil
+    }
+
+    /// The value of `count` hex digits at `digits` (at most 16), ORing each digit's value into `invalid`.
+    @inline(__always)
+    private static func hex(_ digits: UnsafePointer<UInt8>, _ count: Int, _ invalid: inout UInt64) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<count {
+            let digit = nibble(digits[index])
+            invalid |= digit
+            value = value << 4 | digit & 0xF
+        }
+        return value
     }
 
     /// A hex digit's value, or `UInt64.max` for any other byte.

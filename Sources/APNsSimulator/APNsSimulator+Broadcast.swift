@@ -52,7 +52,7 @@ extension APNsSimulator {
             priority: priority.rawValue, expiration: expiration, collapseID: nil,
             apnsID: idHeader.value, body: request.body
         )
-        return .deliverable(notification, successHeaders: [idHeader, connection.uniqueIDHeader()], idHeader: idHeader)
+        return .deliverable(notification, success: .accepted(idHeader: idHeader, uniqueID: connection.uniqueID()), idHeader: idHeader)
     }
 
     /// Authentication for the broadcast and channel APIs, whose topic is the bundle id in the

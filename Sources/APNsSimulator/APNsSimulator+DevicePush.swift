@@ -41,8 +41,9 @@ extension APNsSimulator {
             priority: headers.priority.rawValue, expiration: headers.expiration,
             collapseID: headers.collapseID?.value, apnsID: idHeader.value, body: request.body
         )
-        let successHeaders = configuration.environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
-        return .deliverable(notification, successHeaders: successHeaders, idHeader: idHeader)
+        let success = SimulatorResponse.accepted(idHeader: idHeader,
+                                                 uniqueID: configuration.environment == .sandbox ? connection.uniqueID() : nil)
+        return .deliverable(notification, success: success, idHeader: idHeader)
     }
 
     /// The topic of a push: `apns-topic`, or the only topic of the client certificate.

@@ -190,7 +190,7 @@ public final class APNsSimulator: Sendable {
             return (.rejection(rejection, idHeader: idHeader), rejection, delay)
         case .answered(let response):
             return (response, nil, countAnswer(status: response.status, reason: nil))
-        case .deliverable(let notification, let successHeaders, let idHeader):
+        case .deliverable(let notification, let success, let idHeader):
             let environment = configuration.environment
             let (admitted, delay) = state.withLock { state in
                 let admitted = state.admit(notification, environment: environment)
@@ -209,7 +209,7 @@ public final class APNsSimulator: Sendable {
                 if let inboxFile, !inboxFile.append(notification, replacing: replaced) {
                     state.withLock { $0.stats.inboxWriteFailures += 1 }
                 }
-                return (SimulatorResponse(status: 200, headers: successHeaders, body: []), nil, delay)
+                return (success, nil, delay)
             }
         }
     }

@@ -48,9 +48,9 @@ public final class SimulatedConnection {
         NotificationID.random(using: &random).upperCaseDescription
     }
 
-    /// `apns-unique-id`, lower case as observed.
-    func uniqueIDHeader() -> HTTPHeader {
-        HTTPHeader("apns-unique-id", NotificationID.random(using: &random).description)
+    /// A fresh `apns-unique-id` (written in lower case, as observed).
+    func uniqueID() -> NotificationID {
+        NotificationID.random(using: &random)
     }
 
     /// Whether the client authenticates with provider tokens rather than a certificate.

@@ -14,9 +14,22 @@ public struct SimulatorResponse: Sendable, Equatable {
 
     /// A response with these parts.
     public init(status: Int, headers: [HTTPHeader], body: [UInt8]) {
+        self.init(status: status, fields: Self.pack(headers), body: body)
+    }
+
+    private init(status: Int, fields: HTTPFieldBlock, body: [UInt8]) {
         self.status = status
-        self.fields = Self.pack(headers)
+        self.fields = fields
         self.body = body
+    }
+
+    /// A 200 without a body: `idHeader`, then `apns-unique-id` when `uniqueID` is given (written
+    /// in lower case, as observed). Packed as it is made: every accepted push is answered so.
+    static func accepted(idHeader: HTTPHeader, uniqueID: NotificationID?) -> SimulatorResponse {
+        var fields = HTTPFieldBlock(reservingCapacity: 2 * (9 + "apns-unique-id".utf8.count + 36))
+        append(idHeader.name, idHeader.value, to: &fields)
+        uniqueID?.withUTF8Description { append("apns-unique-id", bytes: $0, to: &fields) }
+        return SimulatorResponse(status: 200, fields: fields, body: [])
     }
 
     /// The headers in order.
@@ -35,10 +48,18 @@ public struct SimulatorResponse: Sendable, Equatable {
 
     private static func pack(_ headers: [HTTPHeader]) -> HTTPFieldBlock {
         var fields = HTTPFieldBlock(reservingCapacity: headers.reduce(0) { $0 + 9 + $1.name.utf8.count + $1.value.utf8.count })
-        for header in headers {
-            fields.append(header.name, header.value, indexing: uniqueValueNames.contains(header.name) ? .never : .allowed)
-        }
+        for header in headers { append(header.name, header.value, to: &fields) }
         return fields
+    }
+
+    /// Appends one header with the indexing its name calls for.
+    private static func append(_ name: String, _ value: String, to fields: inout HTTPFieldBlock) {
+        var value = value
+        value.withUTF8 { append(name, bytes: $0, to: &fields) }
+    }
+
+    private static func append(_ name: String, bytes value: UnsafeBufferPointer<UInt8>, to fields: inout HTTPFieldBlock) {
+        fields.append(name, bytes: value, indexing: uniqueValueNames.contains(name) ? .never : .allowed)
     }
 
     /// A rejection as APNs sends it: `content-type: application/json`, the id header, and
