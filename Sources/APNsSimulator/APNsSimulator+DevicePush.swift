@@ -3,7 +3,7 @@ import APNsCore
 extension APNsSimulator {
     /// `POST /3/device/<token>`, checked in the order documented on ``APNsSimulator``.
     func devicePush(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
+        let idHeader = HTTPHeader("apns-id", request.text(request.apns.id) ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
         guard request.isPOST else { return reject(.methodNotAllowed) }
@@ -50,7 +50,7 @@ extension APNsSimulator {
     private static func topic(of request: SimulatorRequest, on connection: SimulatedConnection) -> Result<String, Rejection> {
         let certificateTopics = connection.certificateTopics
         let topic: String
-        if let header = request.apns.topic, !header.isEmpty {
+        if let header = request.text(request.apns.topic), !header.isEmpty {
             topic = header
         } else if let certificateTopics, certificateTopics.count == 1 {
             topic = certificateTopics[0]

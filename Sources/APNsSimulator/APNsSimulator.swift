@@ -156,7 +156,7 @@ public final class APNsSimulator: Sendable {
 
     /// A path no APNs service serves: 405 for a method APNs never accepts there, else 404.
     private func unknownPath(_ request: SimulatorRequest, on connection: SimulatedConnection) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
+        let idHeader = HTTPHeader("apns-id", request.text(request.apns.id) ?? connection.generatedID())
         return .rejected(Rejection(request.isPOST ? .badPath : .methodNotAllowed), idHeader: idHeader)
     }
 

@@ -48,9 +48,9 @@ struct ProviderTokenAuthentication: Sendable {
 
     private func check(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
         if wedgesAfterExpiredToken && connection.sawExpiredToken { return Rejection(.expiredProviderToken) }
-        guard let header = request.apns.authorizationRange else { return Rejection(.missingProviderToken) }
+        guard let header = request.apns.authorization else { return Rejection(.missingProviderToken) }
         // The token is read in place: the connection's current token is matched without a copy.
-        return request.apns.withBytes(header) { header in
+        return request.withBytes(header) { header in
             switch Self.bearerToken(header) {
             case .failure(.missing): Rejection(.missingProviderToken)
             case .failure(.notBearer): Rejection(.invalidProviderToken)

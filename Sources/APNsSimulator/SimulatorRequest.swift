@@ -6,8 +6,10 @@ import HTTPFields
 /// among them): the simulator reads the few it checks in place, and a `String` is made of a value
 /// only where a check or the answer needs one.
 public struct SimulatorRequest: Sendable {
+    /// Every field, pseudo-headers included, as received.
+    public let fields: HTTPFieldBlock
     public var body: [UInt8]
-    /// The headers APNs reads, found once.
+    /// Where the headers APNs reads lie in `fields`, found once.
     let apns: APNsHeaders
 
     /// A request of these parts (tests, and callers without a field block).
@@ -22,37 +24,45 @@ public struct SimulatorRequest: Sendable {
     /// A request as the transport received it: `fields` holds the pseudo-headers (`:method`,
     /// `:path`) and the regular headers, names lower case, duplicates kept.
     public init(fields: HTTPFieldBlock, body: [UInt8]) {
+        self.fields = fields
         self.body = body
         self.apns = APNsHeaders(fields)
     }
 
-    /// Every field, pseudo-headers included, as received.
-    public var fields: HTTPFieldBlock { apns.fields }
-
     /// `:method`.
-    public var method: String { apns.method ?? "" }
+    public var method: String { text(apns.method) ?? "" }
 
     /// `:path`, including any query string.
-    public var path: String { apns.path ?? "" }
+    public var path: String { text(apns.path) ?? "" }
 
     /// The regular headers in arrival order, names lower case, duplicates kept; no pseudo-headers.
     public var headers: [HTTPHeader] { fields.regularFields }
 
+    /// The text of a value found in ``apns``; nil when the header is absent.
+    func text(_ value: Range<Int>?) -> String? {
+        value.map(fields.value(in:))
+    }
+
+    /// Lends the bytes of a value found in ``apns``.
+    func withBytes<Result>(_ value: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        fields.withValue(in: value, body)
+    }
+
     /// Whether `:method` is `POST`, read in place.
     var isPOST: Bool {
-        guard let range = apns.methodRange else { return false }
-        return apns.withBytes(range) { $0.elementsEqual("POST".utf8) }
+        guard let method = apns.method else { return false }
+        return withBytes(method) { $0.elementsEqual("POST".utf8) }
     }
 
     /// Whether `:path` starts with `prefix`, read in place.
     func pathHasPrefix(_ prefix: String) -> Bool {
-        guard let range = apns.pathRange else { return false }
-        return apns.withBytes(range) { $0.starts(with: prefix.utf8) }
+        guard let path = apns.path else { return false }
+        return withBytes(path) { $0.starts(with: prefix.utf8) }
     }
 
     /// The part of `:path` after its first `prefixLength` bytes, which are ASCII.
     func path(droppingPrefixOf prefixLength: Int) -> String {
-        guard let range = apns.pathRange, range.count >= prefixLength else { return "" }
-        return apns.withBytes(range) { String(decoding: UnsafeBufferPointer(rebasing: $0[prefixLength...]), as: UTF8.self) }
+        guard let path = apns.path, path.count >= prefixLength else { return "" }
+        return withBytes(path) { String(decoding: UnsafeBufferPointer(rebasing: $0[prefixLength...]), as: UTF8.self) }
     }
 }

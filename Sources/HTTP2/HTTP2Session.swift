@@ -345,14 +345,15 @@ final class HTTP2Session {
 
     // MARK: Callback bodies (recording only)
 
-    /// Lends `body` the message of `streamID`; nil when the stream has none. The last one touched
-    /// is lent again without a lookup or a retain (a retain and a release per callback otherwise).
+    /// Lends `body` the message of `streamID`; nil when the stream has none. Lent without a retain
+    /// (`partial` holds it meanwhile), and the last one touched again without a lookup: a client's
+    /// HEADERS and DATA frames come in runs, though nghttp2 sends a batch's HEADERS before its DATA.
     private func withMessage<Result>(_ streamID: Int32, _ body: (PartialMessage) -> Result) -> Result? {
         if let recentMessage, recentStreamID == streamID { return recentMessage._withUnsafeGuaranteedRef(body) }
-        guard let found = partial[streamID] else { return nil }
+        guard let found = partial.unretainedValue(forKey: streamID) else { return nil }
         recentStreamID = streamID
-        recentMessage = Unmanaged.passUnretained(found)
-        return body(found)
+        recentMessage = found
+        return found._withUnsafeGuaranteedRef(body)
     }
 
     fileprivate func beginHeaders(streamID: Int32) {

@@ -155,8 +155,6 @@ public struct HTTPFieldBlock: Sendable, Equatable {
 
     @inlinable
     static func length(in block: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
-        var length = 0
-        for index in 0..<4 { length |= Int(block[offset + index]) << (8 * index) }
-        return length
+        Int(UInt32(littleEndian: UnsafeRawPointer(block.baseAddress! + offset).loadUnaligned(as: UInt32.self)))
     }
 }
