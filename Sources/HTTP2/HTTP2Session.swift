@@ -26,20 +26,25 @@ final class HTTP2Session {
 
     /// One open stream: the message being received, and the body being sent (a request's or a
     /// response's). A class, so each callback mutates it in place after one lookup.
+    ///
+    /// Its properties, and the session's own below, are marked `@exclusivity(unchecked)`: only the
+    /// connection's loop thread touches them, each callback reads or changes one and returns (nghttp2
+    /// calls back one at a time, never from inside another), so no two accesses overlap. The runtime
+    /// checks cost a thread-local look-up per access, a few percent of a server's time per request.
     private final class PartialMessage {
         /// Server role: every field of the request, as bytes.
-        var fields = HTTPFieldBlock()
+        @exclusivity(unchecked) var fields = HTTPFieldBlock()
         /// Client role: the response's `:status` and the framing checks nghttp2 no longer makes.
-        var check = ResponseCheck()
+        @exclusivity(unchecked) var check = ResponseCheck()
         /// Client role: the stream was reset for a malformed response.
-        var isReset = false
+        @exclusivity(unchecked) var isReset = false
         /// Client role: the regular fields kept.
-        var headers: [HTTP2Header] = []
-        var body: [UInt8] = []
-        var complete = false
+        @exclusivity(unchecked) var headers: [HTTP2Header] = []
+        @exclusivity(unchecked) var body: [UInt8] = []
+        @exclusivity(unchecked) var complete = false
         /// The body nghttp2 reads from while it produces DATA frames, and how much it has read.
-        var outgoing: [UInt8] = []
-        var outgoingOffset = 0
+        @exclusivity(unchecked) var outgoing: [UInt8] = []
+        @exclusivity(unchecked) var outgoingOffset = 0
 
         /// Empties the message for another stream. A client's response fields and body went to the
         /// finished response (which may outlive the stream), so they are let go rather than emptied
@@ -66,7 +71,7 @@ final class HTTP2Session {
     /// Messages of closed streams, handed to new ones instead of allocating a message and its
     /// field and body storage per stream. As many as a busy client keeps streams open (a sender
     /// runs hundreds at once per connection), so a server's messages keep their storage.
-    private var spareMessages: [PartialMessage] = []
+    @exclusivity(unchecked) private var spareMessages: [PartialMessage] = []
     private static let spareMessageLimit = 1024
 
     let role: Role
@@ -74,20 +79,20 @@ final class HTTP2Session {
     /// The others are skipped before any `String` is made of them.
     private let keptResponseFields: [[UInt8]]?
     private var session: OpaquePointer!
-    private var partial = StreamTable<PartialMessage>()
+    @exclusivity(unchecked) private var partial = StreamTable<PartialMessage>()
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
     /// Not retained, and lent without a retain (see ``withMessage(_:_:)``): `partial` holds the
     /// message until its stream closes, and `streamClosed` forgets it first.
-    private var recentStreamID: Int32 = 0
-    private var recentMessage: Unmanaged<PartialMessage>?
+    @exclusivity(unchecked) private var recentStreamID: Int32 = 0
+    @exclusivity(unchecked) private var recentMessage: Unmanaged<PartialMessage>?
     /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
-    private var headerStorage: [UInt8] = []
-    private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
+    @exclusivity(unchecked) private var headerStorage: [UInt8] = []
+    @exclusivity(unchecked) private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
     /// What the reused storage holds after a request: its `:method`, `:scheme` and `:authority`,
     /// the same for nearly every request of a connection, and so kept for the next (the `:path` is
     /// lent from the request's own string).
-    private var requestPrefix: (method: String, scheme: String, authority: String)?
-    private var events: [Event] = []
+    @exclusivity(unchecked) private var requestPrefix: (method: String, scheme: String, authority: String)?
+    @exclusivity(unchecked) private var events: [Event] = []
 
     init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
         self.role = role
