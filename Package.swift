@@ -98,7 +98,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime"]),
         // `pushline run` subprocesses through crashes, a second member, a Redis outage and SIGTERM.
-        .testTarget(name: "EndToEndTests", dependencies: ["pushline", "Kafka", "PushlineTestKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pushline", "APNsCore", "Kafka", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),

@@ -88,9 +88,9 @@ public struct IdempotencyStore: ClaimStore {
         let (partitions, partitionOfRequest) = SourcePartition.distinct(requests.lazy.map(\.source))
         let commands = requests.map { request in
             // Built argument by argument into room made once: no array of arguments per delivery.
-            var command = RedisCommand(reservingBytes: request.key.claimKey.utf8.count + pendingValue.utf8.count + 32, arguments: 7)
+            var command = RedisCommand(reservingBytes: DeliveryKey.claimKeyLength + pendingValue.utf8.count + 32, arguments: 7)
             command.append("SET")
-            command.append(request.key.claimKey)
+            command.append(writing: request.key.appendClaimKey)
             command.append(pendingValue)
             command.append("NX")
             command.append("PX")
@@ -126,9 +126,9 @@ public struct IdempotencyStore: ClaimStore {
         let commands = settled.map { claim in
             // Room for the key, a settled claim's value (about 150 bytes) and the rest, so the
             // command's buffer does not grow as it is written.
-            var command = RedisCommand(reservingBytes: claim.key.claimKey.utf8.count + 256, arguments: 5)
+            var command = RedisCommand(reservingBytes: DeliveryKey.claimKeyLength + 256, arguments: 5)
             command.append("SET")
-            command.append(claim.key.claimKey)
+            command.append(writing: claim.key.appendClaimKey)
             command.append(writing: { ClaimValue.encode(claim, into: &$0) })
             command.append("PX")
             command.append(ttl)

@@ -1,7 +1,7 @@
 import Glibc
 
-/// A connection to one Redis server, speaking RESP2 over a socket of its own (TCP or Unix), with
-/// hiredis as the codec.
+/// A connection to one Redis server, speaking RESP2 over a socket of its own (TCP or Unix): commands
+/// encoded by ``RESPEncoder``, replies decoded by hiredis.
 ///
 /// **Threading.** Every call blocks its thread until the replies are in or a timeout passes, so a
 /// connection belongs to one thread at a time and must never be used from Swift's cooperative
@@ -16,7 +16,6 @@ import Glibc
 public final class RedisConnection {
     public let configuration: RedisConfiguration
     private var link: RedisLink?
-    private let encoder = RESPEncoder()
     /// The encoded commands of the current call, reused from call to call.
     private var output: [UInt8] = []
     /// Where bytes from the socket land before hiredis copies them.
@@ -173,7 +172,7 @@ public final class RedisConnection {
                 written = 0
                 let chunkEnd = encoded + min(commands.count - encoded, chunk)
                 while encoded < chunkEnd, output.count < Self.bytesPerWrite {
-                    encoder.encode(commands[encoded], into: &output)
+                    RESPEncoder.encode(commands[encoded], into: &output)
                     encoded += 1
                 }
                 chunk = min(chunk, commands.count) * 4

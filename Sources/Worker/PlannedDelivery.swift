@@ -33,7 +33,7 @@ final class PlannedDelivery: @unchecked Sendable {
         self.message = message
         self.source = source
         self.entry = entry
-        key = DeliveryKey(intentID: intent.id, deviceToken: delivery.token)
+        key = DeliveryKey(derivedID: delivery.notificationID)
     }
 
     /// The notification the sender sends.

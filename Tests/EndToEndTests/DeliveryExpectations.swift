@@ -1,3 +1,4 @@
+import APNsCore
 import PushlineTestKit
 import Testing
 
@@ -44,7 +45,10 @@ func expectInboxOnce(_ inbox: [String: Int], total: Int, toleratingTwiceFor wind
     #expect(inbox.count == total, "the inbox holds notifications for \(inbox.count) tokens", sourceLocation: sourceLocation)
 }
 
-/// The idempotency claim of intent `e2e-<index>` to its one device (docs/pipeline-stores.md).
+/// The idempotency claim of intent `e2e-<index>` to its one device (docs/pipeline-stores.md: keyed
+/// by the delivery's derived `apns-id`).
 func claimKey(_ index: Int) -> String {
-    "pushline:claim:\(EndToEndStack.token(index)):e2e-\(index)"
+    // The stack's tokens are 64 hex digits by construction.
+    let token = try! DeviceToken(EndToEndStack.token(index))
+    return "pushline:claim:\(NotificationID.derived(intentID: "e2e-\(index)", deviceToken: token))"
 }

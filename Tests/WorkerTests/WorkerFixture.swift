@@ -76,9 +76,10 @@ final class WorkerFixture: Sendable {
         return try connection.send(RedisCommand(arguments[0], Array(arguments.dropFirst()))).string
     }
 
-    /// The idempotency claim's key of a delivery (as `docs/pipeline-stores.md` documents it).
+    /// The idempotency claim's key of a delivery (as `docs/pipeline-stores.md` documents it: the
+    /// delivery's derived `apns-id`).
     static func claimKey(intent: String, token: DeviceToken) -> String {
-        "pushline:claim:\(token.hex):\(intent)"
+        "pushline:claim:\(NotificationID.derived(intentID: intent, deviceToken: token))"
     }
 
     /// A worker metric's value, `pipeline` label first (the worker's default pipeline name).

@@ -1,0 +1,45 @@
+/// Encodes commands to RESP2: `*<count>` CRLF, then per argument `$<length>` CRLF, its bytes and
+/// CRLF (binary-safe: lengths, not terminators), appended straight to the connection's output.
+///
+/// Written in Swift rather than with hiredis's `redisFormatCommandArgv`, which formats every length
+/// header with `sprintf` into a buffer it allocates per command: with two commands per delivery,
+/// that was about 1.5% of the worker's CPU (docs/BENCHMARKS.md, "Fourth round: deduplication in
+/// Redis"). hiredis still decodes replies (``RESPReader``).
+enum RESPEncoder {
+    private static let carriageReturn = UInt8(ascii: "\r")
+    private static let lineFeed = UInt8(ascii: "\n")
+
+    /// Appends `command`, encoded, to `output`.
+    static func encode(_ command: RedisCommand, into output: inout [UInt8]) {
+        appendHeader(UInt8(ascii: "*"), command.count, to: &output)
+        command.storage.withUnsafeBufferPointer { storage in
+            var start = 0
+            for end in command.argumentEnds {
+                appendHeader(UInt8(ascii: "$"), end - start, to: &output)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: storage[start..<end]))
+                output.append(carriageReturn)
+                output.append(lineFeed)
+                start = end
+            }
+        }
+    }
+
+    /// Appends `marker`, `value` in decimal (not negative) and CRLF, the digits written on the stack.
+    private static func appendHeader(_ marker: UInt8, _ value: Int, to output: inout [UInt8]) {
+        // The marker, at most 19 digits and CRLF.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 22) { line in
+            var start = line.count - 2
+            line[start] = carriageReturn
+            line[start + 1] = lineFeed
+            var rest = value
+            repeat {
+                start -= 1
+                line[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            start -= 1
+            line[start] = marker
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: line[start...]))
+        }
+    }
+}
