@@ -112,7 +112,7 @@ let package = Package(
         ]),
         .testTarget(
             name: "APNsSimulatorTests",
-            dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "PushlineTestKit"]
+            dependencies: ["APNsSimulator", "APNsCore", "APNsClient", "TLS", "EmbeddedHTTP", "HTTPFields", "PushlineTestKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -44,32 +44,54 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
         self.init(high: words.high, low: words.low)
     }
 
+    /// Parses the canonical form from UTF-8 bytes, as ``init(_:)`` does a `String`: for a reader
+    /// that has the header's bytes and no `String` of them.
+    public init?(utf8: UnsafeBufferPointer<UInt8>) {
+        guard let words = Self.words(utf8) else { return nil }
+        self.init(high: words.high, low: words.low)
+    }
+
     /// The two words of 36 bytes of 8-4-4-4-12 hex, or nil when they are not that.
     private static func words(_ utf8: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64)? {
         guard utf8.count == 36, utf8[8] == UInt8(ascii: "-"), utf8[13] == UInt8(ascii: "-"),
               utf8[18] == UInt8(ascii: "-"), utf8[23] == UInt8(ascii: "-") else { return nil }
-        // The 32 digits shift through the two words as one 128-bit number; every digit's value is
-        // ORed into `invalid`, where a byte that is no hex digit sets the high bits.
-        var high: UInt64 = 0
-        var low: UInt64 = 0
-        var invalid: UInt64 = 0
-        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
-            let value = nibble(utf8[index])
-            invalid |= value
-            high = high << 4 | low >> 60
-            low = low << 4 | value & 0xF
+        // Each group of digits is read as one number (8-4-4 into the high word, 4-12 into the low);
+        // every digit's value is ORed into `invalid`, where a byte that is no hex digit sets the
+        // high bits.
+        let base = utf8.baseAddress!
+        return hexValues.withUnsafeBufferPointer { values in
+            var invalid: UInt64 = 0
+            let high = hex(base, 8, values, &invalid) << 32 | hex(base + 9, 4, values, &invalid) << 16
+                | hex(base + 14, 4, values, &invalid)
+            let low = hex(base + 19, 4, values, &invalid) << 48 | hex(base + 24, 12, values, &invalid)
+            return invalid <= 0xF ? (high, low) : nil
         }
-        return invalid <= 0xF ? (high, low) : nil
     }
 
-    /// A hex digit's value, or `UInt64.max` for any other byte.
+    /// The value of `count` hex digits at `digits` (at most 16), ORing each digit's value into
+    /// `invalid`. The digits' values are looked up in `values` (``hexValues``) rather than branched
+    /// on: digits and letters alternate at random in an id, and each mispredicted branch cost more
+    /// than the rest of the digit's work.
     @inline(__always)
-    private static func nibble(_ byte: UInt8) -> UInt64 {
-        let digit = byte &- UInt8(ascii: "0")
-        if digit < 10 { return UInt64(digit) }
-        let letter = (byte | 0x20) &- UInt8(ascii: "a")
-        if letter < 6 { return UInt64(letter) + 10 }
-        return .max
+    private static func hex(_ digits: UnsafePointer<UInt8>, _ count: Int, _ values: UnsafeBufferPointer<Int8>,
+                            _ invalid: inout UInt64) -> UInt64 {
+        var value: UInt64 = 0
+        for index in 0..<count {
+            let digit = UInt64(bitPattern: Int64(values[Int(digits[index])]))
+            invalid |= digit
+            value = value << 4 | digit & 0xF
+        }
+        return value
+    }
+
+    /// Each byte's hex value, -1 for a byte that is no hex digit.
+    private static let hexValues: [Int8] = (0...255).map { byte -> Int8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int8(byte) - Int8(UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int8(byte) - Int8(UInt8(ascii: "a")) + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int8(byte) - Int8(UInt8(ascii: "A")) + 10
+        default: -1
+        }
     }
 
     /// A random (version 4) id.

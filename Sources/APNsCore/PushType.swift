@@ -79,10 +79,20 @@ public struct PushType: APNsVocabulary {
         guard topicIsASCII else { return topic.hasSuffix(topicSuffix) }
         let suffix = topicSuffix.utf8
         guard topic.utf8.count >= suffix.count else { return false }
+        // Both sides' bytes in place, compared from the end: the first byte that differs (nearly
+        // always the last) ends it.
         let matched = topic.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes[(bytes.count - suffix.count)...].elementsEqual(suffix)
+            suffix.withContiguousStorageIfAvailable { suffix in
+                let offset = bytes.count - suffix.count
+                var index = suffix.count
+                while index > 0 {
+                    index -= 1
+                    if bytes[offset + index] != suffix[index] { return false }
+                }
+                return true
+            }
         }
-        return matched ?? topic.utf8.reversed().starts(with: suffix.reversed())
+        return (matched ?? nil) ?? topic.utf8.reversed().starts(with: suffix.reversed())
     }
 
     private static func isASCII(_ text: String) -> Bool {

@@ -19,7 +19,7 @@ extension APNsSimulator {
     ///    no-storage channel.
     /// 8. Injected errors, then 200 with `apns-request-id` and `apns-unique-id`.
     func broadcast(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let requestID = request.apns.requestID ?? request.apns.id
+        let requestID = request.text(request.apns.requestID) ?? request.text(request.apns.id)
         let idHeader = HTTPHeader("apns-request-id", requestID ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
@@ -28,14 +28,14 @@ extension APNsSimulator {
         guard !bundleID.isEmpty, !bundleID.utf8.contains(UInt8(ascii: "/")) else { return reject(.badPath) }
         guard !request.apns.hasRepeatedName else { return reject(.duplicateHeaders) }
         if let requestID, NotificationID(requestID) == nil { return reject(.badMessageId) }
-        guard let pushType = request.apns.pushType else { return reject(.missingPushType) }
+        guard let pushType = request.text(request.apns.pushType) else { return reject(.missingPushType) }
         // Apple spells it Liveactivity, LiveActivity and liveactivity (spec §9.3): any case.
         guard pushType.lowercased() == PushType.liveActivity.rawValue else { return reject(.invalidPushType) }
-        guard let priority = request.apns.priority.flatMap(Int.init).flatMap(APNsPriority.init(rawValue:))
+        guard let priority = request.text(request.apns.priority).flatMap(Int.init).flatMap(APNsPriority.init(rawValue:))
         else { return reject(.badPriority) }
-        guard let expiration = request.apns.expiration.flatMap(APNsExpiration.init(headerValue:))
+        guard let expiration = request.text(request.apns.expiration).flatMap(APNsExpiration.init(headerValue:))
         else { return reject(.badExpirationDate) }
-        guard let channelID = request.apns.channelID else { return reject(.missingChannelId) }
+        guard let channelID = request.text(request.apns.channelID) else { return reject(.missingChannelId) }
         guard BroadcastChannel.isWellFormedID(channelID) else { return reject(.badChannelId) }
         if let rejection = authenticateForApp(bundleID, request: request, on: connection, now: now) {
             return .rejected(rejection, idHeader: idHeader)
@@ -52,7 +52,7 @@ extension APNsSimulator {
             priority: priority.rawValue, expiration: expiration, collapseID: nil,
             apnsID: idHeader.value, body: request.body
         )
-        return .deliverable(notification, successHeaders: [idHeader, connection.uniqueIDHeader()], idHeader: idHeader)
+        return .deliverable(notification, success: .accepted(idHeader: idHeader, uniqueID: connection.uniqueID()), idHeader: idHeader)
     }
 
     /// Authentication for the broadcast and channel APIs, whose topic is the bundle id in the

@@ -16,7 +16,7 @@ extension APNsSimulator {
     /// `CannotCreateChannelConfig` (over the per-app limit); `MissingChannelId`, `BadChannelId`,
     /// `ChannelNotRegistered`. Every answer carries `apns-request-id`, echoed or generated.
     func channelManagement(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let requestID = request.apns.requestID
+        let requestID = request.text(request.apns.requestID)
         let idHeader = HTTPHeader("apns-request-id", requestID ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
@@ -101,7 +101,7 @@ extension APNsSimulator {
     /// The channel named by `apns-channel-id`: `MissingChannelId`, `BadChannelId` or
     /// `ChannelNotRegistered` otherwise.
     private func existingChannel(bundleID: String, request: SimulatorRequest) -> Result<BroadcastChannel, Rejection> {
-        guard let id = request.apns.channelID else { return .failure(Rejection(.missingChannelId)) }
+        guard let id = request.text(request.apns.channelID) else { return .failure(Rejection(.missingChannelId)) }
         guard BroadcastChannel.isWellFormedID(id) else { return .failure(Rejection(.badChannelId)) }
         guard let channel = state.withLock({ $0.channels.channel(id, bundleID: bundleID) }) else {
             return .failure(Rejection(.channelNotRegistered))

@@ -3,14 +3,12 @@ import APNsCore
 extension APNsSimulator {
     /// `POST /3/device/<token>`, checked in the order documented on ``APNsSimulator``.
     func devicePush(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
+        let idHeader = HTTPHeader("apns-id", request.text(request.apns.id) ?? connection.generatedID())
         func reject(_ reason: RejectionReason) -> RouteOutcome { .rejected(Rejection(reason), idHeader: idHeader) }
 
-        guard request.method == "POST" else { return reject(.methodNotAllowed) }
-        // The route matched the ASCII prefix, so skipping its bytes skips its characters, without
-        // the grapheme walk `dropFirst` would do.
-        let tokenStart = request.path.utf8.index(request.path.startIndex, offsetBy: Self.devicePathPrefix.utf8.count)
-        let tokenText = String(request.path[tokenStart...])
+        guard request.isPOST else { return reject(.methodNotAllowed) }
+        // The route matched the ASCII prefix: the token is the bytes after it, made a `String` at once.
+        let tokenText = request.path(droppingPrefixOf: Self.devicePathPrefix.utf8.count)
         guard tokenText.allUTF8Bytes(satisfy: { $0 != UInt8(ascii: "/") }) else { return reject(.badPath) }
         let token: DeviceToken
         do {
@@ -43,15 +41,16 @@ extension APNsSimulator {
             priority: headers.priority.rawValue, expiration: headers.expiration,
             collapseID: headers.collapseID?.value, apnsID: idHeader.value, body: request.body
         )
-        let successHeaders = configuration.environment == .sandbox ? [idHeader, connection.uniqueIDHeader()] : [idHeader]
-        return .deliverable(notification, successHeaders: successHeaders, idHeader: idHeader)
+        let success = SimulatorResponse.accepted(idHeader: idHeader,
+                                                 uniqueID: configuration.environment == .sandbox ? connection.uniqueID() : nil)
+        return .deliverable(notification, success: success, idHeader: idHeader)
     }
 
     /// The topic of a push: `apns-topic`, or the only topic of the client certificate.
     private static func topic(of request: SimulatorRequest, on connection: SimulatedConnection) -> Result<String, Rejection> {
         let certificateTopics = connection.certificateTopics
         let topic: String
-        if let header = request.apns.topic, !header.isEmpty {
+        if let header = request.text(request.apns.topic), !header.isEmpty {
             topic = header
         } else if let certificateTopics, certificateTopics.count == 1 {
             topic = certificateTopics[0]

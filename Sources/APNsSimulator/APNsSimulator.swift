@@ -93,8 +93,8 @@ public final class APNsSimulator: Sendable {
         let (fault, faults) = drawTransportFault()
         if let fault { return fault }
         let outcome: RouteOutcome = switch connection.port {
-        case .device where request.path.hasPrefix(Self.devicePathPrefix): devicePush(request, on: connection, now: now)
-        case .device where request.path.hasPrefix(Self.broadcastPathPrefix): broadcast(request, on: connection, now: now)
+        case .device where request.pathHasPrefix(Self.devicePathPrefix): devicePush(request, on: connection, now: now)
+        case .device where request.pathHasPrefix(Self.broadcastPathPrefix): broadcast(request, on: connection, now: now)
         case .channelManagement: channelManagement(request, on: connection, now: now)
         case .device: unknownPath(request, on: connection)
         }
@@ -156,8 +156,8 @@ public final class APNsSimulator: Sendable {
 
     /// A path no APNs service serves: 405 for a method APNs never accepts there, else 404.
     private func unknownPath(_ request: SimulatorRequest, on connection: SimulatedConnection) -> RouteOutcome {
-        let idHeader = HTTPHeader("apns-id", request.apns.id ?? connection.generatedID())
-        return .rejected(Rejection(request.method == "POST" ? .badPath : .methodNotAllowed), idHeader: idHeader)
+        let idHeader = HTTPHeader("apns-id", request.text(request.apns.id) ?? connection.generatedID())
+        return .rejected(Rejection(request.isPOST ? .badPath : .methodNotAllowed), idHeader: idHeader)
     }
 
     /// Counts the request and draws the connection-reset and stuck-stream faults; also returns the
@@ -190,7 +190,7 @@ public final class APNsSimulator: Sendable {
             return (.rejection(rejection, idHeader: idHeader), rejection, delay)
         case .answered(let response):
             return (response, nil, countAnswer(status: response.status, reason: nil))
-        case .deliverable(let notification, let successHeaders, let idHeader):
+        case .deliverable(let notification, let success, let idHeader):
             let environment = configuration.environment
             let (admitted, delay) = state.withLock { state in
                 let admitted = state.admit(notification, environment: environment)
@@ -209,7 +209,7 @@ public final class APNsSimulator: Sendable {
                 if let inboxFile, !inboxFile.append(notification, replacing: replaced) {
                     state.withLock { $0.stats.inboxWriteFailures += 1 }
                 }
-                return (SimulatorResponse(status: 200, headers: successHeaders, body: []), nil, delay)
+                return (success, nil, delay)
             }
         }
     }

@@ -12,7 +12,7 @@ struct DevicePushHeaders {
 
     static func read(_ request: SimulatorRequest) -> Result<DevicePushHeaders, Rejection> {
         var pushType: PushType?
-        if let value = request.apns.pushType {
+        if let value = request.text(request.apns.pushType) {
             // Case-insensitive: whether APNs is, is unconfirmed (spec §9.3), so be lenient. Values
             // are nearly always lower-case ASCII already; then `lowercased()` would only copy.
             let isLowerCaseASCII = value.allUTF8Bytes { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
@@ -22,22 +22,22 @@ struct DevicePushHeaders {
             pushType = known
         }
         var priority = APNsPriority.immediate
-        if let value = request.apns.priority {
+        if let value = request.text(request.apns.priority) {
             guard let number = Int(value), let known = APNsPriority(rawValue: number) else {
                 return .failure(Rejection(.badPriority))
             }
             priority = known
         }
         var expiration = APNsExpiration.unspecified
-        if let value = request.apns.expiration {
+        if let value = request.text(request.apns.expiration) {
             guard let parsed = APNsExpiration(headerValue: value) else { return .failure(Rejection(.badExpirationDate)) }
             expiration = parsed
         }
-        if let value = request.apns.id, NotificationID(value) == nil {
+        if let id = request.apns.id, request.withBytes(id, NotificationID.init(utf8:)) == nil {
             return .failure(Rejection(.badMessageId))
         }
         var collapseID: CollapseID?
-        if let value = request.apns.collapseID {
+        if let value = request.text(request.apns.collapseID) {
             guard let parsed = try? CollapseID(value) else { return .failure(Rejection(.badCollapseId)) }
             collapseID = parsed
         }

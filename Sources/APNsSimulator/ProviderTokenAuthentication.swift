@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import APNsCore
 
 /// Authenticates a request on a token-based connection (spec §3), in this order:
@@ -45,12 +48,18 @@ struct ProviderTokenAuthentication: Sendable {
 
     private func check(_ request: SimulatorRequest, on connection: SimulatedConnection, now: Int64) -> Rejection? {
         if wedgesAfterExpiredToken && connection.sawExpiredToken { return Rejection(.expiredProviderToken) }
-        let jwt: Substring
-        switch Self.bearerToken(request.apns.authorization) {
-        case .missing: return Rejection(.missingProviderToken)
-        case .notBearer: return Rejection(.invalidProviderToken)
-        case .token(let token): jwt = token
+        guard let header = request.apns.authorization else { return Rejection(.missingProviderToken) }
+        // The token is read in place: the connection's current token is matched without a copy.
+        return request.withBytes(header) { header in
+            switch Self.bearerToken(header) {
+            case .failure(.missing): Rejection(.missingProviderToken)
+            case .failure(.notBearer): Rejection(.invalidProviderToken)
+            case .success(let range): check(UnsafeBufferPointer(rebasing: header[range]), on: connection, now: now)
+            }
         }
+    }
+
+    private func check(_ jwt: UnsafeBufferPointer<UInt8>, on connection: SimulatedConnection, now: Int64) -> Rejection? {
         guard let claims = claims(of: jwt, on: connection) else { return Rejection(.invalidProviderToken) }
         if let keyEnvironment = claims.keyEnvironment, keyEnvironment != environment {
             return Rejection(environmentKeyReason)
@@ -66,22 +75,22 @@ struct ProviderTokenAuthentication: Sendable {
         }
         if claims.issuedAt - nowSeconds > Self.maximumTokenAgeSeconds { return Rejection(.invalidProviderToken) }
         guard let current = connection.currentToken else {
-            connection.currentToken = (String(jwt), claims)
+            connection.currentToken = (Array(jwt), claims)
             return nil
         }
-        guard current.jwt != jwt else { return nil }
+        guard !Self.bytes(current.jwt, equal: jwt) else { return nil }
         if let lastChange = connection.lastTokenChange, now - lastChange < Self.minimumTokenChangeIntervalMilliseconds {
             return Rejection(.tooManyProviderTokenUpdates)
         }
-        connection.currentToken = (String(jwt), claims)
+        connection.currentToken = (Array(jwt), claims)
         connection.lastTokenChange = now
         return nil
     }
 
     /// The claims of `jwt`, verified at most once per connection.
-    private func claims(of jwt: Substring, on connection: SimulatedConnection) -> VerifiedProviderToken? {
-        if let current = connection.currentToken, current.jwt == jwt { return current.claims }
-        let jwt = String(jwt)
+    private func claims(of jwt: UnsafeBufferPointer<UInt8>, on connection: SimulatedConnection) -> VerifiedProviderToken? {
+        if let current = connection.currentToken, Self.bytes(current.jwt, equal: jwt) { return current.claims }
+        let jwt = String(decoding: jwt, as: UTF8.self)
         if let checked = connection.checkedTokens[jwt] { return checked }
         let claims = verifier.verify(jwt)
         connection.tokenVerifications += 1
@@ -90,42 +99,31 @@ struct ProviderTokenAuthentication: Sendable {
         return claims
     }
 
-    private enum BearerToken {
-        case missing
-        case notBearer
-        /// A slice of the header, so the connection's current token is matched without a copy.
-        case token(Substring)
+    private static func bytes(_ stored: [UInt8], equal bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard stored.count == bytes.count else { return false }
+        return stored.withUnsafeBufferPointer { stored in
+            guard let left = stored.baseAddress, let right = bytes.baseAddress else { return true }
+            return memcmp(left, right, bytes.count) == 0
+        }
     }
 
     /// Reads `bearer <token>`: the word in any case, then white space, then the token, with
-    /// optional white space around (HTTP OWS: spaces and tabs). Scanned over the header's contiguous
-    /// bytes, as every request on a token connection carries one.
-    private static func bearerToken(_ header: String?) -> BearerToken {
-        guard var header else { return .missing }
-        let scanned = header.withUTF8 { bytes -> Result<Range<Int>, BearerTokenFailure> in
-            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-            guard let start = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
-            else { return .failure(.missing) }
-            let end = last + 1
-            let word = "bearer".utf8
-            let wordEnd = start + word.count
-            guard wordEnd <= end, zip(bytes[start..<wordEnd], word).allSatisfy({ $0 | 0x20 == $1 }) else {
-                return .failure(.notBearer)
-            }
-            guard wordEnd == end || isSpace(bytes[wordEnd]) else { return .failure(.notBearer) }
-            var tokenStart = wordEnd
-            while tokenStart < end, isSpace(bytes[tokenStart]) { tokenStart += 1 }
-            guard tokenStart < end else { return .failure(.missing) }
-            return .success(tokenStart..<end)
+    /// optional white space around (HTTP OWS: spaces and tabs). Returns where the token lies.
+    private static func bearerToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Result<Range<Int>, BearerTokenFailure> {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let start = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return .failure(.missing) }
+        let end = last + 1
+        let word = "bearer".utf8
+        let wordEnd = start + word.count
+        guard wordEnd <= end, zip(bytes[start..<wordEnd], word).allSatisfy({ $0 | 0x20 == $1 }) else {
+            return .failure(.notBearer)
         }
-        switch scanned {
-        case .failure(.missing): return .missing
-        case .failure(.notBearer): return .notBearer
-        case .success(let range):
-            // Both ends border ASCII white space or the header's ends, so they fall on scalar boundaries.
-            let utf8 = header.utf8
-            return .token(header[utf8.index(utf8.startIndex, offsetBy: range.lowerBound)..<utf8.index(utf8.startIndex, offsetBy: range.upperBound)])
-        }
+        guard wordEnd == end || isSpace(bytes[wordEnd]) else { return .failure(.notBearer) }
+        var tokenStart = wordEnd
+        while tokenStart < end, isSpace(bytes[tokenStart]) { tokenStart += 1 }
+        guard tokenStart < end else { return .failure(.missing) }
+        return .success(tokenStart..<end)
     }
 
     private enum BearerTokenFailure: Error {

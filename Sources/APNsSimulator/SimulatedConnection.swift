@@ -15,8 +15,9 @@ public final class SimulatedConnection {
     /// distinct token, not per request.
     public internal(set) var tokenVerifications = 0
 
-    /// The token the connection uses now, and its claims.
-    var currentToken: (jwt: String, claims: VerifiedProviderToken)?
+    /// The token the connection uses now (its bytes, matched against each request's in place), and
+    /// its claims.
+    var currentToken: (jwt: [UInt8], claims: VerifiedProviderToken)?
     /// Other tokens already checked on this connection (nil = invalid), so a client that keeps
     /// sending a bad or refused token is not verified again for every request.
     var checkedTokens: [String: VerifiedProviderToken?] = [:]
@@ -47,9 +48,9 @@ public final class SimulatedConnection {
         NotificationID.random(using: &random).upperCaseDescription
     }
 
-    /// `apns-unique-id`, lower case as observed.
-    func uniqueIDHeader() -> HTTPHeader {
-        HTTPHeader("apns-unique-id", NotificationID.random(using: &random).description)
+    /// A fresh `apns-unique-id` (written in lower case, as observed).
+    func uniqueID() -> NotificationID {
+        NotificationID.random(using: &random)
     }
 
     /// Whether the client authenticates with provider tokens rather than a certificate.

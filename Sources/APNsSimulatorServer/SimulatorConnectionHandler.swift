@@ -32,16 +32,17 @@ final class SimulatorConnectionHandler: HTTP2ConnectionDelegate, @unchecked Send
 
     func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {
         guard let model = connection.attachment as? SimulatedConnection else { return }
-        let simulated = SimulatorRequest(method: request.method, path: request.path, headers: request.headers, body: request.body)
+        // The fields go on as the bytes received: no `String` is made of a header the simulator skips.
+        let simulated = SimulatorRequest(fields: request.fields, body: request.body)
         switch simulator.handle(simulated, on: model) {
         case .respond(let response, let delay):
-            let answer = HTTP2Response(status: response.status, headers: response.headers, body: response.body)
+            // The packed fields go to nghttp2 as they are, with the simulator's indexing.
             if delay > 0 {
                 loop.schedule(afterMilliseconds: delay) { [weak connection] in
-                    connection?.respond(streamID: request.streamID, answer)
+                    connection?.respond(streamID: request.streamID, status: response.status, fields: response.fields, body: response.body)
                 }
             } else {
-                connection.respond(streamID: request.streamID, answer)
+                connection.respond(streamID: request.streamID, status: response.status, fields: response.fields, body: response.body)
             }
         case .neverRespond:
             break

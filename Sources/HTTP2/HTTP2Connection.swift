@@ -130,6 +130,14 @@ public final class HTTP2Connection: FileDescriptorHandler {
         perform { try session.submitResponse(streamID: streamID, response) }
     }
 
+    /// Server role: answers a request whose regular fields are already packed, each with how the
+    /// HPACK encoder may remember it (a value unique to one response is best never indexed).
+    /// Ignored when the stream is gone.
+    public func respond(streamID: Int32, status: Int, fields: HTTPFieldBlock, body: [UInt8]) {
+        guard !isClosed else { return }
+        perform { try session.submitResponse(streamID: streamID, status: status, fields: fields, body: body) }
+    }
+
     /// Server role: announces a new stream limit.
     public func setMaxConcurrentStreams(_ limit: Int) {
         guard !isClosed else { return }
@@ -304,6 +312,9 @@ public final class HTTP2Connection: FileDescriptorHandler {
 
     private func handleSessionEvents() {
         session.takeEvents(into: &sessionEvents)
+        // Let go of the events as soon as they are handled: a request's field and body storage is
+        // then its stream's alone again, and is reused rather than copied when the stream closes.
+        defer { sessionEvents.removeAll(keepingCapacity: true) }
         for event in sessionEvents {
             switch event {
             case .request(let request):

@@ -7,23 +7,48 @@ public typealias HTTP2Header = HTTPField
 public typealias HTTP2FieldBlock = HTTPFieldBlock
 
 /// A complete request as a server received it.
+///
+/// Its fields stay the bytes nghttp2 decoded, packed into one block (the pseudo-headers first, as
+/// HTTP/2 sends them, then the regular fields in arrival order, repeated names kept): a server reads
+/// the few fields it needs in place (``fields``) instead of paying for a `String` per name and value.
+/// The `String` properties below are made when asked for.
 public struct HTTP2Request: Sendable, Equatable {
     public var streamID: Int32
-    public var method: String
-    public var path: String
-    public var authority: String?
-    /// Regular headers in arrival order, repeated names kept (pseudo-headers are the fields above).
-    public var headers: [HTTP2Header]
+    /// Every field received, pseudo-headers included.
+    public var fields: HTTP2FieldBlock
     public var body: [UInt8]
 
     public init(streamID: Int32, method: String, path: String, authority: String? = nil,
                 headers: [HTTP2Header], body: [UInt8]) {
+        var fields = HTTP2FieldBlock()
+        fields.append(":method", method)
+        fields.append(":path", path)
+        if let authority { fields.append(":authority", authority) }
+        for header in headers { fields.append(header.name, header.value) }
+        self.init(streamID: streamID, fields: fields, body: body)
+    }
+
+    /// A request of fields as received: pseudo-headers first.
+    public init(streamID: Int32, fields: HTTP2FieldBlock, body: [UInt8]) {
         self.streamID = streamID
-        self.method = method
-        self.path = path
-        self.authority = authority
-        self.headers = headers
+        self.fields = fields
         self.body = body
+    }
+
+    /// `:method`; empty when absent (nghttp2 refuses such requests before they get here).
+    public var method: String { pseudoHeader(":method") ?? "" }
+    /// `:path`; empty when absent.
+    public var path: String { pseudoHeader(":path") ?? "" }
+    public var authority: String? { pseudoHeader(":authority") }
+
+    /// Regular headers in arrival order, repeated names kept (the pseudo-headers are the properties
+    /// above, `:scheme` aside).
+    public var headers: [HTTP2Header] { fields.regularFields }
+
+    private func pseudoHeader(_ name: String) -> String? {
+        fields.withUnsafeFields { fields in
+            fields.first { $0.name.elementsEqual(name.utf8) }.map { String(decoding: $0.value, as: UTF8.self) }
+        }
     }
 }
 

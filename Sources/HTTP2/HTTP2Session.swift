@@ -26,32 +26,42 @@ final class HTTP2Session {
 
     /// One open stream: the message being received, and the body being sent (a request's or a
     /// response's). A class, so each callback mutates it in place after one lookup.
+    ///
+    /// Its properties, and the session's own below, are marked `@exclusivity(unchecked)`: only the
+    /// connection's loop thread touches them, each callback reads or changes one and returns (nghttp2
+    /// calls back one at a time, never from inside another), so no two accesses overlap. The runtime
+    /// checks cost a thread-local look-up per access, a few percent of a server's time per request.
     private final class PartialMessage {
-        var method = ""
-        var path = ""
-        var authority: String?
+        /// Server role: every field of the request, as bytes.
+        @exclusivity(unchecked) var fields = HTTPFieldBlock()
         /// Client role: the response's `:status` and the framing checks nghttp2 no longer makes.
-        var check = ResponseCheck()
+        @exclusivity(unchecked) var check = ResponseCheck()
         /// Client role: the stream was reset for a malformed response.
-        var isReset = false
-        var headers: [HTTP2Header] = []
-        var body: [UInt8] = []
-        var complete = false
+        @exclusivity(unchecked) var isReset = false
+        /// Client role: the regular fields kept.
+        @exclusivity(unchecked) var headers: [HTTP2Header] = []
+        @exclusivity(unchecked) var body: [UInt8] = []
+        @exclusivity(unchecked) var complete = false
         /// The body nghttp2 reads from while it produces DATA frames, and how much it has read.
-        var outgoing: [UInt8] = []
-        var outgoingOffset = 0
+        @exclusivity(unchecked) var outgoing: [UInt8] = []
+        @exclusivity(unchecked) var outgoingOffset = 0
 
-        /// Empties the message for another stream. Its fields and body went to the finished message
-        /// (which may outlive the stream), so they are let go rather than emptied in place, which
-        /// would copy them; most responses a client keeps have neither.
-        func reset() {
-            method = ""
-            path = ""
-            authority = nil
+        /// Empties the message for another stream. A client's response fields and body went to the
+        /// finished response (which may outlive the stream), so they are let go rather than emptied
+        /// in place, which would copy them; most responses a client keeps have neither. A server's
+        /// request was handed on and let go by the time its stream closes (the response is sent),
+        /// so its field and body storage is emptied in place and serves the next request.
+        func reset(role: Role) {
+            switch role {
+            case .server:
+                fields.removeAll()
+                body.removeAll(keepingCapacity: true)
+            case .client:
+                headers = []
+                body = []
+            }
             check = ResponseCheck()
             isReset = false
-            headers = []
-            body = []
             complete = false
             outgoing = []
             outgoingOffset = 0
@@ -59,29 +69,30 @@ final class HTTP2Session {
     }
 
     /// Messages of closed streams, handed to new ones instead of allocating a message and its
-    /// header array per stream.
-    private var spareMessages: [PartialMessage] = []
-    private static let spareMessageLimit = 128
+    /// field and body storage per stream. As many as a busy client keeps streams open (a sender
+    /// runs hundreds at once per connection), so a server's messages keep their storage.
+    @exclusivity(unchecked) private var spareMessages: [PartialMessage] = []
+    private static let spareMessageLimit = 1024
 
     let role: Role
     /// Client role: the only regular response fields kept (lower-case names); nil keeps every field.
     /// The others are skipped before any `String` is made of them.
     private let keptResponseFields: [[UInt8]]?
     private var session: OpaquePointer!
-    private var partial = StreamTable<PartialMessage>()
+    @exclusivity(unchecked) private var partial = StreamTable<PartialMessage>()
     /// The message the last callback touched: a stream's HEADERS and DATA callbacks come in runs.
     /// Not retained, and lent without a retain (see ``withMessage(_:_:)``): `partial` holds the
     /// message until its stream closes, and `streamClosed` forgets it first.
-    private var recentStreamID: Int32 = 0
-    private var recentMessage: Unmanaged<PartialMessage>?
+    @exclusivity(unchecked) private var recentStreamID: Int32 = 0
+    @exclusivity(unchecked) private var recentMessage: Unmanaged<PartialMessage>?
     /// Reused between submissions: header bytes and the `nghttp2_nv` array pointing into them.
-    private var headerStorage: [UInt8] = []
-    private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
+    @exclusivity(unchecked) private var headerStorage: [UInt8] = []
+    @exclusivity(unchecked) private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
     /// What the reused storage holds after a request: its `:method`, `:scheme` and `:authority`,
     /// the same for nearly every request of a connection, and so kept for the next (the `:path` is
     /// lent from the request's own string).
-    private var requestPrefix: (method: String, scheme: String, authority: String)?
-    private var events: [Event] = []
+    @exclusivity(unchecked) private var requestPrefix: (method: String, scheme: String, authority: String)?
+    @exclusivity(unchecked) private var events: [Event] = []
 
     init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
         self.role = role
@@ -179,14 +190,19 @@ final class HTTP2Session {
     }
 
     func submitResponse(streamID: Int32, _ response: HTTP2Response) throws(HTTP2Error) {
+        try submitResponse(streamID: streamID, status: response.status, fields: HTTPFieldBlock(response.headers), body: response.body)
+    }
+
+    /// Answers a request with `:status` and the regular fields of `fields`, lent to nghttp2 in
+    /// place with their indexing.
+    func submitResponse(streamID: Int32, status: Int, fields: HTTPFieldBlock, body: [UInt8]) throws(HTTP2Error) {
         startHeaderFields()
-        appendHeaderField(":status", String(response.status))
-        response.headers.forEach(appendHeaderField)
+        appendHeaderField(":status", String(status))
         // The stream's message lives until the stream closes; without one, nghttp2 refuses below.
         let stream = partial[streamID]
-        stream?.outgoing = response.body
-        let result = withHeaderFields { nva, count in
-            withBodyProvider(hasBody: !response.body.isEmpty) { provider in
+        stream?.outgoing = body
+        let result = withHeaderFields(then: fields) { nva, count in
+            withBodyProvider(hasBody: !body.isEmpty) { provider in
                 nghttp2_submit_response(session, streamID, nva, count, provider)
             }
         }
@@ -276,10 +292,6 @@ final class HTTP2Session {
         headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
     }
 
-    private func appendHeaderField(_ field: HTTP2Header) {
-        appendHeaderField(field.name, field.value)
-    }
-
     /// Lends nghttp2 the appended fields, then `:path` when given, then the fields of `first` and
     /// `second`, as an `nghttp2_nv` array whose names and values stay valid for the one call
     /// (nghttp2 copies them).
@@ -338,14 +350,15 @@ final class HTTP2Session {
 
     // MARK: Callback bodies (recording only)
 
-    /// Lends `body` the message of `streamID`; nil when the stream has none. The last one touched
-    /// is lent again without a lookup or a retain (a retain and a release per callback otherwise).
+    /// Lends `body` the message of `streamID`; nil when the stream has none. Lent without a retain
+    /// (`partial` holds it meanwhile), and the last one touched again without a lookup: a client's
+    /// HEADERS and DATA frames come in runs, though nghttp2 sends a batch's HEADERS before its DATA.
     private func withMessage<Result>(_ streamID: Int32, _ body: (PartialMessage) -> Result) -> Result? {
         if let recentMessage, recentStreamID == streamID { return recentMessage._withUnsafeGuaranteedRef(body) }
-        guard let found = partial[streamID] else { return nil }
+        guard let found = partial.unretainedValue(forKey: streamID) else { return nil }
         recentStreamID = streamID
-        recentMessage = Unmanaged.passUnretained(found)
-        return body(found)
+        recentMessage = found
+        return found._withUnsafeGuaranteedRef(body)
     }
 
     fileprivate func beginHeaders(streamID: Int32) {
@@ -356,30 +369,25 @@ final class HTTP2Session {
     }
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        // Most fields are regular: one byte tells, instead of comparing with each pseudo-header.
+        // A server session keeps nghttp2's checks, so a request's fields are valid here; each is
+        // copied as it is into the request's block (no `String` per name and value).
+        guard role == .client else {
+            withMessage(streamID) { $0.fields.append(name: name, value: value) }
+            return
+        }
+        // Most fields are regular: one byte tells, instead of comparing with `:status`.
         // A field not kept is dropped before its stream's message is even looked up.
         guard name.first == UInt8(ascii: ":") else {
-            if role == .client, Self.bytes(Self.contentLengthName, equal: name) {
+            if Self.bytes(Self.contentLengthName, equal: name) {
                 withMessage(streamID) { $0.check.readContentLength(value) }
             }
             if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
             withMessage(streamID) { $0.headers.append(HTTP2Header(Self.text(name), Self.text(value))) }
             return
         }
+        // A response's only pseudo-header, compared as bytes.
         withMessage(streamID) { message in
-            // A response's only pseudo-header, compared as bytes.
-            if role == .client {
-                if Self.bytes(Self.statusName, equal: name) { message.check.readStatus(value) } else { message.check.readOtherPseudoHeader() }
-                return
-            }
-            // A server session keeps nghttp2's checks: a request's pseudo-headers are valid here.
-            switch Self.text(name) {
-            case ":method": message.method = Self.text(value)
-            case ":path": message.path = Self.text(value)
-            case ":authority": message.authority = Self.text(value)
-            case ":scheme": break
-            default: message.headers.append(HTTP2Header(Self.text(name), Self.text(value)))
-            }
+            if Self.bytes(Self.statusName, equal: name) { message.check.readStatus(value) } else { message.check.readOtherPseudoHeader() }
         }
     }
 
@@ -444,8 +452,7 @@ final class HTTP2Session {
             message.complete = true
             switch role {
             case .server:
-                events.append(.request(HTTP2Request(streamID: streamID, method: message.method, path: message.path,
-                                                    authority: message.authority, headers: message.headers, body: message.body)))
+                events.append(.request(HTTP2Request(streamID: streamID, fields: message.fields, body: message.body)))
             case .client:
                 events.append(.response(streamID: streamID, HTTP2Response(status: message.check.status, headers: message.headers,
                                                                           body: message.body)))
@@ -473,7 +480,7 @@ final class HTTP2Session {
             events.append(.streamFailed(streamID: streamID, errorCode: message.isReset ? HTTP2ErrorCode.protocolError : errorCode))
         }
         if spareMessages.count < Self.spareMessageLimit {
-            message.reset()
+            message.reset(role: role)
             spareMessages.append(message)
         }
     }

@@ -30,6 +30,14 @@ struct StreamTable<Value> {
         }
     }
 
+    /// The stream's object, not retained: for a caller that uses it only while the table holds it,
+    /// so that a lookup does not write to the object's reference count (a cache line the lookup
+    /// would not otherwise dirty; a server's streams are looked up on every DATA frame).
+    func unretainedValue(forKey streamID: Int32) -> Unmanaged<Value>? where Value: AnyObject {
+        guard let index = slot(of: streamID) else { return nil }
+        return values.withUnsafeBufferPointer { Unmanaged.passUnretained($0[index].unsafelyUnwrapped) }
+    }
+
     /// Removes the stream's value and returns it.
     @discardableResult
     mutating func removeValue(forKey streamID: Int32) -> Value? {

@@ -62,11 +62,58 @@ public struct HTTPFieldBlock: Sendable, Equatable {
         fieldCount += 1
     }
 
+    /// The fields as `HTTPField`s, pseudo-headers (names starting with `:`) left out: for readers
+    /// that want the regular fields as text, made when asked for.
+    public var regularFields: [HTTPField] {
+        var fields: [HTTPField] = []
+        withUnsafeFields { block in
+            for field in block where field.name.first != UInt8(ascii: ":") {
+                fields.append(HTTPField(String(decoding: field.name, as: UTF8.self), String(decoding: field.value, as: UTF8.self)))
+            }
+        }
+        return fields
+    }
+
     /// Lends the fields as pointers into the block, valid for the whole of `body` (so an encoder
     /// can hold every field of a request at once).
     @inlinable
     public func withUnsafeFields<Result, Failure: Error>(_ body: (UnsafeFields) throws(Failure) -> Result) throws(Failure) -> Result {
         try bytes.withUnsafeBufferPointer { (block) throws(Failure) -> Result in try body(UnsafeFields(block: block)) }
+    }
+
+    /// Empties the block and keeps its storage, so a block filled again and again (a server
+    /// stream's received fields) allocates only when it grows.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        fieldCount = 0
+    }
+
+    /// Calls `body` with each field's name, read in place, and where its value lies in the block:
+    /// a reader that looks up a few names once can keep the ranges and read the values later
+    /// (``withValue(in:_:)``, ``value(in:)``) without another search.
+    @inlinable
+    public func forEachField(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: Range<Int>) -> Void) {
+        bytes.withUnsafeBufferPointer { block in
+            var offset = 0
+            while offset < block.count {
+                let nameStart = offset + 9
+                let valueStart = nameStart + Self.length(in: block, at: offset + 1)
+                let valueEnd = valueStart + Self.length(in: block, at: offset + 5)
+                body(UnsafeBufferPointer(rebasing: block[nameStart..<valueStart]), valueStart..<valueEnd)
+                offset = valueEnd
+            }
+        }
+    }
+
+    /// Lends the bytes of the value at `range` (from ``forEachField(_:)``).
+    @inlinable
+    public func withValue<Result>(in range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// The value at `range` (from ``forEachField(_:)``) as text.
+    public func value(in range: Range<Int>) -> String {
+        withValue(in: range) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The fields of a block, read in place.
@@ -108,8 +155,6 @@ public struct HTTPFieldBlock: Sendable, Equatable {
 
     @inlinable
     static func length(in block: UnsafeBufferPointer<UInt8>, at offset: Int) -> Int {
-        var length = 0
-        for index in 0..<4 { length |= Int(block[offset + index]) << (8 * index) }
-        return length
+        Int(UInt32(littleEndian: UnsafeRawPointer(block.baseAddress! + offset).loadUnaligned(as: UInt32.self)))
     }
 }
