@@ -49,9 +49,10 @@ public final class ServerProcess: @unchecked Sendable {
         return true
     }
 
-    /// What the program printed so far.
+    /// What the program printed so far; bytes that are not UTF-8 become U+FFFD rather than the
+    /// whole log reading as empty.
     public var log: String {
-        (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+        FileManager.default.contents(atPath: logFile).map { String(decoding: $0, as: UTF8.self) } ?? ""
     }
 
     /// Sends `signal` without waiting (for tests of signal handling).
