@@ -96,11 +96,9 @@ public struct HTTPFieldBlock: Sendable, Equatable {
         bytes.withUnsafeBufferPointer { block in
             var offset = 0
             while offset < block.count {
-                let nameStart = offset + 9
-                let valueStart = nameStart + Self.length(in: block, at: offset + 1)
-                let valueEnd = valueStart + Self.length(in: block, at: offset + 5)
-                body(UnsafeBufferPointer(rebasing: block[nameStart..<valueStart]), valueStart..<valueEnd)
-                offset = valueEnd
+                let field = Self.field(in: block, at: offset)
+                body(UnsafeBufferPointer(rebasing: block[field.name]), field.value)
+                offset = field.value.upperBound
             }
         }
     }
@@ -136,11 +134,9 @@ public struct HTTPFieldBlock: Sendable, Equatable {
             public mutating func next() -> (name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, indexing: Indexing)? {
                 guard offset < block.count else { return nil }
                 let indexing = Indexing(rawValue: block[offset]) ?? .allowed
-                let nameStart = offset + 9
-                let valueStart = nameStart + HTTPFieldBlock.length(in: block, at: offset + 1)
-                offset = valueStart + HTTPFieldBlock.length(in: block, at: offset + 5)
-                return (UnsafeBufferPointer(rebasing: block[nameStart..<valueStart]),
-                        UnsafeBufferPointer(rebasing: block[valueStart..<offset]), indexing)
+                let field = HTTPFieldBlock.field(in: block, at: offset)
+                offset = field.value.upperBound
+                return (UnsafeBufferPointer(rebasing: block[field.name]), UnsafeBufferPointer(rebasing: block[field.value]), indexing)
             }
         }
 
@@ -151,6 +147,15 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     static func storeLength(_ length: Int, into header: UnsafeMutableBufferPointer<UInt8>, at offset: Int) {
         let length = UInt32(truncatingIfNeeded: length)
         for index in 0..<4 { header[offset + index] = UInt8(truncatingIfNeeded: length >> UInt32(8 * index)) }
+    }
+
+    /// Where the name and the value of the field stored at `offset` lie in `block`: after the flags
+    /// byte and the two lengths.
+    @inlinable
+    static func field(in block: UnsafeBufferPointer<UInt8>, at offset: Int) -> (name: Range<Int>, value: Range<Int>) {
+        let nameStart = offset + 9
+        let valueStart = nameStart + length(in: block, at: offset + 1)
+        return (nameStart..<valueStart, valueStart..<valueStart + length(in: block, at: offset + 5))
     }
 
     @inlinable

@@ -24,22 +24,11 @@ enum RESPEncoder {
         }
     }
 
-    /// Appends `marker`, `value` in decimal (not negative) and CRLF, the digits written on the stack.
+    /// Appends `marker`, `value` in decimal and CRLF.
     private static func appendHeader(_ marker: UInt8, _ value: Int, to output: inout [UInt8]) {
-        // The marker, at most 19 digits and CRLF.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 22) { line in
-            var start = line.count - 2
-            line[start] = carriageReturn
-            line[start + 1] = lineFeed
-            var rest = value
-            repeat {
-                start -= 1
-                line[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            start -= 1
-            line[start] = marker
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: line[start...]))
-        }
+        output.append(marker)
+        output.appendDecimal(value)
+        output.append(carriageReturn)
+        output.append(lineFeed)
     }
 }

@@ -72,14 +72,7 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     /// Appends an integer argument in decimal, without going through `String`.
     @inlinable
     public mutating func append(_ argument: Int) {
-        if argument < 0 { storage.append(UInt8(ascii: "-")) }
-        let firstDigit = storage.count
-        var magnitude = argument.magnitude
-        repeat {
-            storage.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        storage[firstDigit...].reverse()
+        storage.appendDecimal(argument)
         argumentEnds.append(storage.count)
     }
 
