@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
         .target(name: "CPushlineICU", dependencies: ["CICU"]),
 
+        // Integers written as decimal bytes: shared by JSON records and Redis commands.
+        .target(name: "DecimalBytes"),
+
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
 
@@ -36,13 +39,13 @@ let package = Package(
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
-        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
         .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
 
         // APNs.
-        .target(name: "APNsCore"),
+        .target(name: "APNsCore", dependencies: ["DecimalBytes"]),
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),

@@ -1,3 +1,5 @@
+import DecimalBytes
+
 /// Appends JSON text to a byte buffer: strings escaped per RFC 8259, so that no value can close a
 /// string early, add keys or break the document, whatever characters it holds.
 public enum JSONWriter {
@@ -98,21 +100,9 @@ public enum JSONWriter {
         }
     }
 
-    /// Appends `number` in decimal, as `String(number)` writes it, without making a `String`:
-    /// outcome records and settled claims carry several integers each, on every delivery's way.
+    /// Appends `number` in decimal, as `String(number)` writes it.
     public static func appendInteger(_ number: Int64, to buffer: inout [UInt8]) {
-        if number < 0 { buffer.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        // The digits from the last, at the end of room for the most an Int64 has (19).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
-            var first = digits.count
-            repeat {
-                first -= 1
-                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
-        }
+        buffer.appendDecimal(number)
     }
 
     /// Swift's shortest round-trip form ("0.5", "1e-05", "25.0") is valid JSON for finite values.

@@ -1,3 +1,5 @@
+import DecimalBytes
+
 /// Encodes commands to RESP2: `*<count>` CRLF, then per argument `$<length>` CRLF, its bytes and
 /// CRLF (binary-safe: lengths, not terminators), appended straight to the connection's output.
 ///
@@ -27,7 +29,7 @@ enum RESPEncoder {
     /// Appends `marker`, `value` in decimal and CRLF.
     private static func appendHeader(_ marker: UInt8, _ value: Int, to output: inout [UInt8]) {
         output.append(marker)
-        output.appendDecimal(value)
+        output.appendDecimal(Int64(value))
         output.append(carriageReturn)
         output.append(lineFeed)
     }

@@ -1,3 +1,5 @@
+import DecimalBytes
+
 /// One Redis command: its name and arguments as bytes (binary-safe), kept in one contiguous buffer
 /// so building and encoding a command costs two allocations however many arguments it has.
 ///
@@ -72,7 +74,7 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     /// Appends an integer argument in decimal, without going through `String`.
     @inlinable
     public mutating func append(_ argument: Int) {
-        storage.appendDecimal(argument)
+        storage.appendDecimal(Int64(argument))
         argumentEnds.append(storage.count)
     }
 
