@@ -18,6 +18,18 @@ public protocol ClaimStore {
     /// partition to its offset (every message below it has all its outputs in Kafka; a lower offset
     /// leaves a watermark as it is), in one round trip.
     func settle(_ settled: [SettledClaim], released: [DeliveryKey], recorded: [SourcePosition]) throws(RedisError)
+
+    /// Says this store's owner lives, for `livenessMilliseconds` (`pushline:owner:<owner>`), and
+    /// renews the pending TTL of the `held` claims that still hold its `pending`, in one round trip:
+    /// a live worker's deliveries are never taken over, however long APNs holds them.
+    func keepAlive(holding held: [DeliveryKey], livenessMilliseconds: Int) throws(RedisError)
+
+    /// The owners among `owners` that still say they live.
+    func liveOwners(among owners: [String]) throws(RedisError) -> Set<String>
+
+    /// Replaces each claim that still holds its dead holder's `pending` (compare-and-set); one
+    /// answer per replacement: whether it was replaced.
+    func replace(_ replacements: [ClaimReplacement]) throws(RedisError) -> [Bool]
 }
 
 extension ClaimStore {

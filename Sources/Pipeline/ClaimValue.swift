@@ -5,6 +5,30 @@ import APNsCore
 /// apns_status, apns_timestamp, latency_ms]`, `null` where absent. A plain `sent`/`failed` (a claim
 /// settled without an outcome, or by a Pushline that kept none) is read with no outcome.
 enum ClaimValue {
+    /// A `pending` claim's text: `pending <owner>`, or a plain `pending` without one.
+    static func pending(owner: String?) -> String {
+        owner.map { "pending " + $0 } ?? "pending"
+    }
+
+    /// The owner a `pending <owner>` claim names; nil for a plain `pending` or any other text.
+    static func pendingOwner(_ bytes: [UInt8]) -> String? {
+        let prefix = "pending ".utf8
+        guard bytes.count > prefix.count, bytes.starts(with: prefix) else { return nil }
+        return String(decoding: bytes[prefix.count...], as: UTF8.self)
+    }
+
+    /// The key that says an owner lives (`pushline:owner:<owner>`), refreshed while it runs.
+    static func ownerKey(_ owner: String) -> String {
+        "pushline:owner:" + owner
+    }
+
+    /// The claim's text.
+    static func encoded(_ claim: SettledClaim) -> [UInt8] {
+        var bytes: [UInt8] = []
+        encode(claim, into: &bytes)
+        return bytes
+    }
+
     /// Appends the claim's text to `bytes`, field by field (one per settled delivery, on the record
     /// path: written straight into the Redis command).
     static func encode(_ claim: SettledClaim, into bytes: inout [UInt8]) {

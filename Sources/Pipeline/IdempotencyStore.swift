@@ -19,7 +19,8 @@ public struct IdempotencyStore: ClaimStore {
         /// This worker holds the claim: send.
         case claimed
         /// Another attempt holds it and has not finished (redelivery while in flight): skip for now.
-        case pending
+        /// `owner` is the holder's id when its claim names one (whether it still lives can be asked).
+        case pending(owner: String?)
         /// This store's ``IdempotencyStore/owner`` already holds it `pending`.
         case heldByOwner
         /// Accepted by APNs for another message: suppress as a duplicate.
@@ -59,6 +60,18 @@ public struct IdempotencyStore: ClaimStore {
     /// The value of this store's `pending` claims.
     private let pendingValue: String
 
+    /// Renews the pending TTL only while the key still holds this store's `pending` claim.
+    private static let renew = RedisScript("""
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+        return 0
+        """)
+
+    /// Sets the key only while it still holds the value `ARGV[1]` (a dead owner's `pending`).
+    private static let replaceIfHeld = RedisScript("""
+        if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 end
+        return 0
+        """)
+
     /// Deletes the key only while it still holds this store's `pending` claim.
     private static let release = RedisScript("""
         if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -79,7 +92,7 @@ public struct IdempotencyStore: ClaimStore {
         self.connection = connection
         self.configuration = configuration
         self.owner = owner
-        pendingValue = owner.map { "pending " + $0 } ?? "pending"
+        pendingValue = ClaimValue.pending(owner: owner)
     }
 
     /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`) and reads the recorded
@@ -110,7 +123,8 @@ public struct IdempotencyStore: ClaimStore {
             default:
                 let value = reply.bytes ?? Array((reply.string ?? "").utf8)
                 guard let (state, outcome) = ClaimValue.decode(value) else {
-                    return owner != nil && value.elementsEqual(pendingValue.utf8) ? .heldByOwner : .pending
+                    if owner != nil && value.elementsEqual(pendingValue.utf8) { return .heldByOwner }
+                    return .pending(owner: ClaimValue.pendingOwner(value))
                 }
                 return .settled(state, outcome, claimedFrom: requests[index].source, recordedUpTo: watermarks[partitionOfRequest[index]])
             }
@@ -138,5 +152,47 @@ public struct IdempotencyStore: ClaimStore {
             + recorded.map { RedisCommand.evalSHA(Self.raiseWatermark, keys: [$0.topicPartition.recordedKey], arguments: [String($0.offset), ttl]) }
         let replies = try connection.pipeline(commands)
         if let error = replies.lazy.compactMap(\.error).first { throw error }
+    }
+
+    /// Refreshes the owner's liveness key and renews `held` claims that still hold its `pending`
+    /// (compare-and-`PEXPIRE`), in one round trip. Without an owner, only the claims are renewed.
+    public func keepAlive(holding held: [DeliveryKey], livenessMilliseconds: Int) throws(RedisError) {
+        let ttl = String(configuration.pendingMilliseconds)
+        var commands = held.map { RedisCommand.evalSHA(Self.renew, keys: [$0.claimKey], arguments: [pendingValue, ttl]) }
+        if let owner { commands.append(RedisCommand("SET", ClaimValue.ownerKey(owner), "alive", "PX", String(livenessMilliseconds))) }
+        guard !commands.isEmpty else { return }
+        let replies = try connection.pipeline(commands)
+        if let error = replies.lazy.compactMap(\.error).first { throw error }
+    }
+
+    /// `EXISTS` of each owner's liveness key, in one round trip.
+    public func liveOwners(among owners: [String]) throws(RedisError) -> Set<String> {
+        guard !owners.isEmpty else { return [] }
+        let replies = try connection.pipeline(owners.map { RedisCommand("EXISTS", ClaimValue.ownerKey($0)) })
+        var live = Set<String>()
+        for (owner, reply) in zip(owners, replies) {
+            if case .error(let error) = reply { throw error }
+            if reply.integer == 1 { live.insert(owner) }
+        }
+        return live
+    }
+
+    /// Compare-and-set of each claim from its dead holder's `pending`, in one round trip.
+    public func replace(_ replacements: [ClaimReplacement]) throws(RedisError) -> [Bool] {
+        guard !replacements.isEmpty else { return [] }
+        let commands = replacements.map { replacement in
+            let (value, ttl): (String, Int) = switch replacement.replacement {
+            case .takeOver: (pendingValue, configuration.pendingMilliseconds)
+            case .settle(let outcome):
+                (String(decoding: ClaimValue.encoded(SettledClaim(replacement.key, outcome: outcome)), as: UTF8.self),
+                 configuration.finishedMilliseconds)
+            }
+            return RedisCommand.evalSHA(Self.replaceIfHeld, keys: [replacement.key.claimKey],
+                                        arguments: [ClaimValue.pending(owner: replacement.holder), value, String(ttl)])
+        }
+        return try connection.pipeline(commands).map { (reply) throws(RedisError) -> Bool in
+            if case .error(let error) = reply { throw error }
+            return reply.integer == 1
+        }
     }
 }

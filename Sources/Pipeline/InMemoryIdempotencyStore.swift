@@ -37,7 +37,7 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
                 case nil:
                     state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
-                case .pending(let holder): return owner != nil && holder == owner ? .heldByOwner : .pending
+                case .pending(let holder): return owner != nil && holder == owner ? .heldByOwner : .pending(owner: holder)
                 case .settled(let settled, let outcome):
                     let watermark = state.recorded.value(for: request.source.topicPartition.recordedKey, at: now)
                     return .settled(settled, outcome, claimedFrom: request.source, recordedUpTo: watermark)
@@ -60,6 +60,43 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
                 let key = position.topicPartition.recordedKey
                 guard state.recorded.value(for: key, at: now).map({ $0 < position.offset }) ?? true else { continue }
                 state.recorded.set(position.offset, for: key, timeToLive: timeToLive, at: now)
+            }
+        }
+    }
+
+    /// Renews the pending TTL of `held` claims that still hold this store's `pending`; every owner
+    /// of this process lives as long as it does, so there is no liveness to keep.
+    public func keepAlive(holding held: [DeliveryKey], livenessMilliseconds: Int) {
+        let now = ContinuousClock.now
+        let timeToLive = Duration.milliseconds(configuration.pendingMilliseconds)
+        state.withLock { state in
+            for key in held where state.claims.value(for: key, at: now) == .pending(owner: owner) {
+                state.claims.set(.pending(owner: owner), for: key, timeToLive: timeToLive, at: now)
+            }
+        }
+    }
+
+    /// Every owner: the claims of this store live and die with this process.
+    public func liveOwners(among owners: [String]) -> Set<String> {
+        Set(owners)
+    }
+
+    /// Replaces each claim that still holds its holder's `pending`.
+    public func replace(_ replacements: [ClaimReplacement]) -> [Bool] {
+        let now = ContinuousClock.now
+        return state.withLock { state in
+            replacements.map { replacement in
+                guard state.claims.value(for: replacement.key, at: now) == .pending(owner: replacement.holder) else { return false }
+                switch replacement.replacement {
+                case .takeOver:
+                    state.claims.set(.pending(owner: owner), for: replacement.key,
+                                     timeToLive: .milliseconds(configuration.pendingMilliseconds), at: now)
+                case .settle(let outcome):
+                    let claim = SettledClaim(replacement.key, outcome: outcome)
+                    state.claims.set(.settled(claim.state, outcome), for: replacement.key,
+                                     timeToLive: .milliseconds(configuration.finishedMilliseconds), at: now)
+                }
+                return true
             }
         }
     }

@@ -8,6 +8,9 @@ public struct OutcomeEvent: Sendable, Equatable {
     /// How the delivery ended. `accepted` means APNs took it — never that a device showed it.
     public enum Status: String, Sendable, CaseIterable {
         case accepted, rejected, suppressed, failed, invalid, expired
+        /// APNs may or may not have taken it, and the pipeline's `dedupe.on_uncertain` is `skip`:
+        /// it is not sent again (at-most-once).
+        case unknown
     }
 
     public var intentID: String

@@ -24,6 +24,10 @@ struct DeliveryStages {
         var recorded: [PlannedDelivery] = []
         /// How many of ``outputs`` are outcomes decided earlier for the same message, emitted again.
         var reemitted = 0
+        /// Deliveries a dead worker left `pending`: taken over to be sent again (`resend`), or
+        /// settled `unknown` (`skip`, among ``outputs``).
+        var uncertainResent = 0
+        var uncertainSkipped = 0
     }
 
     private let planner: DeliveryPlanner
@@ -35,11 +39,13 @@ struct DeliveryStages {
     private let idempotency: any ClaimStore
     private let collapse: any CollapseStore
     private let registry: any TokenStore
+    private let onUncertain: UncertainDeliveryPolicy
 
     /// Connects to Redis, or takes the worker's in-memory stores.
     /// - Parameter owner: this worker's id, written into its `pending` claims in Redis.
     init(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) throws(RedisError) {
         defaultCollapseWindowSeconds = configuration.collapseWindowSeconds
+        onUncertain = configuration.onUncertain
         self.planner = planner
         records = planner.records
         switch stores {
@@ -73,8 +79,9 @@ struct DeliveryStages {
     /// Claims every delivery in one round trip, then applies the collapse windows in one more.
     /// A claim settled by another message is suppressed as `DuplicateIntent`; one settled by this
     /// very message (a redelivery) gets its outcome emitted again, or nothing when its message lies
-    /// below the partition's recorded watermark. A claim held by another attempt — or by this worker
-    /// for a delivery in `inFlight` or met earlier in this call (another copy of it) — is deferred;
+    /// below the partition's recorded watermark. A claim held by another attempt that lives — or by
+    /// this worker for a delivery in `inFlight` or met earlier in this call (another copy of it) — is
+    /// deferred; one a dead worker left `pending` follows `on_uncertain` (``resolveOrphaned(_:claims:)``);
     /// a claim this worker holds for nothing in flight (a repeated call) is its own.
     func claim(_ planned: [PlannedDelivery], inFlight: Set<DeliveryKey>) throws(RedisError) -> Claims {
         var claims = Claims()
@@ -83,6 +90,7 @@ struct DeliveryStages {
         var claimedHere = Set<DeliveryKey>(minimumCapacity: planned.count)
         var claimed: [PlannedDelivery] = []
         claimed.reserveCapacity(planned.count)
+        var heldByOthers: [(delivery: PlannedDelivery, holder: String)] = []
         let results = try idempotency.claim(planned.map { ClaimRequest($0.key, source: $0.source) })
         for (delivery, result) in zip(planned, results) {
             let key = delivery.key
@@ -102,12 +110,53 @@ struct DeliveryStages {
                 claims.reemitted += 1
             case .recorded:
                 claims.recorded.append(delivery)
-            case .pending:
+            case .pending(let holder?):
+                heldByOthers.append((delivery, holder))
+            case .pending(nil):
                 claims.deferred.append(delivery)
             }
         }
+        for delivery in try resolveOrphaned(heldByOthers, claims: &claims) {
+            guard !inFlight.contains(delivery.key) && claimedHere.insert(delivery.key).inserted else {
+                claims.deferred.append(delivery)
+                continue
+            }
+            claimed.append(delivery)
+        }
         claims.admitted = try applyCollapseWindows(claimed, outputs: &claims.outputs)
         return claims
+    }
+
+    /// Claims held `pending` by other workers: deferred while their holder lives; a dead holder's
+    /// (its liveness key expired: it died with the delivery at APNs, or before) are uncertain, and
+    /// follow `on_uncertain` — taken over and returned, to be sent again (`resend`), or settled with
+    /// the outcome `unknown`/`UncertainAfterCrash` (`skip`). Each replacement holds only while the
+    /// claim still names the dead holder; one that moved on meanwhile is deferred and read again.
+    /// Costs a round trip only when a batch meets another worker's claims (a redelivery).
+    private func resolveOrphaned(_ held: [(delivery: PlannedDelivery, holder: String)],
+                                 claims: inout Claims) throws(RedisError) -> [PlannedDelivery] {
+        guard !held.isEmpty else { return [] }
+        let live = try idempotency.liveOwners(among: Array(Set(held.lazy.map(\.holder))))
+        claims.deferred += held.lazy.filter { live.contains($0.holder) }.map(\.delivery)
+        let orphaned = held.filter { !live.contains($0.holder) }
+        let unknown = orphaned.map { onUncertain == .skip ? records.decided($0.delivery, .unknown, reason: "UncertainAfterCrash") : nil }
+        let replaced = try idempotency.replace(zip(orphaned, unknown).map { orphan, outcome in
+            ClaimReplacement(orphan.delivery.key, holder: orphan.holder, replacement: outcome.map { .settle($0) } ?? .takeOver)
+        })
+        var takenOver: [PlannedDelivery] = []
+        for ((orphan, outcome), replaced) in zip(zip(orphaned, unknown), replaced) {
+            if !replaced {
+                claims.deferred.append(orphan.delivery)
+            } else if let outcome {
+                claims.outputs.append(records.outcome(orphan.delivery, outcome))
+                claims.uncertainSkipped += 1
+            } else {
+                orphan.delivery.holdsClaim = true
+                takenOver.append(orphan.delivery)
+                claims.uncertainResent += 1
+            }
+        }
+        return takenOver
     }
 
     /// Drops duplicate and stale collapse-id deliveries within their collapse window — the intent's
@@ -149,6 +198,11 @@ struct DeliveryStages {
     func release(_ planned: [PlannedDelivery]) throws(RedisError) {
         let keys = planned.filter(\.holdsClaim).map(\.key)
         if !keys.isEmpty { try idempotency.release(keys) }
+    }
+
+    /// Says this worker lives and renews the pending claims it holds for `held`, in one round trip.
+    func keepAlive(holding held: Set<DeliveryKey>, livenessMilliseconds: Int) throws(RedisError) {
+        try idempotency.keepAlive(holding: Array(held), livenessMilliseconds: livenessMilliseconds)
     }
 
     /// Whether Redis answers (in-memory stores always do).

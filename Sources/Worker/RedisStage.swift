@@ -13,6 +13,11 @@ import Synchronization
 /// where claims and records happen in order: a claim that finds this worker's own `pending` for a
 /// delivery in that set (another copy of it) defers that copy.
 ///
+/// Every third of the shorter of the pending TTL and `dedupe.owner_ttl`, it says the worker lives
+/// (its liveness key) and renews the `pending` claims of that set in one round trip, so a delivery
+/// held at the sender (an APNs outage, up to `max_hold`) is never taken over by another worker, and
+/// one that a dead worker left is (docs/worker.md, "Uncertain deliveries").
+///
 /// So do the partitions' recorded watermarks that moved since they were last written
 /// (``noteRecorded(_:)``): each record round trip carries them, and when none comes they are written
 /// alone, at most once per ``watermarkFlushMilliseconds``, so the window in which a redelivery emits
@@ -88,19 +93,35 @@ final class RedisStage: Sendable {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
         var lastRecorded = ContinuousClock.now
+        let livenessMilliseconds = configuration.ownerTTL.wholeMilliseconds
+        let keepAliveInterval = min(configuration.ownerTTL, .milliseconds(configuration.idempotency.pendingMilliseconds)) / 3
+        var nextKeepAlive = ContinuousClock.now
+        /// Says the worker lives, and renews its claims, when due; a failure is tried again next turn
+        /// (the jobs meet the same Redis and report the outage).
+        func keepAliveIfDue(_ stages: DeliveryStages) {
+            guard ContinuousClock.now >= nextKeepAlive else { return }
+            do {
+                try stages.keepAlive(holding: claimed, livenessMilliseconds: livenessMilliseconds)
+                nextKeepAlive = .now + keepAliveInterval
+            } catch {}
+        }
         while !stopping.load(ordering: .acquiring) {
-            _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? 1000 : Self.watermarkFlushMilliseconds)
+            let idle = stages == nil ? 1000 : max(1, min(1000, (nextKeepAlive - .now).wholeMilliseconds))
+            _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? idle : Self.watermarkFlushMilliseconds)
             for job in jobs.take() where !stopping.load(ordering: .acquiring) {
                 if case .record = job { lastRecorded = .now }
                 do {
                     if stages == nil {
                         stages = try DeliveryStages(configuration: configuration, planner: planner, stores: stores, owner: owner)
                     }
+                    // The liveness key stands before this worker's first claim names it.
+                    keepAliveIfDue(stages!)
                     outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed)])
                 } catch {
                     outcomes.append(contentsOf: [.failed(job, error)])
                 }
             }
+            if let stages { keepAliveIfDue(stages) }
             if let stages, ContinuousClock.now >= lastRecorded + .milliseconds(Self.watermarkFlushMilliseconds) {
                 let watermarks = takeRecorded()
                 guard !watermarks.isEmpty else { continue }

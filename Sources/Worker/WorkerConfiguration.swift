@@ -1,3 +1,4 @@
+import APNsClient
 import Enrichment
 import Kafka
 import Pipeline
@@ -58,6 +59,12 @@ public struct WorkerConfiguration: Sendable {
     public var shutdownDeadline = Duration.seconds(30)
     /// How often a delivery whose claim another attempt holds (`pending`) is checked again.
     public var pendingRecheckInterval = Duration.seconds(1)
+    /// What a delivery APNs may have taken without an answer becomes (`dedupe.on_uncertain`): one
+    /// whose claim a dead worker left `pending`, or (at the sender) one whose stream was lost.
+    public var onUncertain = UncertainDeliveryPolicy.resend
+    /// How long this worker's liveness key outlives its last renewal (`dedupe.owner_ttl`); it is
+    /// renewed, with the pending claims it holds, every third of the shorter of this and the pending TTL.
+    public var ownerTTL = Duration.seconds(3)
     /// The longest wait for the first message of a poll while nothing is in hand.
     public var pollTimeout = Duration.milliseconds(100)
     /// How long a broker may hold a fetch when it has nothing new (`fetch.wait.max.ms`, unless the

@@ -101,7 +101,7 @@ final class WorkerLoop {
         // librdkafka's default lets a broker hold a fetch 500 ms when it has nothing new (librdkafka's
         // mock broker always does): intents would wait that long. A worker that has caught up asks again soon.
         consumerConfiguration.additionalProperties["fetch.wait.max.ms"] = consumerConfiguration.additionalProperties["fetch.wait.max.ms"]
-            ?? String(configuration.fetchWait.components.seconds * 1000 + configuration.fetchWait.components.attoseconds / 1_000_000_000_000_000)
+            ?? String(configuration.fetchWait.wholeMilliseconds)
         consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents] event in
             consumerEvents.append(contentsOf: [event])
         }
@@ -286,6 +286,8 @@ final class WorkerLoop {
             if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
             metrics.redeliveredReemitted.increment(by: claims.reemitted)
             metrics.redeliveredRecorded.increment(by: claims.recorded.count)
+            metrics.uncertainResent.increment(by: claims.uncertainResent)
+            metrics.uncertainSkipped.increment(by: claims.uncertainSkipped)
             let recorded = claims.recorded.compactMap { ledger.decideWithoutOutput($0.entry) }
             if !recorded.isEmpty { complete(recorded) }
             try produce(claims.outputs)

@@ -30,6 +30,9 @@ struct WorkerMetrics: Sendable {
     /// or nothing because Kafka has it.
     let redeliveredReemitted: Counter
     let redeliveredRecorded: Counter
+    /// Deliveries a dead worker left `pending` at APNs: sent again (`resend`) or not (`skip`).
+    let uncertainResent: Counter
+    let uncertainSkipped: Counter
 
     init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
         self.pipeline = pipeline
@@ -66,6 +69,11 @@ struct WorkerMetrics: Sendable {
             help: "Deliveries of redelivered messages decided before: reemitted (their outcome again), recorded (nothing: Kafka has it).")
         redeliveredReemitted = redelivered.metric(labelValues: [pipeline, "reemitted"])
         redeliveredRecorded = redelivered.metric(labelValues: [pipeline, "recorded"])
+        let uncertain = try registry.makeCounterFamily(
+            name: "pushline_uncertain_deliveries_total", labelNames: ["pipeline", "decision"],
+            help: "Deliveries a dead worker left pending at APNs (dedupe.on_uncertain): resent, or skipped (outcome unknown).")
+        uncertainResent = uncertain.metric(labelValues: [pipeline, "resent"])
+        uncertainSkipped = uncertain.metric(labelValues: [pipeline, "skipped"])
         redisAvailable.set(to: 1)
     }
 

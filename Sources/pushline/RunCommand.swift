@@ -138,9 +138,11 @@ enum RunCommand: Command {
         worker.maximumInFlight = pipeline.maximumInFlight
         worker.redisUnreachable = pipeline.redisUnreachable == .failOpen ? .failOpen : .pause
         worker.shutdownDeadline = configuration.shutdown.deadline
-        worker.idempotency.pendingMilliseconds = milliseconds(pipeline.dedupe.pendingTTL)
-        worker.idempotency.finishedMilliseconds = milliseconds(pipeline.dedupe.sentTTL)
+        worker.idempotency.pendingMilliseconds = pipeline.dedupe.pendingTTL.wholeMilliseconds
+        worker.idempotency.finishedMilliseconds = pipeline.dedupe.sentTTL.wholeMilliseconds
         worker.collapseWindowSeconds = Int(pipeline.dedupe.collapseWindow.components.seconds)
+        worker.onUncertain = pipeline.dedupe.onUncertain
+        worker.ownerTTL = pipeline.dedupe.ownerTTL
         return worker
     }
 
@@ -149,10 +151,6 @@ enum RunCommand: Command {
         case .token(let key): .token(ProviderTokenSource(credentials: key))
         case .certificate(let certificateFile, let privateKeyFile): .certificate(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
         }
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     private static func printNote(_ message: String) {

@@ -33,7 +33,7 @@ struct IdempotencyStoreTests {
             let third = try store.claim([delivery])
             return first + second + third
         }
-        #expect(results == [.claimed, .pending, .sent])
+        #expect(results == [.claimed, .pending(owner: nil), .sent])
     }
 
     @Test("a released claim can be claimed again; a failed one is remembered", arguments: StoreBackend.allCases)
@@ -103,7 +103,7 @@ struct IdempotencyStoreTests {
             return (first, again)
         }
         #expect(results.0.allSatisfy { $0 == .claimed })
-        #expect(results.1.allSatisfy { $0 == .pending })
+        #expect(results.1.allSatisfy { $0 == .pending(owner: nil) })
     }
 }
 

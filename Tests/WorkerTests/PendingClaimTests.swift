@@ -51,4 +51,83 @@ struct PendingClaimTests {
         #expect(outcomes.first?["status"] as? String == "accepted")
         #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
     }
+
+    @Test("a claim a dead worker left pending (its liveness key gone) is taken over at once and sent once under resend")
+    func deadOwnersClaimIsResent() async throws {
+        let fixture = try await WorkerFixture { $0.pendingRecheckInterval = .milliseconds(300) }
+        let token = try WorkerFixture.token(44)
+        // Pending for a minute: only the owner's death, not the claim's TTL, lets it go.
+        try await fixture.redisCommand(["SET", WorkerFixture.claimKey(intent: "crashed", token: token), "pending dead-worker", "PX", "60000"])
+        try await fixture.publish([WorkerFixture.intent(id: "crashed", tokens: [token])])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        let resent = try fixture.counter("pushline_uncertain_deliveries_total", [("decision", "resent")])
+        try await fixture.stop()
+
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+        #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
+        #expect(resent == 1)
+    }
+
+    @Test("under on_uncertain skip, a claim a dead worker left pending gets the outcome unknown/UncertainAfterCrash and nothing is sent")
+    func deadOwnersClaimIsSkipped() async throws {
+        let fixture = try await WorkerFixture {
+            $0.pendingRecheckInterval = .milliseconds(300)
+            $0.onUncertain = .skip
+        }
+        let uncertain = try WorkerFixture.token(45)
+        let fresh = try WorkerFixture.token(46)
+        try await fixture.redisCommand(["SET", WorkerFixture.claimKey(intent: "crashed", token: uncertain), "pending dead-worker", "PX", "60000"])
+        try await fixture.publish([WorkerFixture.intent(id: "crashed", tokens: [uncertain, fresh])])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 2)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        let claim = try await fixture.redisCommand(["GET", WorkerFixture.claimKey(intent: "crashed", token: uncertain)])
+        let skipped = try fixture.counter("pushline_uncertain_deliveries_total", [("decision", "skipped")])
+        try await fixture.stop()
+
+        #expect(outcomes.count == 2, "one outcome per delivery")
+        let byToken = Dictionary(outcomes.map { ($0["token"] as? String ?? "", $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byToken[uncertain.hex]?["status"] as? String == "unknown")
+        #expect(byToken[uncertain.hex]?["reason"] as? String == "UncertainAfterCrash")
+        #expect(byToken[fresh.hex]?["status"] as? String == "accepted")
+        #expect(fixture.harness.simulator.inbox().map(\.token) == [fresh.hex], "the uncertain delivery is not sent again")
+        #expect(claim?.hasPrefix("failed") == true, "settled, so a redelivery does not send it either")
+        #expect(skipped == 1)
+    }
+
+    @Test("a claim whose owner still lives is deferred, and taken over once the owner's liveness key expires")
+    func liveOwnersClaimWaitsForItsDeath() async throws {
+        let fixture = try await WorkerFixture { $0.pendingRecheckInterval = .milliseconds(300) }
+        let token = try WorkerFixture.token(47)
+        try await fixture.redisCommand(["SET", WorkerFixture.claimKey(intent: "busy", token: token), "pending live-worker", "PX", "60000"])
+        try await fixture.redisCommand(["SET", "pushline:owner:live-worker", "alive", "PX", "4000"])
+        try await fixture.publish([WorkerFixture.intent(id: "busy", tokens: [token])])
+        let whileAlive = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.stop()
+
+        #expect(whileAlive.isEmpty, "nothing while its owner lives")
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+        #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
+    }
+
+    @Test("a claim whose delivery APNs holds longer than the pending TTL is renewed by its live worker, not left to expire")
+    func heldClaimIsRenewed() async throws {
+        let fixture = try await WorkerFixture { $0.idempotency.pendingMilliseconds = 1000 }
+        var faults = fixture.harness.simulator.faults
+        faults.latencyMilliseconds = 3000
+        fixture.harness.simulator.setFaults(faults)
+        let token = try WorkerFixture.token(48)
+        let key = WorkerFixture.claimKey(intent: "slow", token: token)
+        try await fixture.publish([WorkerFixture.intent(id: "slow", tokens: [token])])
+        try await fixture.wait(for: "the claim") { try fixture.redisCommandOnThisThread(["GET", key]) != nil }
+        // Twice the pending TTL later, with APNs still holding the request.
+        try await Task.sleep(for: .seconds(2))
+        let whileHeld = try await fixture.redisCommand(["GET", key])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.stop()
+
+        #expect(whileHeld?.hasPrefix("pending ") == true, "still this worker's pending claim: \(whileHeld ?? "none")")
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+    }
 }
