@@ -75,6 +75,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     func submit(_ batch: DeliveryBatch) {
+        batch.atTurnEnd = { [loop] handOver in loop.deferUntilBatchEnd(handOver) }
         let deliveries = batch.deliveries
         for delivery in deliveries where delivery.deadline + Self.sweepInterval < batch.deadline {
             // An expiration sooner than the cap: its own timer, as the sweep sees it only in turn.

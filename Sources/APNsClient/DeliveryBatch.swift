@@ -1,7 +1,8 @@
 import APNsCore
 
-/// One `send` call's requests inside a pool: their deliveries until each has its outcome, the
-/// outcomes by index, and the task waiting for them, resumed once all are in.
+/// One `send` call's requests inside a pool: their deliveries until each has its outcome, and the
+/// task that takes the outcomes as they come: those of one turn of the pool's loop are handed over
+/// together, at the end of that turn, each with its request's index.
 ///
 /// Made on the caller's thread with its deliveries; from ``ConnectionPool/submit(_:)`` on, only the
 /// pool's loop touches it.
@@ -13,15 +14,17 @@ final class DeliveryBatch: @unchecked Sendable {
     private(set) var deliveries: [PendingDelivery] = []
     /// The latest deadline of its deliveries: the cap after submission.
     let deadline: UInt64
-    private var results: [RequestOutcome]
     private var remaining: Int
-    private var continuation: CheckedContinuation<[RequestOutcome], Never>?
+    /// Outcomes set during this turn of the loop, not yet handed over.
+    private var answered: [(index: Int, outcome: RequestOutcome)] = []
+    private var answers: AsyncStream<[(index: Int, outcome: RequestOutcome)]>.Continuation?
+    /// Runs the hand-over at the end of the loop's turn; set by the pool when the batch is submitted.
+    var atTurnEnd: (@escaping () -> Void) -> Void = { $0() }
 
     /// Makes the deliveries of `count` requests, each made by `request` from its index, submitted
     /// at `now`, each with its deadline under `cap` (monotonic nanoseconds).
     init(count: Int, now: UInt64, cap: UInt64, request: (Int) -> (APNsRequest, APNsExpiration)) {
         deadline = now + cap
-        results = Array(repeating: Self.unset, count: count)
         remaining = count
         deliveries = (0..<count).map { index in
             let (request, expiration) = request(index)
@@ -34,30 +37,33 @@ final class DeliveryBatch: @unchecked Sendable {
     /// True once every delivery has its outcome.
     var isComplete: Bool { remaining == 0 }
 
-    /// Waits for every outcome, in request order; `submit` hands the batch to the pool.
-    func outcomes(submit: @escaping @Sendable (DeliveryBatch) -> Void) async -> [RequestOutcome] {
-        let deliveries = self.deliveries
-        let outcomes = await withCheckedContinuation { (continuation: CheckedContinuation<[RequestOutcome], Never>) in
-            self.continuation = continuation
-            submit(self)
-        }
-        // The last reference, most of the time: the deliveries are freed on the thread that made them.
-        withExtendedLifetime(deliveries) {}
-        return outcomes
+    /// The outcomes as they come, in chunks (one per turn of the pool's loop), until the last;
+    /// `submit` hands the batch to the pool. The caller holds the deliveries until the stream ends.
+    func outcomes(submit: @escaping @Sendable (DeliveryBatch) -> Void) -> AsyncStream<[(index: Int, outcome: RequestOutcome)]> {
+        let (stream, continuation) = AsyncStream.makeStream(of: [(index: Int, outcome: RequestOutcome)].self)
+        answers = continuation
+        submit(self)
+        return stream
     }
 
-    /// Records the outcome of the delivery at `index` (each delivery sets it once).
+    /// Records the outcome of the delivery at `index` (each delivery sets it once); the first of a
+    /// turn arranges the hand-over at its end, the last of the batch hands over at once.
     func set(_ index: Int, _ result: RequestOutcome) {
-        results[index] = result
+        answered.append((index, result))
         remaining -= 1
-        guard remaining == 0 else { return }
-        deliveries = []
-        let finished = results
-        results = []
-        continuation?.resume(returning: finished)
+        if remaining == 0 {
+            deliveries = []
+            handOver()
+            answers?.finish()
+            answers = nil
+        } else if answered.count == 1 {
+            atTurnEnd { [self] in handOver() }
+        }
     }
 
-    /// What a place holds until its outcome is set.
-    private static let unset = RequestOutcome(outcome: .failed, response: nil, body: APNsResponseBody([]), attempts: 0,
-                                              latencyMilliseconds: 0, detail: nil)
+    private func handOver() {
+        guard !answered.isEmpty else { return }
+        answers?.yield(answered)
+        answered = []
+    }
 }

@@ -108,7 +108,7 @@ final class RedisStage: Sendable {
         while !stopping.load(ordering: .acquiring) {
             let idle = stages == nil ? 1000 : max(1, min(1000, (nextKeepAlive - .now).wholeMilliseconds))
             _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? idle : Self.watermarkFlushMilliseconds)
-            for job in jobs.take() where !stopping.load(ordering: .acquiring) {
+            for job in Self.coalesced(jobs.take()) where !stopping.load(ordering: .acquiring) {
                 if case .record = job { lastRecorded = .now }
                 do {
                     if stages == nil {
@@ -151,6 +151,22 @@ final class RedisStage: Sendable {
             for delivery in sent where delivery.planned.holdsClaim { claimed.remove(delivery.planned.key) }
             return .recorded(sent, tokenEvents: tokenEvents)
         }
+    }
+
+    /// The jobs in order, adjacent record jobs joined into one: a send's answers come in chunks (one
+    /// per turn of the sender's loop), and chunks that queued up while a round trip ran go together
+    /// in the next one.
+    static func coalesced(_ jobs: [Job]) -> [Job] {
+        var joined: [Job] = []
+        joined.reserveCapacity(jobs.count)
+        for job in jobs {
+            if case .record(let sent) = job, case .record(let before)? = joined.last {
+                joined[joined.count - 1] = .record(before + sent)
+            } else {
+                joined.append(job)
+            }
+        }
+        return joined
     }
 
     /// The watermarks noted since the last call, as positions (partition and offset).

@@ -2,13 +2,17 @@ import APNsClient
 import Runtime
 
 /// Starts the worker's sends on Swift's cooperative pool and hands their answers back to the
-/// worker's thread through an ``Inbox``, with each delivery's records built there, off the
-/// worker's thread.
+/// worker's thread through an ``Inbox`` as APNs gives them (a chunk per turn of the sender's loop,
+/// not once per send), with each delivery's records built there, off the worker's thread: the
+/// claims are settled per answer, so a crash leaves only what was at APNs uncertain.
 final class SendCompletions: Sendable {
-    /// One finished ``APNsSender/send(_:pool:)``: the worker's id for it and its deliveries.
+    /// Answers of one ``APNsSender/send(_:pool:answered:)``: the worker's id for it, the deliveries
+    /// answered since its last completion, and whether the send is over.
     struct Completion: Sendable {
         let send: Int
         let delivered: Result<[SentDelivery], any Error>
+        /// Every delivery of the send is answered (or the send failed as a whole).
+        let isLast: Bool
     }
 
     private let finished: Inbox<Completion>
@@ -23,19 +27,20 @@ final class SendCompletions: Sendable {
     /// through ``take()``.
     func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, sender: APNsSender) {
         Task.detached { [self] in
-            let delivered: Result<[SentDelivery], any Error>
             do {
-                let results = try await sender.send(notifications, pool: pool)
-                // The send's results arrive together: their outcomes are decided at one moment.
-                let now = OutputRecords.now()
-                delivered = .success(zip(deliveries, results).map { planned, result in
-                    let records = records.sent(planned, result, completedAt: now)
-                    return SentDelivery(planned: planned, result: result, outputs: records.outputs, settled: records.settled)
-                })
+                try await sender.send(notifications, pool: pool) { answered in
+                    // A chunk's results arrive together: their outcomes are decided at one moment.
+                    let now = OutputRecords.now()
+                    let delivered = answered.map { index, result in
+                        let records = records.sent(deliveries[index], result, completedAt: now)
+                        return SentDelivery(planned: deliveries[index], result: result, outputs: records.outputs, settled: records.settled)
+                    }
+                    finished.append(contentsOf: [Completion(send: send, delivered: .success(delivered), isLast: false)])
+                }
+                finished.append(contentsOf: [Completion(send: send, delivered: .success([]), isLast: true)])
             } catch {
-                delivered = .failure(error)
+                finished.append(contentsOf: [Completion(send: send, delivered: .failure(error), isLast: true)])
             }
-            finished.append(contentsOf: [Completion(send: send, delivered: delivered)])
         }
     }
 

@@ -29,12 +29,6 @@ final class WorkerLoop {
         case record([SentDelivery])
     }
 
-    /// A batch's deliveries for one (pool, APNs topic), at the sender.
-    private struct Send {
-        let batch: Int
-        let deliveries: [PlannedDelivery]
-    }
-
     private struct SendGroup: Equatable {
         let pool: String
         let topic: String
@@ -71,10 +65,12 @@ final class WorkerLoop {
     private var openedAt = ContinuousClock.now
     /// Messages handed to the planners and not yet back.
     private var messagesPlanning = 0
-    /// Claim and record jobs at the ``RedisStage``, not yet answered.
+    /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage may
+    /// record several jobs' deliveries in one round trip).
     private var claimJobs = 0
-    private var recordJobs = 0
-    private var sends: [Int: Send] = [:]
+    private var deliveriesRecording = 0
+    /// The batch of each (pool, APNs topic) send at the sender, by send id.
+    private var sends: [Int: Int] = [:]
     /// Batches at the sender, with how many of their sends are still out.
     private var batchesAtSender: [Int: Int] = [:]
     private var nextSend = 0
@@ -269,7 +265,7 @@ final class WorkerLoop {
                 })
                 return
             }
-            recordJobs += 1
+            deliveriesRecording += sent.count
             redisStage.submit(.record(sent))
         }
     }
@@ -279,7 +275,7 @@ final class WorkerLoop {
     private func handle(_ outcome: RedisStage.Outcome) throws {
         switch outcome {
         case .claimed, .failed(.claim, _): claimJobs -= 1
-        case .recorded, .failed(.record, _): recordJobs -= 1
+        case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
         }
         switch outcome {
         case .claimed(let claims):
@@ -315,7 +311,7 @@ final class WorkerLoop {
         for (group, deliveries) in groups {
             let id = nextSend
             nextSend += 1
-            sends[id] = Send(batch: batch, deliveries: deliveries)
+            sends[id] = batch
             completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: group.pool, sender: sender)
         }
     }
@@ -347,14 +343,18 @@ final class WorkerLoop {
         return groups
     }
 
-    /// A send's results: recorded now, or when Redis answers again.
+    /// A send's answers so far: recorded now, or when Redis answers again; its last frees its place.
     private func recordSend(_ completion: SendCompletions.Completion) throws {
         // A send abandoned at the shutdown deadline may still answer: nothing waits for it.
-        guard let send = sends.removeValue(forKey: completion.send) else { return }
-        if let remaining = batchesAtSender[send.batch] {
-            batchesAtSender[send.batch] = remaining > 1 ? remaining - 1 : nil
+        guard let batch = sends[completion.send] else { return }
+        if completion.isLast {
+            sends[completion.send] = nil
+            if let remaining = batchesAtSender[batch] {
+                batchesAtSender[batch] = remaining > 1 ? remaining - 1 : nil
+            }
         }
-        try submit(.record(try completion.delivered.get()))
+        let delivered = try completion.delivered.get()
+        if !delivered.isEmpty { try submit(.record(delivered)) }
     }
 
     // MARK: Kafka
@@ -497,7 +497,8 @@ final class WorkerLoop {
         redisStage.stop()
         if !unsent.isEmpty { try? connectedStages().release(unsent) }
         if !ledger.isEmpty {
-            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "redis_jobs": .string("\(claimJobs + recordJobs)"),
+            logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "claim_jobs": .string("\(claimJobs)"),
+                                                                      "deliveries_recording": .string("\(deliveriesRecording)"),
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])
         }
         try producer.close()
