@@ -26,6 +26,8 @@ public struct LocalRunConfiguration: Sendable {
     public var shutdownDeadline: String?
     /// The pipeline's `dedupe.pending_ttl`, e.g. `2s`.
     public var pendingTTL: String?
+    /// The pipeline's `dedupe.on_uncertain`: `resend` or `skip`.
+    public var onUncertain: String?
     /// The pipeline's `batch.size`.
     public var batchSize: Int?
 
@@ -77,7 +79,9 @@ public struct LocalRunConfiguration: Sendable {
             "templates: \(RepositoryPaths.file("Config/templates"))", "locales: \(RepositoryPaths.file("Config/locales"))",
             "apns_pool: simulator",
         ]
-        if let pendingTTL { lines += ["dedupe:", "  pending_ttl: \(pendingTTL)"] }
+        if pendingTTL != nil || onUncertain != nil { lines.append("dedupe:") }
+        if let pendingTTL { lines.append("  pending_ttl: \(pendingTTL)") }
+        if let onUncertain { lines.append("  on_uncertain: \(onUncertain)") }
         if let batchSize { lines += ["batch:", "  size: \(batchSize)"] }
         return lines.joined(separator: "\n") + "\n"
     }
