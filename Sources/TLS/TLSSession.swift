@@ -87,7 +87,7 @@ public final class TLSSession {
             switch error {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .needMoreInput
             case SSL_ERROR_ZERO_RETURN: return .closed
-            default: throw OpenSSLError.drainingQueue(operation: "TLS read")
+            default: throw failure("TLS read")
             }
         }
     }
@@ -153,7 +153,17 @@ public final class TLSSession {
     private func check(_ result: Int32, operation: String) throws(OpenSSLError) {
         switch SSL_get_error(ssl, result) {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return
-        default: throw OpenSSLError.drainingQueue(operation: operation)
+        default: throw failure(operation)
         }
+    }
+
+    /// OpenSSL's queued error, with why the peer's certificate was refused when that is what failed:
+    /// the queue only says "certificate verify failed"; the session knows the reason (an expired
+    /// certificate, an unknown CA, a host name the certificate does not name…).
+    private func failure(_ operation: String) -> OpenSSLError {
+        let error = OpenSSLError.drainingQueue(operation: operation)
+        let verification = SSL_get_verify_result(ssl)
+        guard verification != X509_V_OK, let reason = X509_verify_cert_error_string(verification) else { return error }
+        return OpenSSLError(operation: operation, reason: error.reason + " (" + String(cString: reason) + ")")
     }
 }
