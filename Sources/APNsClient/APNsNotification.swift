@@ -36,7 +36,12 @@ public struct APNsNotification: Sendable {
         fields.append("apns-push-type", notification.pointee.pushType.rawValue)
         fields.append("apns-topic", notification.pointee.topic)
         notification.pointee.id.withUTF8Description { fields.append("apns-id", bytes: $0, indexing: .never) }
-        if let priority = notification.pointee.priority { fields.append("apns-priority", priority.description) }
+        // Without the field APNs assumes 10, which it calls an error for push types that must go at
+        // 5 (background): a notification that chose none gets its push type's default then.
+        let pushType = notification.pointee.pushType
+        if let priority = notification.pointee.priority ?? (pushType.defaultPriority == .immediate ? nil : pushType.defaultPriority) {
+            fields.append("apns-priority", priority.description)
+        }
         if let expiration = notification.pointee.expiration.headerValue { fields.append("apns-expiration", expiration) }
         if let collapseID = notification.pointee.collapseID { fields.append("apns-collapse-id", collapseID.value) }
         return fields

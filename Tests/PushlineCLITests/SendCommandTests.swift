@@ -8,8 +8,9 @@ import Testing
 struct SendCommandTests {
     private let token = String(repeating: "ab", count: 32)
 
-    private func send(_ harness: SimulatorHarness, _ extra: [String], caFile: Bool = true) throws -> CommandResult {
-        let payload = try temporaryFile(#"{"aps":{"alert":"hi"}}"#)
+    private func send(_ harness: SimulatorHarness, _ extra: [String], caFile: Bool = true,
+                      payload text: String = #"{"aps":{"alert":"hi"}}"#) throws -> CommandResult {
+        let payload = try temporaryFile(text)
         var arguments = ["send", "--key", DevCredentials.privateKeyFile, "--key-id", DevCredentials.keyID,
                          "--team-id", DevCredentials.teamID, "--host", "localhost", "--port", String(harness.devicePort)]
         if caFile { arguments += ["--ca-file", harness.certificateFile] }
@@ -25,6 +26,17 @@ struct SendCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput == "\(token) 200 \(id)\n")
         #expect(harness.simulator.inbox().first?.token == token)
+    }
+
+    @Test("a background push without --priority goes at priority 5 (APNs calls 10 an error for background); an alert at 10")
+    func backgroundDefaultsToPriorityFive() throws {
+        let harness = try SimulatorHarness()
+        defer { harness.stop() }
+        let background = try send(harness, ["--topic", "com.example.app", "--push-type", "background", "--token", token],
+                                  payload: #"{"aps":{"content-available":1}}"#)
+        let alert = try send(harness, ["--topic", "com.example.app", "--push-type", "alert", "--token", token])
+        #expect(background.status == 0 && alert.status == 0, "\(background.standardError) \(alert.standardError)")
+        #expect(harness.simulator.inbox().map { "\($0.pushType) \($0.priority)" } == ["background 5", "alert 10"])
     }
 
     @Test("against nghttpd, an independent HTTP/2 server (as `bench e2e --server nghttpd` runs it): a token it has a file for is accepted, another gets 404")
