@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "YAML", dependencies: ["CYAML"]),
 
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "TLS"]),
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
