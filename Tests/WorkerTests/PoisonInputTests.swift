@@ -68,6 +68,53 @@ struct PoisonInputTests {
         #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
     }
 
+    @Test("a record the broker refuses for good (INVALID_RECORD) is replaced by its stand-in: still one outcome per delivery, and the worker goes on")
+    func brokerRefusalReplaced() async throws {
+        // The worker's producer lingers 500 ms, so the error pushed below meets its next produce
+        // request (the test's publisher has been answered by then).
+        let fixture = try await WorkerFixture { $0.producer.linger = .milliseconds(500) }
+        let tokens = try (5..<7).map(WorkerFixture.token)
+        try await fixture.publish([WorkerFixture.intent(id: "refused", tokens: [tokens[0]])])
+        fixture.pipeline.cluster.pushRequestErrors([.invalidRecord], for: .produce)
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.publish([WorkerFixture.intent(id: "after-refused", tokens: [tokens[1]])])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 2)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        try await fixture.wait(for: "the offset past both intents") { try fixture.committedOffsetOnThisThread() == 2 }
+        try await fixture.stop()
+
+        #expect(outcomes.map { $0["intent_id"] as? String } == ["refused", "after-refused"])
+        #expect(outcomes.allSatisfy { $0["status"] as? String == "accepted" })
+        #expect((outcomes.first?["replaced"] as? [String: Any])?["error"] as? String == "INVALID_RECORD")
+        #expect(outcomes.last?["replaced"] == nil)
+        #expect(try fixture.counter("pushline_outputs_replaced_total", [("topic", "pushline.outcomes"), ("reason", "INVALID_RECORD")]) == 1)
+        #expect(fixture.harness.simulator.inbox().map(\.token) == tokens.map(\.hex))
+    }
+
+    @Test("a record that times out while the broker is down is produced again, as it was, once the broker is back: one outcome, none replaced")
+    func timedOutRecordRetried() async throws {
+        let fixture = try await WorkerFixture {
+            $0.producer.linger = .milliseconds(500)
+            $0.producer.messageTimeout = .milliseconds(1000)
+        }
+        let token = try WorkerFixture.token(8)
+        try await fixture.publish([WorkerFixture.intent(id: "retried", tokens: [token])])
+        // Sent: its outcome lingers 500 ms in the producer, and meets the broker down.
+        try await fixture.wait(for: "the notification sent") { fixture.harness.simulator.inbox().count == 1 }
+        try fixture.pipeline.cluster.setBrokerDown(1)
+        try await fixture.wait(for: "a record refused while the broker is down") { fixture.logLines.messages.contains("output refused, retrying") }
+        try fixture.pipeline.cluster.setBrokerUp(1)
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(2))
+        try await fixture.stop()
+
+        #expect(outcomes.count == 1)
+        #expect(outcomes.first?["status"] as? String == "accepted" && outcomes.first?["replaced"] == nil)
+        #expect(try fixture.counter("pushline_outputs_retried_total", [("topic", "pushline.outcomes"), ("reason", "_MSG_TIMED_OUT")]) >= 1)
+        #expect(try fixture.counter("pushline_outputs_replaced_total", [("topic", "pushline.outcomes"), ("reason", "_MSG_TIMED_OUT")]) == 0)
+        #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
+    }
+
     /// `sha256sum`'s digest of `bytes` (an implementation independent of the worker's).
     private func sha256sum(_ bytes: [UInt8]) throws -> String {
         let result = try ExternalCommand.run(try ExternalCommand.locate("sha256sum", package: "coreutils"), ["-"], standardInput: Data(bytes))
