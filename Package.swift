@@ -123,6 +123,6 @@ let package = Package(
 
 // `make fuzz` only: the target calls libFuzzer's driver, so it links only with -sanitize=fuzzer.
 if Context.environment["PUSHLINE_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore"],
+    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore", "APNsClient", "Kafka", "Pipeline", "Worker"],
                                              path: "Fuzz/EnrichmentFuzz"))
 }
