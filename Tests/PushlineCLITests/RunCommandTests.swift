@@ -11,12 +11,7 @@ import Testing
 struct RunCommandTests {
     @Test("runs the pipeline of a configuration: an intent becomes an accepted outcome and a notification, with metrics, readiness and JSON logs; SIGTERM exits 0")
     func runsPipeline() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq"] {
-            try cluster.createTopic(topic, partitions: 1)
-        }
-        let redis = try await RedisServer.start()
-        let harness = try SimulatorHarness()
+        let (cluster, redis, harness) = try await startStack()
         defer {
             harness.stop()
             redis.stop()
@@ -61,12 +56,7 @@ struct RunCommandTests {
 
     @Test("a 900 KB malformed intent does not stop pushline run: it becomes an invalid IntentTooLarge outcome and the next intent is accepted")
     func survivesPoisonIntent() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq"] {
-            try cluster.createTopic(topic, partitions: 1)
-        }
-        let redis = try await RedisServer.start()
-        let harness = try SimulatorHarness()
+        let (cluster, redis, harness) = try await startStack()
         defer {
             harness.stop()
             redis.stop()
@@ -120,6 +110,15 @@ struct RunCommandTests {
         #expect(log.contains("worker failed") && log.contains("redis_server_error"), "\(log)")
         #expect(!log.contains("a-wrong-one"), "the password never reaches the log")
     }
+}
+
+/// A mock Kafka cluster with the pipeline's topics, a redis-server and a simulator, for `pushline run`.
+private func startStack() async throws -> (KafkaMockCluster, RedisServer, SimulatorHarness) {
+    let cluster = try KafkaMockCluster(brokers: 1)
+    for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq"] {
+        try cluster.createTopic(topic, partitions: 1)
+    }
+    return (cluster, try await RedisServer.start(), try SimulatorHarness())
 }
 
 /// Publishes one message and waits for Kafka to acknowledge it.
