@@ -28,8 +28,10 @@ test: setup
 FUZZ_SECONDS ?= 60
 fuzz: setup
 	PUSHLINE_FUZZ=1 $(SWIFT) build -Xswiftc -sanitize=fuzzer --product EnrichmentFuzz --build-path .build/fuzz
-	mkdir -p .build/fuzz/corpus && cp Fuzz/corpus/*/* .build/fuzz/corpus/
-	.build/fuzz/debug/EnrichmentFuzz .build/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=2097152 -timeout=10 -rss_limit_mb=4096 \
+	mkdir -p .build/fuzz/corpus && cp Fuzz/corpus/*/* .build/fuzz/corpus/ && python3 Fuzz/large-seeds.py .build/fuzz/corpus
+	# -len_control=0: inputs may be up to -max_len from the start (libFuzzer otherwise grows them slowly,
+	# and a few minutes never pass a few KB), so the large seeds are mutated as they are.
+	.build/fuzz/debug/EnrichmentFuzz .build/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=2097152 -len_control=0 -timeout=10 -rss_limit_mb=4096 \
 		-artifact_prefix=.build/fuzz/ -print_final_stats=1
 
 clean:

@@ -35,10 +35,11 @@ enum WorkerPlanningFuzz {
         })
         guard case .planned(let deliveries, let outputs)? = plan else { return }
         var records = outputs
+        var originals = LastOriginal()
         for planned in deliveries {
             let failed = DeliveryResult(outcome: .failed, id: planned.delivery.notificationID, deviceToken: planned.delivery.token,
                                         attempts: 3, latencyMilliseconds: 1, failureDetail: "connection lost")
-            records += planner.records.sent(planned, failed, completedAt: 1).outputs
+            records += planner.records.sent(planned, failed, completedAt: 1, originals: &originals).outputs
             let rejected = DeliveryResult(outcome: .rejected, id: planned.delivery.notificationID, deviceToken: planned.delivery.token,
                                           status: 410, reason: .unregistered, timestamp: 1, attempts: 1, latencyMilliseconds: 1)
             records += [planner.records.tokenEvent(planned, rejected, removed: true)].compactMap { $0 }

@@ -10,6 +10,24 @@ import TLS
 /// message itself stays in its source topic, at its source position), and its texts are cut to
 /// ``textLimit`` bytes. So a dead letter is never much over 40 KiB, under any broker's limit.
 public struct DeadLetter: Sendable, Equatable {
+    /// What a dead letter carries of the message: its first ``DeadLetter/originalPrefixLimit``
+    /// bytes (all of it when it is no longer), its size and its SHA-256. Taken once per message:
+    /// the deliveries of one message whose retries ran out share it.
+    public struct Original: Sendable, Equatable {
+        public let prefix: [UInt8]
+        /// The size of the whole message, in bytes.
+        public let size: Int
+        /// The SHA-256 of the whole message, lower-case hex.
+        public let sha256: String
+
+        /// The summary of `bytes`, the whole message as read from Kafka.
+        public init(_ bytes: [UInt8]) {
+            prefix = Array(bytes.prefix(DeadLetter.originalPrefixLimit))
+            size = bytes.count
+            sha256 = SHA256Digest.hex(bytes)
+        }
+    }
+
     public static let schemaVersion: Int64 = 1
     /// The most bytes of the original a dead letter carries: 4 KiB shows a reader what the
     /// message was (an intent's top-level fields, the start of a payload), and written as base64
@@ -24,43 +42,40 @@ public struct DeadLetter: Sendable, Equatable {
     public var reason: String
     public var detail: String
     public var source: SourcePosition
-    /// The first ``originalPrefixLimit`` bytes of the message as read from Kafka (all of it when
-    /// it is no longer).
-    public var originalPrefix: [UInt8]
-    /// The size of the whole message, in bytes.
-    public var originalSize: Int
-    /// The SHA-256 of the whole message, lower-case hex.
-    public var originalSHA256: String
+    public var original: Original
     public var intentID: String?
     public var recordedAt: Int64
 
-    /// A dead letter for `original`, the whole message: its prefix, size and digest are taken
-    /// here, and `detail` and `intentID` are cut to ``textLimit`` bytes.
-    public init(reason: String, detail: String, source: SourcePosition, original: [UInt8], intentID: String?, recordedAt: Int64) {
+    /// A dead letter for a message summarised as `original`; `detail` and `intentID` are cut to
+    /// ``textLimit`` bytes.
+    public init(reason: String, detail: String, source: SourcePosition, original: Original, intentID: String?, recordedAt: Int64) {
         self.reason = reason
         self.detail = detail.utf8Prefix(maxBytes: Self.textLimit)
         self.source = source
-        originalPrefix = Array(original.prefix(Self.originalPrefixLimit))
-        originalSize = original.count
-        originalSHA256 = SHA256Digest.hex(original)
+        self.original = original
         self.intentID = intentID.map { $0.utf8Prefix(maxBytes: Self.textLimit) }
         self.recordedAt = recordedAt
+    }
+
+    /// A dead letter for `original`, the whole message (summarised here).
+    public init(reason: String, detail: String, source: SourcePosition, original: [UInt8], intentID: String?, recordedAt: Int64) {
+        self.init(reason: reason, detail: detail, source: source, original: Original(original), intentID: intentID, recordedAt: recordedAt)
     }
 
     /// The prefix travels as standard base64 (`original_base64`), so any bytes survive; when it is
     /// valid UTF-8 (once a character cut at the end of the prefix is dropped) it is also given as
     /// text (`original_text`) for people reading the DLQ.
     public var encoded: [UInt8] {
-        var writer = JSONFieldWriter(capacity: 512 + 3 * originalPrefix.count)
+        var writer = JSONFieldWriter(capacity: 512 + 3 * original.prefix.count)
         writer.integer("schema_version", Self.schemaVersion)
         writer.string("reason", reason)
         writer.string("detail", detail)
         source.write("source", to: &writer)
         writer.string("intent_id", intentID)
-        writer.integer("original_size", Int64(originalSize))
-        writer.string("original_sha256", originalSHA256)
-        writer.string("original_base64", Self.base64(originalPrefix))
-        writer.string("original_text", Self.text(originalPrefix, cut: originalPrefix.count < originalSize))
+        writer.integer("original_size", Int64(original.size))
+        writer.string("original_sha256", original.sha256)
+        writer.string("original_base64", Self.base64(original.prefix))
+        writer.string("original_text", Self.text(original.prefix, cut: original.prefix.count < original.size))
         writer.integer("recorded_at", recordedAt)
         return writer.finish()
     }

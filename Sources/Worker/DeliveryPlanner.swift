@@ -45,7 +45,8 @@ struct DeliveryPlanner: Sendable {
             intent = try IntentDecoder.decode(bytes, maximumBytes: maximumIntentBytes)
         } catch {
             return .planned([], outputs: [
-                records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: bytes, intentID: nil, entry: entry),
+                records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: DeadLetter.Original(bytes),
+                                   intentID: nil, entry: entry),
                 records.undecodable(reason: error.code.rawValue, source: source, entry: entry),
             ])
         }
@@ -85,7 +86,7 @@ struct DeliveryPlanner: Sendable {
     /// A decoded intent that cannot become notifications: a dead letter and one `invalid` outcome per device.
     private func invalid(_ intent: Intent, user: String?, devices: [RecipientDevice], message: KafkaConsumerMessage, source: SourcePosition,
                          entry: MessageLedger.EntryID, reason: String, detail: String) -> [WorkerOutput] {
-        var outputs = [records.deadLetter(reason: reason, detail: detail, source: source, original: message.value ?? [],
+        var outputs = [records.deadLetter(reason: reason, detail: detail, source: source, original: DeadLetter.Original(message.value ?? []),
                                           intentID: intent.id, entry: entry)]
         for device in devices {
             var event = records.intentOutcome(intent, user: user, source: source, reason: reason)

@@ -28,8 +28,9 @@ final class SendCompletions: Sendable {
                 let results = try await sender.send(notifications, pool: pool)
                 // The send's results arrive together: their outcomes are decided at one moment.
                 let now = OutputRecords.now()
+                var originals = LastOriginal()
                 delivered = .success(zip(deliveries, results).map { planned, result in
-                    let records = records.sent(planned, result, completedAt: now)
+                    let records = records.sent(planned, result, completedAt: now, originals: &originals)
                     return SentDelivery(planned: planned, result: result, outputs: records.outputs, settled: records.settled)
                 })
             } catch {
