@@ -88,7 +88,8 @@ struct OutputRecords: Sendable {
     func deadLetter(reason: String, detail: String, source: SourcePosition, original: DeadLetter.Original, intentID: String?,
                     entry: MessageLedger.EntryID) -> WorkerOutput {
         let letter = DeadLetter(reason: reason, detail: detail, source: source, original: original, intentID: intentID, recordedAt: Self.now())
-        return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, key: intentID.map { Array($0.utf8) }, value: letter.encoded),
+        // Keyed by the letter's intent id, which is bounded like the rest of it: a dead letter always fits.
+        return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, key: letter.intentID.map { Array($0.utf8) }, value: letter.encoded),
                             kind: .deadLetter(reason: reason), entry: entry)
     }
 
