@@ -23,12 +23,15 @@ test: setup
 	# nghttpd, h2load) and time-bounded waits; run side by side on two cores they starve each other.
 	$(SWIFT) test --skip-build --no-parallel
 
-## fuzz: build the enrichment fuzz target with libFuzzer and run it for FUZZ_SECONDS (default 60)
+## fuzz: build the fuzz target (intent decoder, templates, the worker's planning and records) with libFuzzer and
+## run it for FUZZ_SECONDS (default 60), with inputs up to 2 MB (poison intents are bounded by max_intent_bytes, 256 KiB)
 FUZZ_SECONDS ?= 60
 fuzz: setup
 	PUSHLINE_FUZZ=1 $(SWIFT) build -Xswiftc -sanitize=fuzzer --product EnrichmentFuzz --build-path .build/fuzz
-	mkdir -p .build/fuzz/corpus && cp Fuzz/corpus/*/* .build/fuzz/corpus/
-	.build/fuzz/debug/EnrichmentFuzz .build/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	mkdir -p .build/fuzz/corpus && cp Fuzz/corpus/*/* .build/fuzz/corpus/ && python3 Fuzz/large-seeds.py .build/fuzz/corpus
+	# -len_control=0: inputs may be up to -max_len from the start (libFuzzer otherwise grows them slowly,
+	# and a few minutes never pass a few KB), so the large seeds are mutated as they are.
+	.build/fuzz/debug/EnrichmentFuzz .build/fuzz/corpus -max_total_time=$(FUZZ_SECONDS) -max_len=2097152 -len_control=0 -timeout=10 -rss_limit_mb=4096 \
 		-artifact_prefix=.build/fuzz/ -print_final_stats=1
 
 clean:

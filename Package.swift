@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "YAML", dependencies: ["CYAML"]),
 
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "TLS"]),
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
@@ -123,6 +123,6 @@ let package = Package(
 
 // `make fuzz` only: the target calls libFuzzer's driver, so it links only with -sanitize=fuzzer.
 if Context.environment["PUSHLINE_FUZZ"] != nil {
-    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore"],
+    package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore", "APNsClient", "Kafka", "Pipeline", "Worker"],
                                              path: "Fuzz/EnrichmentFuzz"))
 }

@@ -1,21 +1,23 @@
 import APNsCore
 @testable import Enrichment
 
-/// One fuzz input (`make fuzz`): fed to the intent decoder, the template parser or the template
-/// text compiler, chosen by its first byte. Any crash, trap or sanitizer report is a bug; thrown
+/// One fuzz input (`make fuzz`): fed to the intent decoder, the template parser, the template
+/// text compiler or the worker's planning and records (``WorkerPlanningFuzz``), chosen by its first byte. Any crash, trap or sanitizer report is a bug; thrown
 /// errors are the expected answer to bad input. Exported under libFuzzer's name as well, which its
 /// archive expects even though `main.swift` starts the driver.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func enrichmentFuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     guard let data, size > 0 else { return 0 }
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
-    switch data[0] % 3 {
+    switch data[0] % 4 {
     case 0:
         fuzzIntent(bytes)
     case 1:
         _ = try? TemplateFile(bytes, file: "fuzz.yaml")
-    default:
+    case 2:
         fuzzTemplateText(bytes)
+    default:
+        WorkerPlanningFuzz.run(bytes)
     }
     return 0
 }

@@ -6,6 +6,15 @@ public enum IntentDecoder {
     /// The schema version this decoder reads; `schema_version` may be omitted or must equal it.
     public static let schemaVersion: Int64 = 1
 
+    /// Like ``decode(_:)-([UInt8])``, but bytes over `maximumBytes` are refused unread
+    /// (`IntentTooLarge`): a reader bounds what one message may cost it.
+    public static func decode(_ bytes: [UInt8], maximumBytes: Int) throws(IntentDecodingError) -> Intent {
+        guard bytes.count <= maximumBytes else {
+            throw IntentDecodingError(.intentTooLarge, at: "$", "the message is \(bytes.count) bytes, more than the limit of \(maximumBytes)")
+        }
+        return try decode(bytes)
+    }
+
     /// Decodes one intent document. The root's members go straight into their fields as they are
     /// parsed: no root object is built.
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {

@@ -11,6 +11,8 @@ public struct IntentDecodingError: Error, Equatable, Sendable, CustomStringConve
         case wrongType = "WrongType"
         case invalidValue = "InvalidValue"
         case conflictingFields = "ConflictingFields"
+        /// Larger than the reader's limit (a pipeline's `max_intent_bytes`): not decoded at all.
+        case intentTooLarge = "IntentTooLarge"
     }
 
     public let code: Code

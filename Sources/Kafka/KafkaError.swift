@@ -47,6 +47,16 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public static let notCoordinator = Code(RD_KAFKA_RESP_ERR_NOT_COORDINATOR)
         public static let rebalanceInProgress = Code(RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS)
         public static let messageSizeTooLarge = Code(RD_KAFKA_RESP_ERR_MSG_SIZE_TOO_LARGE)
+        /// The broker found the record or its batch malformed (`CORRUPT_MESSAGE`).
+        public static let invalidMessage = Code(RD_KAFKA_RESP_ERR_INVALID_MSG)
+        public static let invalidMessageSize = Code(RD_KAFKA_RESP_ERR_INVALID_MSG_SIZE)
+        /// The broker's checks refused the record (for example a compacted topic and no key).
+        public static let invalidRecord = Code(RD_KAFKA_RESP_ERR_INVALID_RECORD)
+        public static let recordListTooLarge = Code(RD_KAFKA_RESP_ERR_RECORD_LIST_TOO_LARGE)
+        public static let invalidTimestamp = Code(RD_KAFKA_RESP_ERR_INVALID_TIMESTAMP)
+        public static let unsupportedForMessageFormat = Code(RD_KAFKA_RESP_ERR_UNSUPPORTED_FOR_MESSAGE_FORMAT)
+        /// librdkafka could not build the message (a local check).
+        public static let badMessage = Code(RD_KAFKA_RESP_ERR__BAD_MSG)
         public static let topicAuthorizationFailed = Code(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
         public static let unknownTopicOrPartition = Code(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
         /// The group coordinator no longer knows this member (its session expired).
@@ -64,6 +74,14 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
             .leaderNotAvailable, .requestTimedOut, .notEnoughReplicas, .notEnoughReplicasAfterAppend,
             .networkException, .coordinatorNotAvailable, .notCoordinator, .rebalanceInProgress,
         ]
+
+        /// Codes by which Kafka refuses one record for what it is (too large, malformed, a timestamp
+        /// out of range): sending the same bytes again can never succeed. Refusals about the topic or
+        /// the cluster (authorization, an unknown topic) are not in it: they pass when the cause is fixed.
+        static let permanent: Set<Code> = [
+            .messageSizeTooLarge, .invalidMessage, .invalidMessageSize, .invalidRecord, .recordListTooLarge,
+            .invalidTimestamp, .unsupportedForMessageFormat, .badMessage,
+        ]
     }
 
     public let code: Code
@@ -75,6 +93,12 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
     public let isRetryable: Bool
     /// Whether the client is unusable from now on (for example a fatal idempotent-producer error).
     public let isFatal: Bool
+
+    /// Whether Kafka refuses this very record for good (too large, malformed): the same bytes can
+    /// never be delivered, whether the refusal came from the broker or from librdkafka's own checks
+    /// at produce time. Neither retryable nor permanent (authorization, an unknown topic) means a
+    /// condition outside the record that may pass.
+    public var isPermanent: Bool { Code.permanent.contains(code) }
 
     public init(code: Code, reason: String, topicPartition: KafkaTopicPartition? = nil, isRetryable: Bool? = nil,
                 isFatal: Bool = false) {

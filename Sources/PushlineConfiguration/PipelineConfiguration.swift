@@ -44,6 +44,8 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     /// Deliveries accepted and not yet recorded; beyond it the consumer pauses its partitions.
     public var maximumInFlight = 10_000
     public var redisUnreachable = RedisUnreachablePolicy.pause
+    /// Intent messages larger than this are not decoded: `invalid`/`IntentTooLarge` and a dead letter.
+    public var maximumIntentBytes = 262_144
 
     public init(name: String, file: String, sourceGroup: String, templatesDirectory: String, localesDirectory: String,
                 apnsPool: String, dedupe: DedupeConfiguration) {
@@ -59,7 +61,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     public var description: String {
         "\(name): \(sourceTopic) (group \(sourceGroup)) → pool \(apnsPool), batches of \(batchSize) or "
             + "\(DurationText.format(batchLinger)), \(concurrency) at once, \(maximumInFlight) in flight, "
-            + "Redis unreachable: \(redisUnreachable.rawValue)"
+            + "Redis unreachable: \(redisUnreachable.rawValue), intents up to \(maximumIntentBytes) bytes"
     }
 
     /// Reads a pipeline file's top section; `worker` gives the defaults and the pools to refer to.
@@ -95,6 +97,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         let concurrency = section.value("concurrency", .integer(1...64))
         let inFlight = section.value("max_in_flight", .integer(1...1_000_000))
         let policy = section.value("redis_unreachable", ConfigurationValueType<RedisUnreachablePolicy>.choice())
+        let intentBytes = section.value("max_intent_bytes", .integer(1_024...67_108_864))
         guard let templates, let locales, let pool else { return nil }
         var pipeline = PipelineConfiguration(name: name, file: section.file, sourceGroup: group ?? worker.kafka.groupID,
                                              templatesDirectory: templates, localesDirectory: locales, apnsPool: pool, dedupe: dedupe)
@@ -105,6 +108,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         pipeline.concurrency = concurrency ?? pipeline.concurrency
         pipeline.maximumInFlight = inFlight ?? pipeline.maximumInFlight
         pipeline.redisUnreachable = policy ?? pipeline.redisUnreachable
+        pipeline.maximumIntentBytes = intentBytes ?? pipeline.maximumIntentBytes
         return pipeline
     }
 }

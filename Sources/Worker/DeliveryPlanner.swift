@@ -19,18 +19,22 @@ struct DeliveryPlanner: Sendable {
     typealias Registry = (_ user: String, _ intent: Intent) throws(RedisError) -> [RecipientDevice]
 
     let pools: [Intent.Environment: String]
+    /// Messages larger than this are not decoded (`IntentTooLarge`).
+    let maximumIntentBytes: Int
     let enricher: Enricher
     let records: OutputRecords
 
     /// A planner for a worker's pools, writing to its output topics.
     init(configuration: WorkerConfiguration, enricher: Enricher) {
         pools = configuration.pools
+        maximumIntentBytes = configuration.maximumIntentBytes
         self.enricher = enricher
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
                                 dlqTopic: configuration.dlqTopic)
     }
 
-    /// The deliveries of one message; bad input becomes a dead letter and `invalid` outcomes.
+    /// The deliveries of one message; bad input (too large, not a v1 intent, not deliverable)
+    /// becomes a dead letter and `invalid` outcomes.
     /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
     ///   gives ``Plan/needsRegistry``.
     func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
@@ -38,10 +42,11 @@ struct DeliveryPlanner: Sendable {
         let bytes = message.value ?? []
         let intent: Intent
         do {
-            intent = try IntentDecoder.decode(bytes)
+            intent = try IntentDecoder.decode(bytes, maximumBytes: maximumIntentBytes)
         } catch {
             return .planned([], outputs: [
-                records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: bytes, intentID: nil, entry: entry),
+                records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: DeadLetter.Original(bytes),
+                                   intentID: nil, entry: entry),
                 records.undecodable(reason: error.code.rawValue, source: source, entry: entry),
             ])
         }
@@ -81,7 +86,7 @@ struct DeliveryPlanner: Sendable {
     /// A decoded intent that cannot become notifications: a dead letter and one `invalid` outcome per device.
     private func invalid(_ intent: Intent, user: String?, devices: [RecipientDevice], message: KafkaConsumerMessage, source: SourcePosition,
                          entry: MessageLedger.EntryID, reason: String, detail: String) -> [WorkerOutput] {
-        var outputs = [records.deadLetter(reason: reason, detail: detail, source: source, original: message.value ?? [],
+        var outputs = [records.deadLetter(reason: reason, detail: detail, source: source, original: DeadLetter.Original(message.value ?? []),
                                           intentID: intent.id, entry: entry)]
         for device in devices {
             var event = records.intentOutcome(intent, user: user, source: source, reason: reason)

@@ -33,8 +33,9 @@ struct MessageLedger {
     /// By entry id (handed out in order here).
     private var entries = SequentialTable<Entry>()
     private var nextID: EntryID = 0
-    /// By producer message id (handed out in order by the worker's one producer).
-    private var outputs = SequentialTable<(entry: EntryID, decidesDelivery: Bool)>()
+    /// By producer message id (handed out in order by the worker's one producer): each output is
+    /// kept until Kafka acknowledges it, so that one Kafka refuses can be sent again or replaced.
+    private var outputs = SequentialTable<WorkerOutput>()
     /// Deliveries planned whose outcome Kafka has not yet acknowledged.
     private(set) var deliveriesInFlight = 0
 
@@ -60,9 +61,29 @@ struct MessageLedger {
     }
 
     /// Records an output Kafka is to acknowledge; a delivery's outcome also releases that delivery's hold.
-    mutating func expect(_ id: KafkaProducerMessageID, for entry: EntryID, decidesDelivery: Bool) {
-        outputs.set((entry, decidesDelivery), at: Int(truncatingIfNeeded: id.rawValue))
-        if !decidesDelivery { entries[entry]?.outstanding += 1 }
+    mutating func expect(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
+        outputs.set(output, at: Int(truncatingIfNeeded: id.rawValue))
+        if !output.decidesDelivery { entries[output.entry]?.outstanding += 1 }
+    }
+
+    /// Records an output sent again under a new id — the same record after a passing refusal, or
+    /// the stand-in of one refused for good — in the place of the refused one (``refused(_:)``):
+    /// it holds nothing more.
+    mutating func expectAgain(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
+        outputs.set(output, at: Int(truncatingIfNeeded: id.rawValue))
+    }
+
+    /// Takes out an output Kafka refused; what it holds stays held until it is sent again
+    /// (``expectAgain(_:_:)``) or given up (``giveUp(_:)``).
+    mutating func refused(_ id: KafkaProducerMessageID) -> WorkerOutput? {
+        outputs.remove(Int(truncatingIfNeeded: id.rawValue))
+    }
+
+    /// Releases what a refused output held, as if Kafka had it: the worker goes on without it.
+    /// Returns the message when nothing else is outstanding.
+    mutating func giveUp(_ output: WorkerOutput) -> KafkaConsumerMessage? {
+        guard let settled = settle(output), settled.completed else { return nil }
+        return settled.message
     }
 
     /// Releases the hold of a delivery decided with no output to wait for (its outcome is in Kafka
@@ -79,11 +100,16 @@ struct MessageLedger {
 
     /// Records Kafka's acknowledgement of an output.
     mutating func acknowledge(_ id: KafkaProducerMessageID) -> Acknowledged? {
-        guard let (entry, decidesDelivery) = outputs.remove(Int(truncatingIfNeeded: id.rawValue)), let tracked = entries[entry] else {
-            return nil
-        }
+        guard let output = outputs.remove(Int(truncatingIfNeeded: id.rawValue)) else { return nil }
+        return settle(output)
+    }
+
+    /// Releases what an output held once Kafka has it (or the worker gave it up).
+    private mutating func settle(_ output: WorkerOutput) -> Acknowledged? {
+        guard let tracked = entries[output.entry] else { return nil }
+        let decidesDelivery = output.decidesDelivery
         if decidesDelivery { deliveriesInFlight -= 1 }
-        return Acknowledged(message: tracked.message, decidedDelivery: decidesDelivery, completed: release(tracked, entry) != nil)
+        return Acknowledged(message: tracked.message, decidedDelivery: decidesDelivery, completed: release(tracked, output.entry) != nil)
     }
 
     private mutating func release(_ entry: EntryID) -> KafkaConsumerMessage? {

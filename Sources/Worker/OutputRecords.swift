@@ -29,8 +29,10 @@ struct OutputRecords: Sendable {
 
     /// The records of a sent delivery that need no Redis — its outcome, and a dead letter when its
     /// retries ran out (`RetriesExhausted`) — and what its claim keeps of the outcome, decided at
-    /// `completedAt` (Unix milliseconds).
-    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult, completedAt: Int64) -> (outputs: [WorkerOutput], settled: SettledOutcome) {
+    /// `completedAt` (Unix milliseconds). `originals` summarises the message for the dead letter,
+    /// once for the deliveries of one message that come together.
+    func sent(_ planned: PlannedDelivery, _ result: DeliveryResult, completedAt: Int64,
+              originals: inout LastOriginal) -> (outputs: [WorkerOutput], settled: SettledOutcome) {
         let status: OutcomeEvent.Status = switch result.outcome {
         case .accepted: .accepted
         case .rejected: .rejected
@@ -44,7 +46,8 @@ struct OutputRecords: Sendable {
         let outcome = outcome(planned, decided)
         guard status == .failed else { return ([outcome], decided) }
         return ([deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
-                            source: planned.source, original: planned.message.value ?? [], intentID: planned.intentID, entry: planned.entry),
+                            source: planned.source, original: originals.of(planned.message), intentID: planned.intentID,
+                            entry: planned.entry),
                  outcome], decided)
     }
 
@@ -82,10 +85,11 @@ struct OutputRecords: Sendable {
                      kind: .outcome(event.status, reason: event.reason, decidesDelivery: false), entry: entry)
     }
 
-    func deadLetter(reason: String, detail: String, source: SourcePosition, original: [UInt8], intentID: String?,
+    func deadLetter(reason: String, detail: String, source: SourcePosition, original: DeadLetter.Original, intentID: String?,
                     entry: MessageLedger.EntryID) -> WorkerOutput {
         let letter = DeadLetter(reason: reason, detail: detail, source: source, original: original, intentID: intentID, recordedAt: Self.now())
-        return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, key: intentID.map { Array($0.utf8) }, value: letter.encoded),
+        // Keyed by the letter's intent id, which is bounded like the rest of it: a dead letter always fits.
+        return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, key: letter.intentID.map { Array($0.utf8) }, value: letter.encoded),
                             kind: .deadLetter(reason: reason), entry: entry)
     }
 

@@ -31,8 +31,9 @@ final class SendCompletions: Sendable {
                 try await sender.send(notifications, pool: pool) { answered in
                     // A chunk's results arrive together: their outcomes are decided at one moment.
                     let now = OutputRecords.now()
+                    var originals = LastOriginal()
                     let delivered = answered.map { index, result in
-                        let records = records.sent(deliveries[index], result, completedAt: now)
+                        let records = records.sent(deliveries[index], result, completedAt: now, originals: &originals)
                         return SentDelivery(planned: deliveries[index], result: result, outputs: records.outputs, settled: records.settled)
                     }
                     finished.append(contentsOf: [Completion(send: send, delivered: .success(delivered), isLast: false)])

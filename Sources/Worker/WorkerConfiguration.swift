@@ -55,6 +55,9 @@ public struct WorkerConfiguration: Sendable {
     /// this many the worker pauses its partitions, below it resumes them.
     public var maximumInFlight = 10_000
     public var redisUnreachable = RedisUnreachablePolicy.pause
+    /// An intent message larger than this is not decoded: it becomes an `invalid` outcome with
+    /// reason `IntentTooLarge` and a dead letter, and its partition moves on.
+    public var maximumIntentBytes = 262_144
     /// How long ``Worker/stop()`` lets in-flight work finish before handing the rest back.
     public var shutdownDeadline = Duration.seconds(30)
     /// How often a delivery whose claim another attempt holds (`pending`) is checked again.

@@ -77,6 +77,16 @@ final class WorkerLoop {
     private var nextBatch = 0
     private var paused = false
     private var nextLagUpdate = ContinuousClock.now
+    /// Records Kafka refused for a reason that may pass (a timeout, a broker away), produced again
+    /// as they were at `outputRetryAt`.
+    private var outputsToRetry: [WorkerOutput] = []
+    private var outputRetryAt: ContinuousClock.Instant?
+    /// Rounds of retried records since Kafka last acknowledged one: the delay doubles with each,
+    /// from 100 ms to 5 s.
+    private var outputRetryRounds = 0
+    /// Set once the producer is closed: a record refused then cannot be sent again, and its
+    /// message is left incomplete (handed back).
+    private var producerClosed = false
 
     init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender, metrics: WorkerMetrics, logger: Logger,
          status: WorkerStatus) throws {
@@ -162,6 +172,7 @@ final class WorkerLoop {
         for outcome in redisStage.take() { try handle(outcome) }
         try acknowledge(acknowledgements.take())
         let now = ContinuousClock.now
+        if let due = outputRetryAt, now >= due { try retryOutputs() }
         if outage.isOut && now >= outage.nextAttempt { try retryRedis() }
         if !outage.isOut, let due = deferred.nextDue, due <= now {
             try submit(.claim(deferred.takeDue(at: now)))
@@ -363,20 +374,28 @@ final class WorkerLoop {
     private func produce(_ outputs: [WorkerOutput]) throws {
         guard !outputs.isEmpty else { return }
         let ids = try producer.send(outputs.map(\.record))
-        for (id, output) in zip(ids, outputs) {
-            let decides = if case .outcome(_, _, let decides) = output.kind { decides } else { false }
-            ledger.expect(id, for: output.entry, decidesDelivery: decides)
-        }
+        for (id, output) in zip(ids, outputs) { ledger.expect(id, output) }
         metrics.produced(outputs)
     }
 
-    /// Completes the messages whose every record Kafka now has; a record Kafka refused ends the worker.
+    /// Produces records again, in the place of refused ones (not counted again).
+    private func produceAgain(_ outputs: [WorkerOutput]) throws {
+        let ids = try producer.send(outputs.map(\.record))
+        for (id, output) in zip(ids, outputs) { ledger.expectAgain(id, output) }
+    }
+
+    /// Completes the messages whose every record Kafka now has; a record Kafka refused is sent
+    /// again or replaced (``refused(_:_:)``), never the end of the worker.
     private func acknowledge(_ reports: [KafkaDeliveryReport]) throws {
         guard !reports.isEmpty else { return }
         let now = OutputRecords.now()
         var complete: [KafkaConsumerMessage] = []
         for report in reports {
-            if case .failure(let error) = report.result { throw error }
+            if case .failure(let error) = report.result {
+                if let given = try refused(report.id, error) { complete.append(given) }
+                continue
+            }
+            outputRetryRounds = 0
             guard let acknowledged = ledger.acknowledge(report.id) else { continue }
             if acknowledged.decidedDelivery, let timestamp = acknowledged.message.timestamp {
                 metrics.endToEndLatency.record(Double(max(0, now - timestamp)) / 1000)
@@ -384,6 +403,47 @@ final class WorkerLoop {
             if acknowledged.completed { complete.append(acknowledged.message) }
         }
         if !complete.isEmpty { self.complete(complete) }
+    }
+
+    /// A record Kafka refused. Refused for good (too large, malformed: ``KafkaError/isPermanent``),
+    /// it is replaced by its stand-in (``WorkerOutput/standIn(after:)``); a stand-in refused too is
+    /// given up, and its message completes without it. Refused for a reason that may pass, the same
+    /// record is produced again after a delay. Returns a message that giving up completed.
+    private func refused(_ id: KafkaProducerMessageID, _ error: KafkaError) throws -> KafkaConsumerMessage? {
+        guard let output = ledger.refused(id) else { return nil }
+        var metadata: Logger.Metadata = ["topic": .string(output.record.topic), "error": .string(error.code.name),
+                                         "size": .string("\(output.record.value?.count ?? 0)")]
+        if let message = ledger.message(of: output.entry) {
+            metadata["source"] = .string("\(message.topicPartition.topic):\(message.topicPartition.partition):\(message.offset)")
+        }
+        guard !producerClosed else {
+            logger.warning("output refused after the producer closed; its message is handed back", metadata: metadata)
+            return nil
+        }
+        guard error.isPermanent else {
+            metrics.retried(output, error)
+            if outputsToRetry.isEmpty { logger.warning("output refused, retrying", metadata: metadata) }
+            outputsToRetry.append(output)
+            outputRetryAt = outputRetryAt ?? .now + min(.seconds(5), .milliseconds(100) * (1 << min(outputRetryRounds, 6)))
+            return nil
+        }
+        metrics.refused(output, error)
+        if output.isStandIn {
+            logger.error("output dropped: its stand-in was refused too", metadata: metadata)
+            return ledger.giveUp(output)
+        }
+        logger.warning("output replaced", metadata: metadata)
+        try produceAgain([output.standIn(after: error)])
+        return nil
+    }
+
+    /// Produces the records refused for a reason that may pass again, as they were.
+    private func retryOutputs() throws {
+        let outputs = outputsToRetry
+        outputsToRetry = []
+        outputRetryAt = nil
+        outputRetryRounds += 1
+        try produceAgain(outputs)
     }
 
     /// Completes messages whose every output Kafka has; the partitions' watermarks that moved go to
@@ -502,6 +562,7 @@ final class WorkerLoop {
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])
         }
         try producer.close()
+        producerClosed = true
         try acknowledge(acknowledgements.take())
         // Commits each partition's watermark, then leaves the group.
         try consumer.close()

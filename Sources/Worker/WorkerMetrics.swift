@@ -19,6 +19,9 @@ struct WorkerMetrics: Sendable {
     private let deadLetters: MetricFamily<Counter>
     private let tokenEvents: MetricFamily<Counter>
     private let lag: MetricFamily<Gauge>
+    private let outputsReplaced: MetricFamily<Counter>
+    private let outputsDropped: MetricFamily<Counter>
+    private let outputsRetried: MetricFamily<Counter>
     let batchDeliveries: Histogram
     let endToEndLatency: Histogram
     let inFlight: Gauge
@@ -48,6 +51,15 @@ struct WorkerMetrics: Sendable {
                                                      help: "Token events written: unregistered, expired, suspect.")
         lag = try registry.makeGaugeFamily(name: "pushline_consumer_lag", labelNames: ["pipeline", "topic", "partition"],
                                            help: "Messages between the stored offset (the watermark) and the partition's high watermark.")
+        outputsReplaced = try registry.makeCounterFamily(
+            name: "pushline_outputs_replaced_total", labelNames: ["pipeline", "topic", "reason"],
+            help: "Records Kafka refused for good (reason: its error code), replaced by a stand-in with their texts cut short.")
+        outputsDropped = try registry.makeCounterFamily(
+            name: "pushline_outputs_dropped_total", labelNames: ["pipeline", "topic", "reason"],
+            help: "Stand-ins Kafka refused for good too: the record is lost, its message completed anyway.")
+        outputsRetried = try registry.makeCounterFamily(
+            name: "pushline_outputs_retried_total", labelNames: ["pipeline", "topic", "reason"],
+            help: "Records produced again after Kafka refused them for a reason that may pass (timeout, broker down, authorization).")
         batchDeliveries = try registry.makeHistogram(label: "pushline_batch_deliveries", dimensions: [("pipeline", pipeline)],
                                                      buckets: Self.batchBuckets, help: "Deliveries per batch handed to the sender.")
         endToEndLatency = try registry.makeHistogram(
@@ -117,6 +129,17 @@ struct WorkerMetrics: Sendable {
         case (.tokenEvent(let kind), .tokenEvent(let otherKind)): kind == otherKind
         default: false
         }
+    }
+
+    /// Counts a record Kafka refused for good: replaced by its stand-in, or (a stand-in refused too) dropped.
+    func refused(_ output: WorkerOutput, _ error: KafkaError) {
+        let family = output.isStandIn ? outputsDropped : outputsReplaced
+        family.metric(labelValues: [pipeline, output.record.topic, error.code.name]).increment()
+    }
+
+    /// Counts a record to be produced again after a refusal that may pass.
+    func retried(_ output: WorkerOutput, _ error: KafkaError) {
+        outputsRetried.metric(labelValues: [pipeline, output.record.topic, error.code.name]).increment()
     }
 
     func lag(_ lag: [KafkaTopicPartition: KafkaPartitionLag]) {

@@ -15,4 +15,22 @@ struct WorkerOutput: Sendable {
     let kind: Kind
     /// The intent message's entry in the ``MessageLedger``.
     let entry: MessageLedger.EntryID
+    /// Whether this record is the stand-in for one Kafka refused for good (it is not replaced again).
+    var isStandIn = false
+
+    /// Whether this record is a delivery's outcome: its acknowledgement decides the delivery.
+    var decidesDelivery: Bool {
+        if case .outcome(_, _, let decides) = kind { decides } else { false }
+    }
+
+    /// The record that takes this one's place after Kafka refused it for good with `error`
+    /// (``RefusedRecord``): same topic, same kind and message, texts cut short, marked `replaced`.
+    func standIn(after error: KafkaError) -> WorkerOutput {
+        let value = RefusedRecord.standIn(for: record.value ?? [], error: error.code.name)
+        var output = WorkerOutput(record: KafkaProducerMessage(topic: record.topic, partition: record.partition,
+                                                               key: RefusedRecord.standIn(forKey: record.key), value: value),
+                                  kind: kind, entry: entry)
+        output.isStandIn = true
+        return output
+    }
 }

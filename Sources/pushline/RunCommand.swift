@@ -137,6 +137,7 @@ enum RunCommand: Command {
         worker.concurrency = pipeline.concurrency
         worker.maximumInFlight = pipeline.maximumInFlight
         worker.redisUnreachable = pipeline.redisUnreachable == .failOpen ? .failOpen : .pause
+        worker.maximumIntentBytes = pipeline.maximumIntentBytes
         worker.shutdownDeadline = configuration.shutdown.deadline
         worker.idempotency.pendingMilliseconds = pipeline.dedupe.pendingTTL.wholeMilliseconds
         worker.idempotency.finishedMilliseconds = pipeline.dedupe.sentTTL.wholeMilliseconds

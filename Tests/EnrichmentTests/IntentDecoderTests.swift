@@ -158,9 +158,18 @@ struct IntentDecoderTests {
         }
     }
 
-    @Test("every error code is reachable from the cases above")
+    @Test("bytes over the reader's limit are IntentTooLarge, unread; at the limit they decode")
+    func intentTooLarge() throws {
+        let bytes = Array("{\(validMembers)}".utf8)
+        #expect(try IntentDecoder.decode(bytes, maximumBytes: bytes.count).id == "i-1")
+        #expect(throws: IntentDecodingError(.intentTooLarge, at: "$", "the message is \(bytes.count) bytes, more than the limit of \(bytes.count - 1)")) {
+            _ = try IntentDecoder.decode(bytes, maximumBytes: bytes.count - 1)
+        }
+    }
+
+    @Test("every error code is reachable from the cases above (IntentTooLarge: from its own test)")
     func everyCodeIsCovered() {
-        let covered = Set(Self.errorCases.map(\.code))
+        let covered = Set(Self.errorCases.map(\.code) + [.intentTooLarge])
         #expect(covered == Set(IntentDecodingError.Code.allCases))
     }
 

@@ -65,6 +65,47 @@ struct KafkaFaultTests {
             }
             #expect(error.code == .topicAuthorizationFailed)
             #expect(!error.isRetryable)
+            #expect(!error.isPermanent, "about the topic, not the record: it may pass")
+        }
+    }
+
+    @Test("a record the broker refuses for what it is (MSG_SIZE_TOO_LARGE, INVALID_RECORD) fails its report as permanent",
+          arguments: [KafkaError.Code.messageSizeTooLarge, .invalidRecord])
+    func recordRefusedForGood(code: KafkaError.Code) async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["refusing": 1])
+            cluster.mock.pushRequestErrors([code], for: .produce)
+            let report = try #require(try cluster.produce(1, to: "refusing", partitions: 1).first)
+            guard case .failure(let error) = report.result else {
+                Issue.record("the message was delivered despite the injected error")
+                return
+            }
+            #expect(error.code == code)
+            #expect(error.isPermanent && !error.isRetryable)
+        }
+    }
+
+    @Test("a record over the producer's message.max.bytes fails at produce time, before any broker: MSG_SIZE_TOO_LARGE, permanent")
+    func recordOverProducerLimit() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["bounded": 1])
+            var configuration = KafkaProducerConfiguration(bootstrapServers: cluster.mock.bootstrapServers)
+            configuration.additionalProperties["message.max.bytes"] = "2000"
+            let reports = EventLog<KafkaDeliveryReport>()
+            let producer = try KafkaProducer(configuration: configuration) { event in
+                if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
+            }
+            _ = try producer.send([KafkaProducerMessage(topic: "bounded", value: [UInt8](repeating: 1, count: 3000)),
+                                   KafkaProducerMessage(topic: "bounded", value: [UInt8](repeating: 2, count: 100))])
+            try Deadline.wait(for: "2 delivery reports") { reports.count == 2 }
+            try producer.close()
+            let results = reports.all.sorted { $0.id < $1.id }.map(\.result)
+            guard case .failure(let error) = results[0] else {
+                Issue.record("a 3,000-byte record passed a 2,000-byte limit")
+                return
+            }
+            #expect(error.code == .messageSizeTooLarge && error.isPermanent)
+            if case .failure(let error) = results[1] { Issue.record("the small record failed: \(error)") }
         }
     }
 

@@ -101,6 +101,51 @@ struct EventRecordTests {
         #expect(Data(base64Encoded: try #require(second["original_base64"] as? String)).map(Array.init) == text)
     }
 
+    @Test("a dead letter of a large original carries its first 4 KiB (a character cut at the end left out of the text), its size and SHA-256, and bounded texts")
+    func deadLetterOfLargeOriginal() throws {
+        // 4095 ASCII bytes, then "é" (2 bytes) straddles the 4096-byte cut.
+        let original = Array(String(repeating: "a", count: 4095).utf8) + Array("é".utf8) + Array(String(repeating: "b", count: 100_000).utf8)
+        let letter = DeadLetter(reason: "IntentTooLarge", detail: String(repeating: "d", count: 5000), source: source, original: original,
+                                intentID: String(repeating: "i", count: 3000), recordedAt: 1)
+        let problems = try JSONSchemaValidator.problems(of: [letter.encoded], schemaFile: RepositoryPaths.file("Config/schemas/dlq-v1.schema.json"))
+        #expect(problems == [[]])
+        let json = try object(letter.encoded)
+        #expect(json["original_size"] as? Int == original.count)
+        let sha256sum = try ExternalCommand.run(try ExternalCommand.locate("sha256sum", package: "coreutils"), ["-"], standardInput: Data(original))
+        #expect(json["original_sha256"] as? String == String(sha256sum.standardOutput.prefix(64)))
+        #expect(Data(base64Encoded: try #require(json["original_base64"] as? String)).map(Array.init) == Array(original.prefix(4096)))
+        #expect(json["original_text"] as? String == String(repeating: "a", count: 4095))
+        #expect((json["detail"] as? String)?.utf8.count == 1024 && (json["intent_id"] as? String)?.utf8.count == 1024)
+        #expect(letter.encoded.count < 12_000)
+    }
+
+    @Test("a stand-in keeps a record's fields with texts cut to 128 bytes and says what was replaced; it matches the record's schema")
+    func standIns() throws {
+        let longID = String(repeating: "é", count: 1000)
+        var outcome = OutcomeEvent(intentID: longID, app: "com.example.app", environment: "sandbox", status: .invalid,
+                                   source: source, completedAt: 2, reason: "IntentTooLarge")
+        outcome.token = String(repeating: "ab", count: 500)
+        let letter = DeadLetter(reason: "MalformedJSON", detail: "x", source: source, original: Array(repeating: 0x41, count: 9000),
+                                intentID: nil, recordedAt: 1)
+        let event = TokenEvent(kind: .suspect, reason: "BadDeviceToken", app: "com.example.app", environment: "sandbox",
+                               token: String(repeating: "cd", count: 300), user: nil, intentID: longID, apnsTimestamp: nil, observedAt: 1,
+                               removedFromRegistry: false)
+        let records = [(outcome.encoded, "outcome"), (letter.encoded, "dlq"), (event.encoded, "token-event")]
+        for (record, schema) in records {
+            let standIn = RefusedRecord.standIn(for: record, error: "MSG_SIZE_TOO_LARGE")
+            let problems = try JSONSchemaValidator.problems(of: [standIn], schemaFile: RepositoryPaths.file("Config/schemas/\(schema)-v1.schema.json"))
+            #expect(problems == [[]], "\(schema)")
+            let json = try object(standIn)
+            let replaced = try #require(json["replaced"] as? [String: Any])
+            #expect(replaced["size"] as? Int == record.count && replaced["error"] as? String == "MSG_SIZE_TOO_LARGE")
+            #expect(json.values.compactMap { $0 as? String }.allSatisfy { $0.utf8.count <= 128 }, "\(schema)")
+            #expect((json["source"] as? [String: Any])?["offset"] as? Int ?? 1234 == 1234)
+        }
+        let outcomeStandIn = try object(RefusedRecord.standIn(for: outcome.encoded, error: "INVALID_RECORD"))
+        #expect(outcomeStandIn["status"] as? String == "invalid" && outcomeStandIn["reason"] as? String == "IntentTooLarge")
+        #expect(outcomeStandIn["intent_id"] as? String == String(repeating: "é", count: 64))
+    }
+
     @Test("every example intent in docs/examples/intents matches intent-v1.schema.json")
     func exampleIntentsMatchSchema() throws {
         let folder = RepositoryPaths.root.appendingPathComponent("docs/examples/intents")

@@ -11,12 +11,7 @@ import Testing
 struct RunCommandTests {
     @Test("runs the pipeline of a configuration: an intent becomes an accepted outcome and a notification, with metrics, readiness and JSON logs; SIGTERM exits 0")
     func runsPipeline() async throws {
-        let cluster = try KafkaMockCluster(brokers: 1)
-        for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq"] {
-            try cluster.createTopic(topic, partitions: 1)
-        }
-        let redis = try await RedisServer.start()
-        let harness = try SimulatorHarness()
+        let (cluster, redis, harness) = try await startStack()
         defer {
             harness.stop()
             redis.stop()
@@ -59,6 +54,38 @@ struct RunCommandTests {
         #expect(messages.contains("worker started") && messages.contains("partitions assigned") && messages.contains("worker stopped"), "\(log)")
     }
 
+    @Test("a 900 KB malformed intent does not stop pushline run: it becomes an invalid IntentTooLarge outcome and the next intent is accepted")
+    func survivesPoisonIntent() async throws {
+        let (cluster, redis, harness) = try await startStack()
+        defer {
+            harness.stop()
+            redis.stop()
+        }
+        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
+                                                  metricsPort: UInt16(try FreePort.next()))
+        let token = String(repeating: "6b", count: 32)
+        let poison = #"{"schema_version":1,"id":"poison","payload":""# + String(repeating: "x", count: 900_000)
+        let next = #"{"schema_version":1,"id":"run-2","app":"com.example.pushline","environment":"sandbox","tokens":["\#(token)"],"#
+            + #""payload":{"aps":{"alert":"hello"}}}"#
+
+        let (outcomes, runningAfter, status, log) = try await DedicatedThread.run {
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration])
+            try produce(poison, to: "pushline.intents", servers: cluster.bootstrapServers)
+            try produce(next, to: "pushline.intents", servers: cluster.bootstrapServers)
+            let outcomes = try records(on: "pushline.outcomes", count: 2, servers: cluster.bootstrapServers)
+            let runningAfter = server.isRunning
+            let status = server.stop()  // SIGTERM
+            return (outcomes, runningAfter, status, server.log)
+        }
+        #expect(runningAfter, "\(log)")
+        #expect(status == 0, "\(log)")
+        let json = try outcomes.map { try #require(try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any]) }
+        #expect(json.map { $0["status"] as? String } == ["invalid", "accepted"])
+        #expect(json.first?["reason"] as? String == "IntentTooLarge")
+        #expect(json.last?["intent_id"] as? String == "run-2")
+        #expect(harness.simulator.inbox().map(\.token) == [token])
+    }
+
     @Test("a worker that fails makes pushline run exit 1 by itself, without waiting for a signal")
     func exitsWhenWorkerFails() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)
@@ -85,6 +112,15 @@ struct RunCommandTests {
     }
 }
 
+/// A mock Kafka cluster with the pipeline's topics, a redis-server and a simulator, for `pushline run`.
+private func startStack() async throws -> (KafkaMockCluster, RedisServer, SimulatorHarness) {
+    let cluster = try KafkaMockCluster(brokers: 1)
+    for topic in ["pushline.intents", "pushline.outcomes", "pushline.token-events", "pushline.dlq"] {
+        try cluster.createTopic(topic, partitions: 1)
+    }
+    return (cluster, try await RedisServer.start(), try SimulatorHarness())
+}
+
 /// Publishes one message and waits for Kafka to acknowledge it.
 private func produce(_ value: String, to topic: String, servers: String) throws {
     let acknowledged = Semaphore()
@@ -98,13 +134,20 @@ private func produce(_ value: String, to topic: String, servers: String) throws 
 
 /// The first record on `topic`, read from the beginning.
 private func firstRecord(on topic: String, servers: String) throws -> [UInt8] {
+    try records(on: topic, count: 1, servers: servers)[0]
+}
+
+/// The first `count` records on `topic`, read from the beginning.
+private func records(on topic: String, count: Int, servers: String) throws -> [[UInt8]] {
     let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: servers, groupID: "run-test-reader", topics: [topic]))
     defer { try? consumer.close() }
-    let deadline = Deadline(.seconds(60), waitingFor: "a record on \(topic)")
-    while true {
+    let deadline = Deadline(.seconds(60), waitingFor: "\(count) records on \(topic)")
+    var values: [[UInt8]] = []
+    while values.count < count {
         try deadline.check()
-        if let message = consumer.poll(maxMessages: 1, timeout: .milliseconds(100)).first { return message.value ?? [] }
+        values += consumer.poll(maxMessages: count - values.count, timeout: .milliseconds(100)).map { $0.value ?? [] }
     }
+    return values
 }
 
 /// One GET with `curl` (an independent HTTP client) to 127.0.0.1:`port`: the status and the body.

@@ -46,6 +46,17 @@ struct ConfigurationErrorTests {
         #expect(error.message == "500 is out of range: must be an integer from 1 to 64")
     }
 
+    @Test("a pipeline's max_intent_bytes out of range is reported with its file, line and key")
+    func maximumIntentBytesOutOfRange() throws {
+        let fixture = try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\nmax_intent_bytes: 10\n"])
+        let error = try #require(fixture.errors().only)
+        #expect(error.code == .outOfRange)
+        #expect(error.file == "\(fixture.pipelines)/main.yaml")
+        #expect(error.line == 4)
+        #expect(error.key == "max_intent_bytes")
+        #expect(error.message == "10 is out of range: must be an integer from 1024 to 67108864")
+    }
+
     @Test("more minimum than maximum connections is out of range")
     func minimumAboveMaximum() throws {
         let fixture = try ConfigurationFixture(worker: ConfigurationFixture.validWorker + "\n      min_connections: 8\n      max_connections: 2\n")

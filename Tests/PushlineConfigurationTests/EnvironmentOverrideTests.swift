@@ -42,6 +42,15 @@ struct EnvironmentOverrideTests {
         #expect(pipeline.redisUnreachable == .failOpen)
     }
 
+    @Test("a pipeline's max_intent_bytes: 256 KiB by default, from the file, overridden by its variable")
+    func maximumIntentBytes() throws {
+        #expect(try ConfigurationFixture().load().pipelines.first?.maximumIntentBytes == 262_144)
+        let fixture = try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\nmax_intent_bytes: 65536\n"])
+        #expect(try fixture.load().pipelines.first?.maximumIntentBytes == 65_536)
+        let overridden = try fixture.load(environment: ["PUSHLINE_PIPELINES_MAIN_MAX_INTENT_BYTES": "1048576"])
+        #expect(overridden.pipelines.first?.maximumIntentBytes == 1_048_576)
+    }
+
     @Test("a librdkafka property is spelled with _ for .")
     func kafkaProperty() throws {
         let configuration = try ConfigurationFixture().load(environment: ["PUSHLINE_KAFKA_PROPERTIES_SOCKET_TIMEOUT_MS": "5000"])

@@ -97,7 +97,7 @@ struct RedeliveryTests {
         let outcomes = try await fixture.records(on: "pushline.outcomes", count: 2)
         try await DedicatedThread.run { try worker.stop() }
         let afterwards = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
-        let committed = try await committedOffset(fixture, group: "replay")
+        let committed = try await fixture.committedOffset(group: "replay")
         try await fixture.stop()
 
         #expect(first.count == 1)
@@ -108,16 +108,5 @@ struct RedeliveryTests {
         #expect(committed == 2, "the replaying group committed past both messages")
         #expect(fixture.harness.simulator.inbox().map(\.token) == [token.hex])
         #expect(try redelivered(registry, "recorded") == 1 && redelivered(registry, "reemitted") == 0)
-    }
-
-    /// The offset `group` committed on the fixture's intents partition.
-    private func committedOffset(_ fixture: WorkerFixture, group: String) async throws -> Int64? {
-        let servers = fixture.pipeline.cluster.bootstrapServers
-        return try await DedicatedThread.run {
-            let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: servers, groupID: group, topics: []))
-            defer { try? consumer.close() }
-            let partition = KafkaTopicPartition(topic: LocalPipeline.intentsTopic, partition: 0)
-            return try consumer.committedOffsets(for: [partition], timeout: .seconds(10))[partition]
-        }
     }
 }

@@ -1,5 +1,6 @@
 import APNsCore
 import Foundation
+import Kafka
 import Pipeline
 import PushlineTestKit
 import Redis
@@ -100,6 +101,20 @@ final class WorkerFixture: Sendable {
                 return false
             }
         }
+    }
+
+    /// The offset `group` committed on the intents partition (the fixture's worker is of the group `worker`).
+    func committedOffset(group: String = "worker") async throws -> Int64? {
+        try await DedicatedThread.run { [self] in try committedOffsetOnThisThread(group: group) }
+    }
+
+    /// ``committedOffset(group:)`` on the calling thread, which must not be of the cooperative pool.
+    func committedOffsetOnThisThread(group: String = "worker") throws -> Int64? {
+        let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: pipeline.cluster.bootstrapServers,
+                                                                                   groupID: group, topics: []))
+        defer { try? consumer.close() }
+        let partition = KafkaTopicPartition(topic: LocalPipeline.intentsTopic, partition: 0)
+        return try consumer.committedOffsets(for: [partition], timeout: .seconds(10))[partition]
     }
 
     /// Stops the worker (draining) and everything else.
