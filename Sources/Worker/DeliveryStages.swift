@@ -172,7 +172,7 @@ struct DeliveryStages {
             if delivery.planned.holdsClaim {
                 switch delivery.result.outcome {
                 case .accepted, .rejected, .expired: settled.append(SettledClaim(delivery.planned.key, outcome: delivery.settled))
-                case .failed: released.append(delivery.planned.key)
+                case .failed, .uncertain: released.append(delivery.planned.key)
                 }
             }
             if !delivery.onlyClaimLeft, let event = try tokenEvent(delivery.planned, delivery.result) { outputs.append(event) }

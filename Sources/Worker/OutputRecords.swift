@@ -35,7 +35,7 @@ struct OutputRecords: Sendable {
         case .accepted: .accepted
         case .rejected: .rejected
         case .expired: .expired
-        case .failed: .failed
+        case .failed, .uncertain: .failed
         }
         let decided = SettledOutcome(source: planned.source, status: status, completedAt: completedAt,
                                      reason: result.reason?.description ?? result.failureDetail, apnsUniqueID: result.apnsUniqueID,
