@@ -44,6 +44,9 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     /// Deliveries accepted and not yet recorded; beyond it the consumer pauses its partitions.
     public var maximumInFlight = 10_000
     public var redisUnreachable = RedisUnreachablePolicy.pause
+    /// How long a delivery may be held through an APNs outage (retried, or waiting while its pool's
+    /// circuit is open) before it ends `expired`; its own `apns-expiration` may end it sooner.
+    public var maximumHold = Duration.seconds(3_600)
 
     public init(name: String, file: String, sourceGroup: String, templatesDirectory: String, localesDirectory: String,
                 apnsPool: String, dedupe: DedupeConfiguration) {
@@ -59,7 +62,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     public var description: String {
         "\(name): \(sourceTopic) (group \(sourceGroup)) → pool \(apnsPool), batches of \(batchSize) or "
             + "\(DurationText.format(batchLinger)), \(concurrency) at once, \(maximumInFlight) in flight, "
-            + "Redis unreachable: \(redisUnreachable.rawValue)"
+            + "Redis unreachable: \(redisUnreachable.rawValue), max hold \(DurationText.format(maximumHold))"
     }
 
     /// Reads a pipeline file's top section; `worker` gives the defaults and the pools to refer to.
@@ -95,6 +98,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         let concurrency = section.value("concurrency", .integer(1...64))
         let inFlight = section.value("max_in_flight", .integer(1...1_000_000))
         let policy = section.value("redis_unreachable", ConfigurationValueType<RedisUnreachablePolicy>.choice())
+        let maximumHold = section.value("max_hold", .duration(.seconds(1)...Duration.seconds(7 * 86_400)))
         guard let templates, let locales, let pool else { return nil }
         var pipeline = PipelineConfiguration(name: name, file: section.file, sourceGroup: group ?? worker.kafka.groupID,
                                              templatesDirectory: templates, localesDirectory: locales, apnsPool: pool, dedupe: dedupe)
@@ -105,6 +109,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         pipeline.concurrency = concurrency ?? pipeline.concurrency
         pipeline.maximumInFlight = inFlight ?? pipeline.maximumInFlight
         pipeline.redisUnreachable = policy ?? pipeline.redisUnreachable
+        pipeline.maximumHold = maximumHold ?? pipeline.maximumHold
         return pipeline
     }
 }
