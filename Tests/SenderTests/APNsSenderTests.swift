@@ -57,7 +57,7 @@ struct APNsSenderTests {
         #expect(result.timestamp == 1_767_225_600_123)
     }
 
-    @Test("server errors are retried with back-off until accepted, within the attempt limit")
+    @Test("server errors are retried with back-off until accepted")
     func serverErrorsAreRetried() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.internalServerErrorRate = 0.3
