@@ -184,6 +184,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             return
         }
         while let first = waiting.first, first.isFinished { waiting.removeFirst() }
+        if waiting.isEmpty && !outageRetries.values.contains(where: { !$0.isFinished }) {
+            apply(circuit.closeWithoutProbe())
+            return
+        }
         guard let delivery = waiting.first,
               let connection = connections.values.filter({ $0.freeStreams > 0 }).max(by: { $0.freeStreams < $1.freeStreams })
         else { return }
@@ -333,7 +337,21 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     /// Feeds the circuit one ended attempt, and acts on the transition it makes.
     private func recordAnswer(_ answer: PoolCircuit.Answer, probe: Bool, now: UInt64) {
-        guard let transition = circuit.record(answer, now: now, probe: probe, using: &random) else { return }
+        apply(circuit.record(answer, now: now, probe: probe, using: &random))
+    }
+
+    /// A failed or lost connection counts for the circuit only while deliveries wait for the pool:
+    /// an idle pool's reconnects say nothing about deliveries, and an open circuit with nothing to
+    /// probe with would only keep work away.
+    private func recordConnectionFailure(cause: String) {
+        let pending = !waiting.isEmpty || !outageRetries.isEmpty || connections.values.contains { $0.inFlight > 0 }
+        guard pending else { return }
+        recordAnswer(.outage(cause: cause), probe: false, now: MonotonicClock.nanoseconds())
+    }
+
+    /// Reports a circuit transition and acts on it.
+    private func apply(_ transition: PoolCircuit.Transition?) {
+        guard let transition else { return }
         metrics.recordCircuit(pool: name, state: transition.state, cause: transition.cause)
         circuitChanged(transition.state)
         switch transition.state {
@@ -546,7 +564,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     private func connectFailed() {
-        recordAnswer(.outage(cause: "connect"), probe: false, now: MonotonicClock.nanoseconds())
+        recordConnectionFailure(cause: "connect")
         failedConnects += 1
         let delay = reconnectBackoff.delay(attempt: failedConnects, using: &random)
         nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay) * 1_000_000)
@@ -594,7 +612,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             connectFailed()
         } else if !isShutDown && (error != nil || pooled.state == .ready) {
             // Lost, not retired: one outage for the circuit, however many streams it carried.
-            recordAnswer(.outage(cause: "connection"), probe: false, now: MonotonicClock.nanoseconds())
+            recordConnectionFailure(cause: "connection")
         }
         // In-flight requests were failed by the connection itself (`connectionClosed`) and retried.
         ensureConnections(growing: !waiting.isEmpty)

@@ -93,12 +93,19 @@ public struct PoolCircuit: Sendable {
                 scheduleProbe(now: now, using: &generator)
                 return nil
             }
-            state = .closed
-            recent = Array(repeating: false, count: recent.count)
-            outages = 0
-            next = 0
-            return Transition(state: .closed, cause: "probe answered")
+            return closeWithoutProbe().map { Transition(state: $0.state, cause: "probe answered") }
         }
+    }
+
+    /// Closes an open circuit that has nothing left to probe with (every held delivery ended):
+    /// only new work can tell whether APNs is back, and an open circuit keeps new work away.
+    public mutating func closeWithoutProbe() -> Transition? {
+        guard state == .open, !isProbing else { return nil }
+        state = .closed
+        recent = Array(repeating: false, count: recent.count)
+        outages = 0
+        next = 0
+        return Transition(state: .closed, cause: "nothing left to probe")
     }
 
     /// The probe ended without telling anything (its delivery finished otherwise): the next one is

@@ -89,6 +89,19 @@ struct PoolCircuitTests {
         #expect(circuit.state == .open)
     }
 
+    @Test("an open circuit with nothing to probe with closes, but not while its probe is out")
+    func closesWithoutProbe() {
+        var random = SystemRandomNumberGenerator()
+        var circuit = circuit(threshold: 1, window: 1)
+        #expect(circuit.closeWithoutProbe() == nil, "closed already")
+        _ = circuit.record(.outage(cause: "connect"), now: 0, using: &random)
+        circuit.probeSent()
+        #expect(circuit.closeWithoutProbe() == nil)
+        circuit.probeAbandoned(now: 0, using: &random)
+        #expect(circuit.closeWithoutProbe()?.state == .closed)
+        #expect(circuit.mayDispatch(now: 0))
+    }
+
     @Test("an abandoned probe counts as a failed one")
     func abandonedProbe() {
         var random = SystemRandomNumberGenerator()

@@ -76,13 +76,19 @@ struct OutageTests {
     func heldPastMaximumHold() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.serviceUnavailableRate = 1
-        let fixture = try fixture(configuration) { $0.maximumHoldMilliseconds = 2_000; $0.maximumAttempts = 1 }
+        let metrics = RecordingMetrics()
+        let fixture = try fixture(configuration, metrics: metrics) { $0.maximumHoldMilliseconds = 2_000; $0.maximumAttempts = 1 }
         defer { fixture.stop() }
         let results = try await fixture.sender.send(SenderFixture.notifications(20), pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .expired }, "\(Set(results.map(\.outcome)))")
         #expect(results.allSatisfy { $0.failureDetail?.contains("max_hold") == true }, "\(results[0].failureDetail ?? "-")")
         #expect(results.allSatisfy { $0.latencyMilliseconds >= 2_000 }, "held until max_hold, not failed earlier")
         #expect(fixture.harness.simulator.inbox().isEmpty)
+        // Nothing is left to probe with: the circuit closes at its next probe time, so that new work
+        // (which an open circuit keeps away) can tell whether APNs is back.
+        let sender = fixture.sender
+        try Deadline.wait(.seconds(5), for: "the circuit to close with nothing left to probe") { sender.openCircuits().isEmpty }
+        #expect(metrics.circuitStates.withLock { $0 } == [.open, .closed])
     }
 
     @Test("a notification whose apns-expiration passes while it is held ends expired")
