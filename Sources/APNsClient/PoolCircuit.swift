@@ -14,7 +14,7 @@ public struct PoolCircuit: Sendable {
         /// The first probe's delay after the circuit opens; doubled after each failed probe, up to
         /// `maximumProbeIntervalMilliseconds`, each drawn in [interval / 2, interval] (jitter).
         public var probeIntervalMilliseconds = 1_000
-        public var maximumProbeIntervalMilliseconds = 30_000
+        public var maximumProbeIntervalMilliseconds = 5_000
 
         public init() {}
     }
