@@ -13,6 +13,8 @@ public final class APNsSender: Sendable {
     private let loop: EventLoop
     private let pools = Mutex<[String: PoolHandle]>([:])
     private let pending: PendingLimit
+    /// The pools whose circuit is open, as their loop last reported.
+    private let openCircuitNames = Mutex<Set<String>>([])
 
     /// A pool and the loop it lives on; the pool itself is only touched on that loop.
     private final class PoolHandle: @unchecked Sendable {
@@ -35,10 +37,22 @@ public final class APNsSender: Sendable {
     /// and opens its minimum connections.
     public func addPool(named name: String, credentials: APNsCredentials, environment: APNsEnvironment) throws {
         let pool = try ConnectionPool(name: name, loop: loop, environment: environment, credentials: credentials,
-                                      configuration: configuration, metrics: metrics)
+                                      configuration: configuration, metrics: metrics) { [weak self] state in
+            self?.openCircuitNames.withLock { if state == .open { $0.insert(name) } else { $0.remove(name) } }
+        }
         let handle = PoolHandle(pool: pool)
         pools.withLock { $0[name] = handle }
         loop.execute { handle.pool.start() }
+    }
+
+    /// The pools whose circuit is open (an APNs outage: they send only probes), by name, sorted.
+    public func openCircuits() -> [String] {
+        openCircuitNames.withLock { $0.sorted() }
+    }
+
+    /// Whether any of `pools` has its circuit open; cheap enough to ask on every loop of a worker.
+    public func hasOpenCircuit(among pools: some Sequence<String>) -> Bool {
+        openCircuitNames.withLock { open in !open.isEmpty && pools.contains { open.contains($0) } }
     }
 
     /// Sends a batch through the pool `poolName`; returns one result per notification, in order.
@@ -88,7 +102,7 @@ public final class APNsSender: Sendable {
         await pending.acquire(count)
         defer { pending.release(count) }
         let batch = DeliveryBatch(count: count, now: MonotonicClock.nanoseconds(),
-                                  cap: UInt64(configuration.maximumDeadlineMilliseconds) * 1_000_000, request: request)
+                                  cap: UInt64(configuration.maximumHoldMilliseconds) * 1_000_000, request: request)
         // The deliveries are made here, on the caller's thread, so the pool's loop — the sender's
         // busiest thread — only sends them; they are freed here too, once the last outcome is in.
         let deliveries = batch.deliveries

@@ -8,8 +8,10 @@ import TLS
 /// Each request goes to the ready connection with the most free stream capacity (honouring every
 /// SETTINGS_MAX_CONCURRENT_STREAMS the server sends, including the collapse to 1 after a rejection);
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
-/// back-off. Retries follow the rejection's class and are bounded by attempts and by each
-/// notification's deadline. Confined to `loop`: every method runs there.
+/// back-off. Retries follow the rejection's class: outage-class failures (5xx, connection
+/// failures, request timeouts) and refused streams are retried until the notification's deadline,
+/// the others within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for probes while
+/// APNs is out. Confined to `loop`: every method runs there.
 final class ConnectionPool: HTTP2ConnectionDelegate {
     let name: String
     let loop: EventLoop
@@ -39,10 +41,23 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var isShutDown = false
     /// What the connections tell of their requests' ends.
     private lazy var responseRouter = PoolResponseRouter(pool: self)
+    private var circuit: PoolCircuit
+    /// The delivery sent as the open circuit's probe, while it is in flight.
+    private var probe: PendingDelivery?
+    private var probeTimerArmed = false
+    /// Deliveries waiting out the back-off after an outage-class failure; released at once when the
+    /// circuit closes.
+    private var outageRetries: [ObjectIdentifier: PendingDelivery] = [:]
+    private var requestTimeoutSweepArmed = false
+    /// Told of each circuit transition (the sender's `openCircuits`).
+    private let circuitChanged: @Sendable (PoolCircuit.State) -> Void
 
     init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
-         configuration: SenderConfiguration, metrics: SenderMetrics) throws {
+         configuration: SenderConfiguration, metrics: SenderMetrics,
+         circuitChanged: @escaping @Sendable (PoolCircuit.State) -> Void = { _ in }) throws {
         self.name = name
+        self.circuitChanged = circuitChanged
+        circuit = PoolCircuit(configuration: configuration.circuit)
         self.loop = loop
         self.environment = environment
         self.credentials = credentials
@@ -116,7 +131,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     func shutdown() {
         isShutDown = true
         let now = MonotonicClock.nanoseconds()
-        for delivery in waiting.removeAll() { finish(delivery, .failed, now: now, detail: "sender shut down") }
+        for delivery in waiting.removeAll() + outageRetries.values { finish(delivery, .failed, now: now, detail: "sender shut down") }
+        outageRetries = [:]
         for connection in Array(connections.values) { connection.http2.close() }
     }
 
@@ -125,6 +141,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func dispatch() {
         guard !isShutDown else { return }
         let now = MonotonicClock.nanoseconds()
+        guard !circuit.needsProbe else {
+            dispatchProbe(now: now)
+            reportState()
+            return
+        }
         // Each connection's free streams, read once; every request then goes to the one with most.
         var candidates = connections.values.compactMap { connection in
             connection.freeStreams > 0 ? DispatchCandidate(connection: connection, freeStreams: connection.freeStreams) : nil
@@ -155,6 +176,41 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         reportState()
     }
 
+    /// While the circuit is open: the oldest waiting delivery goes alone as a probe when one is due
+    /// and a connection can take it; the others wait.
+    private func dispatchProbe(now: UInt64) {
+        ensureConnections()
+        guard circuit.mayDispatch(now: now) else {
+            if !circuit.isProbing { armProbeTimer(at: circuit.nextProbeAt) }
+            return
+        }
+        while let first = waiting.first, first.isFinished { waiting.removeFirst() }
+        if waiting.isEmpty && !outageRetries.values.contains(where: { !$0.isFinished }) {
+            apply(circuit.closeWithoutProbe())
+            return
+        }
+        guard let delivery = waiting.first,
+              let connection = connections.values.filter({ $0.freeStreams > 0 }).max(by: { $0.freeStreams < $1.freeStreams })
+        else { return }
+        waiting.removeFirst()
+        var candidate = DispatchCandidate(connection: connection, freeStreams: connection.freeStreams)
+        send(delivery, on: &candidate, now: now)
+        guard delivery.inFlight != nil else { return }
+        probe = delivery
+        circuit.probeSent()
+        metrics.recordProbe(pool: name)
+    }
+
+    private func armProbeTimer(at time: UInt64) {
+        guard !probeTimerArmed else { return }
+        probeTimerArmed = true
+        loop.schedule(afterMilliseconds: Self.milliseconds(until: time)) { [weak self] in
+            guard let self else { return }
+            probeTimerArmed = false
+            dispatch()
+        }
+    }
+
     /// Requests held back for a throttled device wait for its back-off, without slowing others.
     private func hold(_ deliveries: [PendingDelivery], now: UInt64) {
         for delivery in deliveries {
@@ -176,7 +232,6 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     private func send(_ delivery: PendingDelivery, on candidate: inout DispatchCandidate, now: UInt64) {
-        delivery.attempts += 1
         let connection = candidate.connection
         do {
             if candidate.authorization == nil { candidate.authorization = try authorization(for: connection) }
@@ -187,12 +242,16 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 method: delivery.request.method, path: delivery.request.path, authority: environment.host,
                 connectionFields: candidate.authorization ?? nil, fields: delivery.request.fields, body: delivery.request.body,
                 receiver: responseRouter, context: delivery)
+            delivery.attempts += 1
             connection.inFlight += 1
             delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
+            connection.sentStreams.append((streamID, now))
+            armRequestTimeoutSweep()
         } catch {
             candidate.freeStreams = 0 // no more on it in this dispatch
-            retryOrFail(delivery, cause: "connection", detail: "\(error)")
+            // Never sent: nothing APNs could have seen, nothing for the circuit.
+            retryHeld(delivery, cause: "connection", uncertain: false)
         }
     }
 
@@ -224,23 +283,87 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             connection.lastActivity = now
             streamEnded(on: connection)
         }
-        guard !delivery.isFinished else { return }
+        let wasProbe = probe === delivery
+        if wasProbe { probe = nil }
+        guard !delivery.isFinished else {
+            if wasProbe { circuit.probeAbandoned(now: now, using: &random) }
+            return
+        }
         switch result {
         case .success(let response):
             delivery.lastResponse = response
             delivery.lastBody = APNsResponseBody(response.body)
             if (200..<300).contains(response.status) {
+                recordAnswer(.healthy, probe: wasProbe, now: now)
                 finish(delivery, .accepted, now: now)
             } else {
                 let reason = delivery.lastBody.reason ?? .unknown("HTTP \(response.status)")
-                handleRejection(delivery, reason: reason, status: response.status, connection: connection, now: now)
+                if response.status >= 500 {
+                    // APNs is out (500, 503 `ServiceUnavailable` or `Shutdown`): held, not failed.
+                    recordAnswer(.outage(cause: reason.rawValue), probe: wasProbe, now: now)
+                    retryHeld(delivery, cause: reason.rawValue, uncertain: false)
+                } else {
+                    recordAnswer(.healthy, probe: wasProbe, now: now)
+                    handleRejection(delivery, reason: reason, status: response.status, connection: connection, now: now)
+                }
             }
-        case .failure(.cancelled):
-            finish(delivery, .expired, now: now, detail: "deadline passed with the request in flight")
         case .failure(let failure):
-            retryOrFail(delivery, cause: "connection", detail: "\(failure)")
+            handle(failure, for: delivery, probe: wasProbe, now: now)
         }
         dispatchAtBatchEnd()
+    }
+
+    /// A request that ended without an answer: expired at its deadline, refused by APNs (always
+    /// sent again), or perhaps seen by APNs (uncertain: sent again only under `resendUncertain`).
+    /// A connection's loss counts once for the circuit, in `connectionClosed`, not per stream.
+    private func handle(_ failure: HTTP2StreamFailure, for delivery: PendingDelivery, probe: Bool, now: UInt64) {
+        switch failure {
+        case .cancelled:
+            if probe { circuit.probeAbandoned(now: now, using: &random) }
+            finish(delivery, .expired, now: now, detail: "deadline passed with the request in flight")
+        case .refusedByGoAway, .reset(errorCode: HTTP2ErrorCode.refusedStream), .connectionClosedBeforeSent:
+            if probe { circuit.probeAbandoned(now: now, using: &random) }
+            retryHeld(delivery, cause: failure == .connectionClosedBeforeSent ? "connection" : "refused", uncertain: false)
+        case .timedOut:
+            recordAnswer(.outage(cause: "timeout"), probe: probe, now: now)
+            retryHeld(delivery, cause: "timeout", uncertain: true)
+        case .connectionClosed:
+            if probe { recordAnswer(.outage(cause: "connection"), probe: true, now: now) }
+            retryHeld(delivery, cause: "connection", uncertain: true)
+        case .reset(let errorCode):
+            recordAnswer(.outage(cause: "reset"), probe: probe, now: now)
+            retryHeld(delivery, cause: "reset", uncertain: true, detail: "stream reset with HTTP/2 error \(errorCode)")
+        }
+    }
+
+    /// Feeds the circuit one ended attempt, and acts on the transition it makes.
+    private func recordAnswer(_ answer: PoolCircuit.Answer, probe: Bool, now: UInt64) {
+        apply(circuit.record(answer, now: now, probe: probe, using: &random))
+    }
+
+    /// A failed or lost connection counts for the circuit only while deliveries wait for the pool:
+    /// an idle pool's reconnects say nothing about deliveries, and an open circuit with nothing to
+    /// probe with would only keep work away.
+    private func recordConnectionFailure(cause: String) {
+        let pending = !waiting.isEmpty || !outageRetries.isEmpty || connections.values.contains { $0.inFlight > 0 }
+        guard pending else { return }
+        recordAnswer(.outage(cause: cause), probe: false, now: MonotonicClock.nanoseconds())
+    }
+
+    /// Reports a circuit transition and acts on it.
+    private func apply(_ transition: PoolCircuit.Transition?) {
+        guard let transition else { return }
+        metrics.recordCircuit(pool: name, state: transition.state, cause: transition.cause)
+        circuitChanged(transition.state)
+        switch transition.state {
+        case .open:
+            armProbeTimer(at: circuit.nextProbeAt)
+        case .closed:
+            // Everything held is sent again now, not when its back-off would have ended.
+            for delivery in outageRetries.values where !delivery.isFinished { waiting.append(delivery) }
+            outageRetries = [:]
+            dispatchAtBatchEnd()
+        }
     }
 
     /// Refills the connections once after a batch of answers rather than after each answer: the
@@ -283,6 +406,41 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
     }
 
+    /// Sends again after an outage-class failure or a refused stream: not bounded by attempts, only
+    /// by the deadline; while the circuit is open the delivery simply waits in the pool. An
+    /// `uncertain` one (APNs may have it) ends ``DeliveryResult/Outcome/uncertain`` instead unless
+    /// the sender resends those.
+    private func retryHeld(_ delivery: PendingDelivery, cause: String, uncertain: Bool, detail: String? = nil) {
+        let now = MonotonicClock.nanoseconds()
+        guard !uncertain || configuration.resendUncertain else {
+            let why = detail ?? (cause == "timeout" ? "no answer within the request timeout" : "connection lost with the stream open")
+            finish(delivery, .uncertain, now: now, detail: "may have reached APNs: \(why)")
+            return
+        }
+        metrics.recordRetry(pool: name, cause: cause)
+        guard !circuit.needsProbe else {
+            waiting.append(delivery)
+            return
+        }
+        let delay = retryBackoff.delay(attempt: max(delivery.attempts, 1), using: &random)
+        guard now + UInt64(delay) * 1_000_000 < delivery.deadline else {
+            finish(delivery, .expired, now: now, detail: deadlineDetail(delivery, "before a retry after \(cause)"))
+            return
+        }
+        let key = ObjectIdentifier(delivery)
+        outageRetries[key] = delivery
+        loop.schedule(afterMilliseconds: delay) { [weak self] in
+            guard let self, outageRetries.removeValue(forKey: key) != nil, !delivery.isFinished else { return }
+            waiting.append(delivery)
+            dispatch()
+        }
+    }
+
+    /// "… passed <when>", naming which deadline: the delivery's own expiration or `max_hold`.
+    private func deadlineDetail(_ delivery: PendingDelivery, _ when: String) -> String {
+        (delivery.deadlineIsHoldLimit ? "held past max_hold " : "apns-expiration passed ") + when
+    }
+
     /// Sends again after back-off when attempts and the deadline allow; otherwise the delivery fails.
     private func retryOrFail(_ delivery: PendingDelivery, cause: String, detail: String?) {
         let now = MonotonicClock.nanoseconds()
@@ -292,7 +450,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
         let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
         guard now + UInt64(delay) * 1_000_000 < delivery.deadline else {
-            finish(delivery, .expired, now: now, detail: "deadline passed before a retry after \(cause)")
+            finish(delivery, .expired, now: now, detail: deadlineDetail(delivery, "before a retry after \(cause)"))
             return
         }
         metrics.recordRetry(pool: name, cause: cause)
@@ -311,8 +469,43 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             streamEnded(on: connection)
             return
         }
-        let detail = lastConnectionError.map { "deadline passed before APNs answered; last connection error: \($0)" }
-        finish(delivery, .expired, now: MonotonicClock.nanoseconds(), detail: detail ?? "deadline passed before APNs answered")
+        let detail = deadlineDetail(delivery, "before APNs answered")
+        finish(delivery, .expired, now: MonotonicClock.nanoseconds(),
+               detail: lastConnectionError.map { "\(detail); last connection error: \($0)" } ?? detail)
+    }
+
+    /// How often the request timeout is checked: a tenth of it, between 10 ms and 1 s.
+    private var requestTimeoutSweepMilliseconds: Int {
+        min(max(configuration.requestTimeoutMilliseconds / 10, 10), 1_000)
+    }
+
+    /// While requests are in flight, checks each connection's oldest streams: one unanswered after
+    /// `requestTimeoutMilliseconds` is cancelled and ends `.timedOut`. Streams are sent in order, so
+    /// the sweep stops at the first that is answered or young enough.
+    private func armRequestTimeoutSweep() {
+        guard !requestTimeoutSweepArmed else { return }
+        requestTimeoutSweepArmed = true
+        loop.schedule(afterMilliseconds: requestTimeoutSweepMilliseconds) { [weak self] in
+            guard let self else { return }
+            requestTimeoutSweepArmed = false
+            let now = MonotonicClock.nanoseconds()
+            let timeout = UInt64(configuration.requestTimeoutMilliseconds) * 1_000_000
+            var pending = false
+            for connection in Array(connections.values) {
+                while let (streamID, sentAt) = connection.sentStreams.first {
+                    if !connection.http2.isAwaitingResponse(streamID: streamID) {
+                        connection.sentStreams.removeFirst()
+                    } else if sentAt + timeout <= now {
+                        connection.sentStreams.removeFirst()
+                        connection.http2.cancel(streamID: streamID, reporting: .timedOut)
+                    } else {
+                        break
+                    }
+                }
+                pending = pending || !connection.sentStreams.isEmpty
+            }
+            if pending { armRequestTimeoutSweep() }
+        }
     }
 
     private func finish(_ delivery: PendingDelivery, _ outcome: DeliveryResult.Outcome, now: UInt64, detail: String? = nil) {
@@ -372,6 +565,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     private func connectFailed() {
+        recordConnectionFailure(cause: "connect")
         failedConnects += 1
         let delay = reconnectBackoff.delay(attempt: failedConnects, using: &random)
         nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay) * 1_000_000)
@@ -415,7 +609,12 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {
         guard let pooled = connections.removeValue(forKey: ObjectIdentifier(connection)) else { return }
         if let error { lastConnectionError = "\(error)" }
-        if pooled.state == .connecting { connectFailed() }
+        if pooled.state == .connecting {
+            connectFailed()
+        } else if !isShutDown && (error != nil || pooled.state == .ready) {
+            // Lost, not retired: one outage for the circuit, however many streams it carried.
+            recordConnectionFailure(cause: "connection")
+        }
         // In-flight requests were failed by the connection itself (`connectionClosed`) and retried.
         ensureConnections(growing: !waiting.isEmpty)
         reportState()

@@ -12,6 +12,10 @@ public struct DeliveryResult: Sendable, Equatable {
         case failed
         /// Its deadline (expiration, or the configured cap) passed before APNs took it.
         case expired
+        /// Its request may have reached APNs but no answer came (stream reset after it was written,
+        /// connection lost with it open, request timeout), and the sender does not resend such
+        /// requests (``SenderConfiguration/resendUncertain`` false).
+        case uncertain
     }
 
     public var outcome: Outcome

@@ -26,6 +26,9 @@ final class PendingDelivery {
         self.index = index
     }
 
+    /// Whether its deadline is the sender's hold limit rather than its own expiration.
+    var deadlineIsHoldLimit: Bool { deadline >= batch.deadline }
+
     /// Hands the outcome `finish` returned to the batch.
     func complete(_ outcome: RequestOutcome) {
         batch.set(index, outcome)

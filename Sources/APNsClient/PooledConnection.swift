@@ -15,6 +15,9 @@ final class PooledConnection {
     private(set) var authorization: HTTP2FieldBlock?
     /// Requests sent on this connection and not yet answered (each delivery knows its stream).
     var inFlight = 0
+    /// Streams in the order they were sent, with when (monotonic ns), for the request timeout; an
+    /// entry stays until its stream is answered and the timeout sweep reaches it.
+    var sentStreams = RingQueue<(streamID: Int32, sentAt: UInt64)>()
     var lastActivity: UInt64
     var pingSentAt: UInt64?
 

@@ -6,16 +6,29 @@ public struct SenderConfiguration: Sendable {
     public var maximumConnections = 4
     /// Pause between opening two connections of a pool (APNs treats bursts of connects as abuse).
     public var connectionSpacingMilliseconds = 100
-    /// Attempts per notification, the first included.
+    /// Attempts per notification, the first included, for retries about the request itself (429
+    /// `TooManyRequests`, provider-token retries). Outage-class failures (5xx, connection failures,
+    /// request timeouts) and refused streams do not count: they are retried until the deadline.
     public var maximumAttempts = 5
-    /// First back-off after a retryable failure; doubles each time, with jitter, up to the maximum.
+    /// First back-off after a retryable failure; doubles each time, with jitter (always on), up to the maximum.
     public var retryBackoffMilliseconds = 100
     public var maximumRetryBackoffMilliseconds = 30_000
     /// Reconnect back-off (1 s → 60 s with jitter, per APNs' advice not to hammer it).
     public var reconnectBackoffMilliseconds = 1_000
     public var maximumReconnectBackoffMilliseconds = 60_000
-    /// A notification's deadline: its expiration, capped at this many milliseconds after submission.
-    public var maximumDeadlineMilliseconds = 60_000
+    /// A notification's deadline: its expiration, capped at this many milliseconds after submission
+    /// (`max_hold`): how long a delivery may be held through an APNs outage before it ends `expired`.
+    public var maximumHoldMilliseconds = 3_600_000
+    /// A request not answered this long after it was sent is cancelled (RST_STREAM) and counts as
+    /// an outage-class failure; APNs may have processed it, so it is uncertain.
+    public var requestTimeoutMilliseconds = 10_000
+    /// When each pool's circuit opens, and how it probes.
+    public var circuit = PoolCircuit.Configuration()
+    /// Whether a request that may have reached APNs without an answer (reset after it was written,
+    /// its connection lost with the stream open, timed out) is sent again (at-least-once, the
+    /// default); when false it ends ``DeliveryResult/Outcome/uncertain``. Streams APNs refused
+    /// (REFUSED_STREAM, above a GOAWAY's last stream id) are always sent again.
+    public var resendUncertain = true
     /// Notifications accepted and not yet finished, across the pool; beyond it `send` waits.
     public var maximumPending = 20_000
     /// PING a connection that has been idle this long; close it when the PING is not answered

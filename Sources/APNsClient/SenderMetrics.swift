@@ -9,6 +9,10 @@ public protocol SenderMetrics: Sendable {
     func recordTokenRefresh(pool: String)
     /// The pool's state after a change: open connections, streams in flight, free stream capacity.
     func recordPoolState(pool: String, openConnections: Int, inFlightStreams: Int, freeStreamCapacity: Int)
+    /// The pool's circuit changed state (open: only probes go out), and why.
+    func recordCircuit(pool: String, state: PoolCircuit.State, cause: String)
+    /// A probe sent while the pool's circuit is open.
+    func recordProbe(pool: String)
 }
 
 /// Records nothing.
@@ -18,4 +22,6 @@ public struct NoSenderMetrics: SenderMetrics {
     public func recordRetry(pool: String, cause: String) {}
     public func recordTokenRefresh(pool: String) {}
     public func recordPoolState(pool: String, openConnections: Int, inFlightStreams: Int, freeStreamCapacity: Int) {}
+    public func recordCircuit(pool: String, state: PoolCircuit.State, cause: String) {}
+    public func recordProbe(pool: String) {}
 }

@@ -13,8 +13,13 @@ import Telemetry
 /// | `pushline_apns_connections` | gauge | `pool` |
 /// | `pushline_apns_inflight_streams` | gauge | `pool` |
 /// | `pushline_apns_free_stream_capacity` | gauge | `pool` |
+/// | `pushline_apns_circuit_open` | gauge (0/1) | `pool` |
+/// | `pushline_apns_circuit_transitions_total` | counter | `pool`, `state` |
+/// | `pushline_apns_circuit_probes_total` | counter | `pool` |
 ///
-/// A missing status or reason is written as `none`, so every result has all four labels.
+/// A missing status or reason is written as `none`, so every result has all four labels. Circuit
+/// transitions are also logged (`apns circuit opened` / `apns circuit closed`, with pool and cause)
+/// when a logger is given.
 public struct SenderMetricsRecorder: SenderMetrics {
     /// Latency buckets in seconds, 1 ms to 10 s: APNs usually answers in tens of milliseconds.
     public static let defaultLatencyBuckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -28,10 +33,16 @@ public struct SenderMetricsRecorder: SenderMetrics {
     private let connections: MetricFamily<Gauge>
     private let inFlightStreams: MetricFamily<Gauge>
     private let freeStreamCapacity: MetricFamily<Gauge>
+    private let circuitOpen: MetricFamily<Gauge>
+    private let circuitTransitions: MetricFamily<Counter>
+    private let circuitProbes: MetricFamily<Counter>
+    private let logger: Logger?
 
     /// Registers the sender's metrics in `registry`; throws only when `registry` already holds one of
     /// these names with another type, other labels or other buckets.
-    public init(registry: MetricsRegistry, latencyBuckets: [Double] = defaultLatencyBuckets) throws(MetricsRegistryError) {
+    public init(registry: MetricsRegistry, latencyBuckets: [Double] = defaultLatencyBuckets,
+                logger: Logger? = nil) throws(MetricsRegistryError) {
+        self.logger = logger
         results = try registry.makeCounterFamily(
             name: "pushline_apns_results_total", labelNames: ["pool", "outcome", "status", "reason"],
             help: "Notifications finished by the sender, by outcome, last APNs status and reason.")
@@ -51,6 +62,15 @@ public struct SenderMetricsRecorder: SenderMetrics {
         freeStreamCapacity = try registry.makeGaugeFamily(
             name: "pushline_apns_free_stream_capacity", labelNames: ["pool"],
             help: "Streams the open connections could still take under APNs' concurrent-stream limits.")
+        circuitOpen = try registry.makeGaugeFamily(
+            name: "pushline_apns_circuit_open", labelNames: ["pool"],
+            help: "1 while the pool's circuit is open (APNs out: only probes are sent), else 0.")
+        circuitTransitions = try registry.makeCounterFamily(
+            name: "pushline_apns_circuit_transitions_total", labelNames: ["pool", "state"],
+            help: "Changes of the pool's circuit, by the state entered (open, closed).")
+        circuitProbes = try registry.makeCounterFamily(
+            name: "pushline_apns_circuit_probes_total", labelNames: ["pool"],
+            help: "Probe requests sent while the pool's circuit was open.")
     }
 
     public func recordResult(pool: String, outcome: DeliveryResult.Outcome, status: Int?, reason: String?,
@@ -72,5 +92,20 @@ public struct SenderMetricsRecorder: SenderMetrics {
         connections.metric(labelValues: [pool]).record(openConnections)
         self.inFlightStreams.metric(labelValues: [pool]).record(inFlightStreams)
         self.freeStreamCapacity.metric(labelValues: [pool]).record(freeStreamCapacity)
+    }
+
+    public func recordCircuit(pool: String, state: PoolCircuit.State, cause: String) {
+        circuitOpen.metric(labelValues: [pool]).record(state == .open ? 1 : 0)
+        circuitTransitions.metric(labelValues: [pool, state.rawValue]).increment()
+        let metadata: Logger.Metadata = ["pool": .string(pool), "cause": .string(cause)]
+        if state == .open {
+            logger?.warning("apns circuit opened", metadata: metadata)
+        } else {
+            logger?.info("apns circuit closed", metadata: metadata)
+        }
+    }
+
+    public func recordProbe(pool: String) {
+        circuitProbes.metric(labelValues: [pool]).increment()
     }
 }

@@ -37,10 +37,16 @@ public enum HTTP2StreamFailure: Error, Sendable, Equatable {
     case reset(errorCode: UInt32)
     /// The stream was above the last stream id of a GOAWAY: never processed, safe to retry.
     case refusedByGoAway
-    /// The connection closed first.
+    /// The connection closed first, after the whole request had left (END_STREAM sent): the server
+    /// may have processed it.
     case connectionClosed
+    /// The connection closed before the whole request had left: the server cannot have processed it.
+    case connectionClosedBeforeSent
     /// It was cancelled locally (deadline).
     case cancelled
+    /// It was cancelled locally (RST_STREAM CANCEL) because no answer came in time; the server may
+    /// have processed it.
+    case timedOut
 }
 
 /// One HTTP/2 connection over TLS over TCP, driven by an ``EventLoop``: bytes from the socket go
@@ -186,12 +192,18 @@ public final class HTTP2Connection: FileDescriptorHandler {
         return streamID
     }
 
-    /// Client role: cancels a request (RST_STREAM CANCEL); its receiver gets `.cancelled`.
-    public func cancel(streamID: Int32) {
+    /// Client role: cancels a request (RST_STREAM CANCEL); its receiver gets `failure`
+    /// (`.cancelled` or `.timedOut`).
+    public func cancel(streamID: Int32, reporting failure: HTTP2StreamFailure = .cancelled) {
         guard let pending = pendingResponses.removeValue(forKey: streamID) else { return }
         session.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.cancel)
         deferFlush()
-        end(pending, with: .failure(.cancelled))
+        end(pending, with: .failure(failure))
+    }
+
+    /// Client role: whether the request on `streamID` still waits for its answer.
+    public func isAwaitingResponse(streamID: Int32) -> Bool {
+        pendingResponses[streamID] != nil
     }
 
     /// Sends a PING (keeps idle connections alive through middleboxes and proves the peer answers).
@@ -217,7 +229,10 @@ public final class HTTP2Connection: FileDescriptorHandler {
             }
             Glibc.close(descriptor)
         }
-        for stream in pendingResponses.removeAll() { end(stream.value, with: .failure(.connectionClosed)) }
+        for stream in pendingResponses.removeAll() {
+            let sent = session.requestSent(streamID: stream.streamID)
+            end(stream.value, with: .failure(sent ? .connectionClosed : .connectionClosedBeforeSent))
+        }
         delegate?.connectionClosed(self, error: error)
     }
 

@@ -253,6 +253,12 @@ final class HTTP2Session {
         _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
     }
 
+    /// Client role: whether the whole request of `streamID` was produced for the network (its
+    /// END_STREAM sent), so that the server may have processed it.
+    func requestSent(streamID: Int32) -> Bool {
+        nghttp2_session_get_stream_local_close(session, streamID) == 1
+    }
+
     func submitPing() {
         _ = nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
     }

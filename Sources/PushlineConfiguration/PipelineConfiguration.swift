@@ -46,6 +46,9 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     public var redisUnreachable = RedisUnreachablePolicy.pause
     /// Intent messages larger than this are not decoded: `invalid`/`IntentTooLarge` and a dead letter.
     public var maximumIntentBytes = 262_144
+    /// How long a delivery may be held through an APNs outage (retried, or waiting while its pool's
+    /// circuit is open) before it ends `expired`; its own `apns-expiration` may end it sooner.
+    public var maximumHold = Duration.seconds(3_600)
 
     public init(name: String, file: String, sourceGroup: String, templatesDirectory: String, localesDirectory: String,
                 apnsPool: String, dedupe: DedupeConfiguration) {
@@ -61,7 +64,8 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     public var description: String {
         "\(name): \(sourceTopic) (group \(sourceGroup)) → pool \(apnsPool), batches of \(batchSize) or "
             + "\(DurationText.format(batchLinger)), \(concurrency) at once, \(maximumInFlight) in flight, "
-            + "Redis unreachable: \(redisUnreachable.rawValue), intents up to \(maximumIntentBytes) bytes"
+            + "Redis unreachable: \(redisUnreachable.rawValue), intents up to \(maximumIntentBytes) bytes, "
+            + "max hold \(DurationText.format(maximumHold))"
     }
 
     /// Reads a pipeline file's top section; `worker` gives the defaults and the pools to refer to.
@@ -98,6 +102,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         let inFlight = section.value("max_in_flight", .integer(1...1_000_000))
         let policy = section.value("redis_unreachable", ConfigurationValueType<RedisUnreachablePolicy>.choice())
         let intentBytes = section.value("max_intent_bytes", .integer(1_024...67_108_864))
+        let maximumHold = section.value("max_hold", .duration(.seconds(1)...Duration.seconds(7 * 86_400)))
         guard let templates, let locales, let pool else { return nil }
         var pipeline = PipelineConfiguration(name: name, file: section.file, sourceGroup: group ?? worker.kafka.groupID,
                                              templatesDirectory: templates, localesDirectory: locales, apnsPool: pool, dedupe: dedupe)
@@ -109,6 +114,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         pipeline.maximumInFlight = inFlight ?? pipeline.maximumInFlight
         pipeline.redisUnreachable = policy ?? pipeline.redisUnreachable
         pipeline.maximumIntentBytes = intentBytes ?? pipeline.maximumIntentBytes
+        pipeline.maximumHold = maximumHold ?? pipeline.maximumHold
         return pipeline
     }
 }

@@ -225,7 +225,8 @@ struct DeliveryStages {
         for delivery in sent {
             if delivery.planned.holdsClaim {
                 switch delivery.result.outcome {
-                case .accepted, .rejected, .expired: settled.append(SettledClaim(delivery.planned.key, outcome: delivery.settled))
+                // Uncertain (`on_uncertain: skip`): settled with its `unknown` outcome, never sent again.
+                case .accepted, .rejected, .expired, .uncertain: settled.append(SettledClaim(delivery.planned.key, outcome: delivery.settled))
                 case .failed: released.append(delivery.planned.key)
                 }
             }

@@ -27,7 +27,8 @@ struct OutputRecords: Sendable {
                      createdAt: intent.createdAt)
     }
 
-    /// The records of a sent delivery that need no Redis — its outcome, and a dead letter when its
+    /// The records of a sent delivery that need no Redis — its outcome (`unknown`/`UncertainDelivery`
+    /// for one the sender did not resend because APNs may have taken it), and a dead letter when its
     /// retries ran out (`RetriesExhausted`) — and what its claim keeps of the outcome, decided at
     /// `completedAt` (Unix milliseconds). `originals` summarises the message for the dead letter,
     /// once for the deliveries of one message that come together.
@@ -38,9 +39,12 @@ struct OutputRecords: Sendable {
         case .rejected: .rejected
         case .expired: .expired
         case .failed: .failed
+        // APNs may have taken it and `dedupe.on_uncertain` is `skip`: not sent again.
+        case .uncertain: .unknown
         }
+        let reason = result.outcome == .uncertain ? "UncertainDelivery" : result.reason?.description ?? result.failureDetail
         let decided = SettledOutcome(source: planned.source, status: status, completedAt: completedAt,
-                                     reason: result.reason?.description ?? result.failureDetail, apnsUniqueID: result.apnsUniqueID,
+                                     reason: reason, apnsUniqueID: result.apnsUniqueID,
                                      apnsStatus: result.status, apnsTimestamp: result.timestamp, attempts: result.attempts,
                                      latencyMilliseconds: result.latencyMilliseconds)
         let outcome = outcome(planned, decided)

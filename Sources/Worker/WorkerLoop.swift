@@ -476,7 +476,10 @@ final class WorkerLoop {
         let waitingMessages = waitingForRedis.count { if case .plan = $0 { true } else { false } }
         let saturated = ledger.deliveriesInFlight + waitingMessages >= configuration.maximumInFlight
         let redisWait = outage.isOut && configuration.redisUnreachable == .pause
-        let pause = saturated || redisWait
+        // A pool this worker sends to is out (its circuit open): what is taken would only be held.
+        let apnsCircuit = sender.hasOpenCircuit(among: configuration.pools.values)
+        status.apnsCircuitOpen.store(apnsCircuit, ordering: .relaxed)
+        let pause = saturated || redisWait || apnsCircuit
         metrics.inFlight.record(ledger.deliveriesInFlight)
         guard pause != paused else { return }
         let partitions = Array(consumer.assignment)
@@ -488,7 +491,8 @@ final class WorkerLoop {
         paused = pause
         metrics.paused.record(pause ? 1 : 0)
         if pause {
-            logger.info("partitions paused", metadata: ["reason": redisWait ? "redis" : "max_in_flight",
+            let reason = redisWait ? "redis" : apnsCircuit ? "apns_circuit" : "max_in_flight"
+            logger.info("partitions paused", metadata: ["reason": .string(reason),
                                                         "in_flight": .string("\(ledger.deliveriesInFlight)")])
         } else {
             logger.info("partitions resumed")

@@ -9,11 +9,13 @@ final class WorkerStatus: Sendable {
     let joined = Atomic<Bool>(false)
     /// Work waits for Redis (an outage under the `pause` policy).
     let waitingForRedis = Atomic<Bool>(false)
+    /// A pool the worker sends to has its circuit open (APNs out): partitions paused, not ready.
+    let apnsCircuitOpen = Atomic<Bool>(false)
     /// The worker's thread has ended.
     let ended = Atomic<Bool>(false)
 
     var isReady: Bool {
         joined.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) && !waitingForRedis.load(ordering: .relaxed)
-            && !ended.load(ordering: .relaxed)
+            && !apnsCircuitOpen.load(ordering: .relaxed) && !ended.load(ordering: .relaxed)
     }
 }

@@ -63,7 +63,10 @@ enum RunCommand: Command {
             // `load` checked that the pool and its credentials exist.
             guard let pool = configuration.apns.pools.first(where: { $0.name == pipeline.apnsPool }),
                   let credentials = configuration.apns.credentials[pool.credentials] else { continue }
-            let sender = try APNsSender(configuration: pool.senderConfiguration, metrics: try SenderMetricsRecorder(registry: registry))
+            var senderConfiguration = configuration.apns.senderConfiguration(for: pool, maximumHold: pipeline.maximumHold)
+            // A stream APNs may have taken without answering: resent, or `unknown` (docs/worker.md).
+            senderConfiguration.resendUncertain = pipeline.dedupe.onUncertain == .resend
+            let sender = try APNsSender(configuration: senderConfiguration, metrics: try SenderMetricsRecorder(registry: registry, logger: logger))
             senders.append(sender)
             try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)
             let catalog = try EnrichmentCatalog.load(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)

@@ -62,7 +62,7 @@ enum SendCommand: Command {
         configuration.minimumConnections = 1
         configuration.maximumConnections = 1
         configuration.maximumAttempts = 3
-        configuration.maximumDeadlineMilliseconds = 10_000
+        configuration.maximumHoldMilliseconds = 10_000
         configuration.caFile = arguments.optional("--ca-file")
         configuration.insecureSkipVerification = arguments.flags.contains("--insecure")
         if configuration.caFile != nil && configuration.insecureSkipVerification {
@@ -78,7 +78,7 @@ enum SendCommand: Command {
             switch result.outcome {
             case .accepted: break
             case .rejected: status = max(status, 1)
-            case .failed, .expired: status = 2
+            case .failed, .expired, .uncertain: status = 2
             }
         }
         return status
@@ -92,7 +92,7 @@ enum SendCommand: Command {
             if let reason = result.reason { fields.append(reason.rawValue) }
             if let timestamp = result.timestamp { fields.append(String(timestamp)) }
             return fields.joined(separator: " ")
-        case .failed, .expired:
+        case .failed, .expired, .uncertain:
             let why = result.failureDetail ?? result.reason?.rawValue ?? result.outcome.rawValue
             return "\(result.deviceToken.hex) failed \(apnsID) \(why)"
         }

@@ -43,6 +43,7 @@ enum ValidateConfigCommand: Command {
             print("apns credentials \(name): \(credentials)")
         }
         for pool in configuration.apns.pools { print("apns pool \(pool)") }
+        print("apns delivery: \(configuration.apns.delivery)")
         print("telemetry: \(configuration.telemetry)")
         print("dedupe: \(configuration.dedupe)")
         print("shutdown: \(configuration.shutdown)")

@@ -57,7 +57,7 @@ struct APNsSenderTests {
         #expect(result.timestamp == 1_767_225_600_123)
     }
 
-    @Test("server errors are retried with back-off until accepted, within the attempt limit")
+    @Test("server errors are retried with back-off until accepted")
     func serverErrorsAreRetried() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.internalServerErrorRate = 0.3
@@ -129,7 +129,7 @@ struct APNsSenderTests {
     func stuckStreamHitsDeadline() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.neverRespondRate = 1
-        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumDeadlineMilliseconds = 400 })
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumHoldMilliseconds = 400 })
         defer { fixture.stop() }
         let result = try #require(try await fixture.sender.send(SenderFixture.notifications(1), pool: "dev").first)
         #expect(result.outcome == .expired)
@@ -255,7 +255,7 @@ struct APNsSenderTests {
             $0.idlePingMilliseconds = 200
             $0.pingTimeoutMilliseconds = 300
             $0.maximumConnections = 1
-            $0.maximumDeadlineMilliseconds = 3000
+            $0.maximumHoldMilliseconds = 3000
         })
         defer { fixture.stop() }
         let relay = try relayedPool(fixture)
@@ -277,7 +277,7 @@ struct APNsSenderTests {
         let fixture = try SenderFixture(sender: {
             $0.connectTimeoutMilliseconds = 300
             $0.maximumConnections = 1
-            $0.maximumDeadlineMilliseconds = 8000
+            $0.maximumHoldMilliseconds = 8000
         })
         defer { fixture.stop() }
         let relay = try relayedPool(fixture, silentConnections: 1)

@@ -16,11 +16,14 @@ private final class SharedClock: Sendable {
 }
 
 /// Counts what the sender reports.
-private final class RecordingMetrics: SenderMetrics {
+final class RecordingMetrics: SenderMetrics {
     let results = Mutex<[String: Int]>([:])
     let retries = Mutex<[String: Int]>([:])
     let tokenRefreshes = Atomic<Int>(0)
     let lastPoolState = Mutex<(open: Int, inFlight: Int, free: Int)?>(nil)
+    /// Circuit transitions in order, and probes sent.
+    let circuitStates = Mutex<[PoolCircuit.State]>([])
+    let probes = Atomic<Int>(0)
 
     func recordResult(pool: String, outcome: DeliveryResult.Outcome, status: Int?, reason: String?, latencyMilliseconds: Double) {
         results.withLock { $0[outcome.rawValue, default: 0] += 1 }
@@ -30,6 +33,8 @@ private final class RecordingMetrics: SenderMetrics {
     func recordPoolState(pool: String, openConnections: Int, inFlightStreams: Int, freeStreamCapacity: Int) {
         lastPoolState.withLock { $0 = (openConnections, inFlightStreams, freeStreamCapacity) }
     }
+    func recordCircuit(pool: String, state: PoolCircuit.State, cause: String) { circuitStates.withLock { $0.append(state) } }
+    func recordProbe(pool: String) { probes.add(1, ordering: .relaxed) }
 }
 
 @Suite("Provider tokens over hours, many credentials, metrics", .serialized, .timeLimit(.minutes(1)))
@@ -74,7 +79,7 @@ struct ProviderTokenLifecycleTests {
     @Test("a connection drained by ExpiredProviderToken closes once its other streams are cancelled at their deadline")
     func drainedConnectionClosesWhenItsLastStreamExpires() async throws {
         let metrics = RecordingMetrics()
-        let rotation = try ExpiringTokenRotation(metrics: metrics, sender: { $0.maximumDeadlineMilliseconds = 2000 })
+        let rotation = try ExpiringTokenRotation(metrics: metrics, sender: { $0.maximumHoldMilliseconds = 2000 })
         defer { rotation.fixture.stop() }
         try await rotation.warmUp(thenAnswering: { $0.neverRespondRate = 1 })
         let inFlight = Task { try await rotation.fixture.sender.send(SenderFixture.notifications(3, intent: "stuck"), pool: "dev") }

@@ -22,7 +22,7 @@ struct ServerNameVerificationTests {
         defer { server.shutdown(drainMilliseconds: 0) }
         var configuration = SenderConfiguration()
         configuration.caFile = certificateFile
-        configuration.maximumDeadlineMilliseconds = 1500
+        configuration.maximumHoldMilliseconds = 1500
         configuration.reconnectBackoffMilliseconds = 50
         let sender = try APNsSender(configuration: configuration)
         defer { sender.shutdown() }

@@ -35,6 +35,33 @@ struct SenderMetricsRecorderTests {
         try PromtoolCheck.expectAccepted(text)
     }
 
+    @Test("circuit transitions set the open gauge, count by state and probe, and are logged with pool and cause")
+    func circuitMetricsAndLogLines() throws {
+        let registry = MetricsRegistry()
+        let lines = LineCollector()
+        let recorder = try SenderMetricsRecorder(registry: registry, logger: lines.logger())
+        recorder.recordCircuit(pool: "production", state: .open, cause: "ServiceUnavailable")
+        recorder.recordProbe(pool: "production")
+        recorder.recordProbe(pool: "production")
+        let whileOpen = registry.exposition
+        recorder.recordCircuit(pool: "production", state: .closed, cause: "probe answered")
+        let text = registry.exposition
+        #expect(whileOpen.contains(#"pushline_apns_circuit_open{pool="production"} 1"# + "\n"))
+        for sample in [
+            #"pushline_apns_circuit_open{pool="production"} 0"#,
+            #"pushline_apns_circuit_transitions_total{pool="production",state="open"} 1"#,
+            #"pushline_apns_circuit_transitions_total{pool="production",state="closed"} 1"#,
+            #"pushline_apns_circuit_probes_total{pool="production"} 2"#,
+        ] {
+            #expect(text.contains(sample + "\n"), "exposition has \(sample)")
+        }
+        try PromtoolCheck.expectAccepted(text)
+        let logged = try lines.parsedObjects()
+        #expect(logged.map { $0["message"] as? String } == ["apns circuit opened", "apns circuit closed"])
+        #expect(logged.map { $0["pool"] as? String } == ["production", "production"])
+        #expect(logged.map { $0["cause"] as? String } == ["ServiceUnavailable", "probe answered"])
+    }
+
     @Test("two recorders on one registry share the metrics")
     func recordersShareRegistry() throws {
         let registry = MetricsRegistry()

@@ -1,0 +1,72 @@
+import APNsClient
+import Runtime
+
+/// How every pool retries, when its circuit opens and how it probes, and how long a request may
+/// go unanswered: `apns.retry`, `apns.circuit` and `apns.request_timeout`. The defaults are the
+/// sender's own (``SenderConfiguration``).
+public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
+    /// Attempts for retries about the request itself (429 `TooManyRequests`, provider tokens);
+    /// outages are retried until the delivery's deadline instead.
+    public var maximumAttempts = SenderConfiguration().maximumAttempts
+    /// The first retry's back-off, doubled per retry up to `maximumRetryBackoff`; always jittered.
+    public var retryBackoff = Duration.milliseconds(SenderConfiguration().retryBackoffMilliseconds)
+    public var maximumRetryBackoff = Duration.milliseconds(SenderConfiguration().maximumRetryBackoffMilliseconds)
+    public var circuit = SenderConfiguration().circuit
+    public var requestTimeout = Duration.milliseconds(SenderConfiguration().requestTimeoutMilliseconds)
+
+    public init() {}
+
+    public var description: String {
+        "\(maximumAttempts) attempts, back-off \(DurationText.format(retryBackoff))–\(DurationText.format(maximumRetryBackoff)), "
+            + "circuit opens at \(circuit.threshold) of \(circuit.window) answers, probes "
+            + "\(DurationText.format(.milliseconds(circuit.probeIntervalMilliseconds)))–"
+            + "\(DurationText.format(.milliseconds(circuit.maximumProbeIntervalMilliseconds))), "
+            + "request timeout \(DurationText.format(requestTimeout))"
+    }
+
+    /// These settings over `configuration`, with `maximumHold` as its hold limit.
+    public func apply(to configuration: inout SenderConfiguration, maximumHold: Duration) {
+        configuration.maximumAttempts = maximumAttempts
+        configuration.retryBackoffMilliseconds = retryBackoff.wholeMilliseconds
+        configuration.maximumRetryBackoffMilliseconds = maximumRetryBackoff.wholeMilliseconds
+        configuration.circuit = circuit
+        configuration.requestTimeoutMilliseconds = requestTimeout.wholeMilliseconds
+        configuration.maximumHoldMilliseconds = maximumHold.wholeMilliseconds
+    }
+
+    /// Reads `retry`, `circuit` and `request_timeout` of the `apns` section over the defaults.
+    mutating func read(_ apns: inout ConfigurationSection) {
+        var retry = apns.section("retry")
+        if let attempts = retry.value("max_attempts", .integer(1...100)) { maximumAttempts = attempts }
+        let backoffs = Duration.milliseconds(1)...Duration.seconds(600)
+        if let backoff = retry.value("backoff", .duration(backoffs)) { retryBackoff = backoff }
+        if let backoff = retry.value("max_backoff", .duration(backoffs)) { maximumRetryBackoff = backoff }
+        if retryBackoff > maximumRetryBackoff {
+            retry.report(.outOfRange, "backoff", at: retry.origin("backoff"),
+                         "\(DurationText.format(retryBackoff)) is more than max_backoff (\(DurationText.format(maximumRetryBackoff)))")
+        }
+        retry.finish()
+
+        var circuitSection = apns.section("circuit")
+        if let threshold = circuitSection.value("threshold", .integer(1...10_000)) { circuit.threshold = threshold }
+        if let window = circuitSection.value("window", .integer(1...10_000)) { circuit.window = window }
+        if circuit.threshold > circuit.window {
+            circuitSection.report(.outOfRange, "threshold", at: circuitSection.origin("threshold"),
+                                  "\(circuit.threshold) is more than window (\(circuit.window))")
+        }
+        let probes = Duration.milliseconds(10)...Duration.seconds(3_600)
+        if let interval = circuitSection.value("probe_interval", .duration(probes)) {
+            circuit.probeIntervalMilliseconds = interval.wholeMilliseconds
+        }
+        if let interval = circuitSection.value("max_probe_interval", .duration(probes)) {
+            circuit.maximumProbeIntervalMilliseconds = interval.wholeMilliseconds
+        }
+        if circuit.probeIntervalMilliseconds > circuit.maximumProbeIntervalMilliseconds {
+            circuitSection.report(.outOfRange, "probe_interval", at: circuitSection.origin("probe_interval"),
+                                  "it is more than max_probe_interval")
+        }
+        circuitSection.finish()
+
+        if let timeout = apns.value("request_timeout", .duration(.milliseconds(100)...Duration.seconds(600))) { requestTimeout = timeout }
+    }
+}

@@ -1,0 +1,53 @@
+import APNsCore
+import APNsSimulator
+import Foundation
+import PushlineTestKit
+import Testing
+
+/// APNs answering 503 to everything for a few seconds under a running worker.
+@Suite("Worker: APNs outage", .serialized)
+struct APNsOutageTests {
+    @Test("503 for a few seconds: the pool's circuit opens, partitions pause and /readyz is not ready; afterwards every intent is accepted once, none failed")
+    func serviceUnavailableHoldsWork() async throws {
+        let fixture = try await WorkerFixture()
+        let simulator = fixture.harness.simulator
+        let sender = fixture.pipeline.sender
+        var faults = simulator.faults
+        faults.serviceUnavailableRate = 1
+        simulator.setFaults(faults)
+
+        let tokens = try (100..<140).map(WorkerFixture.token)
+        try await fixture.publish(tokens.enumerated().map { WorkerFixture.intent(id: "outage-\($0.offset)", tokens: [$0.element]) })
+        try await fixture.wait(for: "the circuit to open and the partitions to pause") {
+            try sender.openCircuits() == ["dev"] && fixture.gauge("pushline_consumer_paused") == 1
+        }
+        #expect(!fixture.pipeline.worker.isReady, "/readyz answers 503 while the circuit is open")
+        let laterTokens = try (140..<150).map(WorkerFixture.token)
+        try await fixture.publish(laterTokens.enumerated().map { WorkerFixture.intent(id: "later-\($0.offset)", tokens: [$0.element]) })
+        try await Task.sleep(for: .seconds(2))
+        let outcomesWhileOut = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(200))
+        #expect(outcomesWhileOut.isEmpty, "nothing failed or was recorded while APNs was out")
+        #expect(simulator.inbox().isEmpty)
+
+        faults.serviceUnavailableRate = 0
+        simulator.setFaults(faults)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 50)
+        try await fixture.wait(for: "the worker to resume") {
+            try sender.openCircuits().isEmpty && fixture.gauge("pushline_consumer_paused") == 0
+        }
+        let ready = fixture.pipeline.worker.isReady
+        let settled = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        let deadLetters = try await fixture.records(on: "pushline.dlq", after: .milliseconds(200))
+        try await fixture.stop()
+
+        #expect(ready)
+        #expect(settled.count == 50, "exactly one outcome per delivery")
+        #expect(outcomes.allSatisfy { $0["status"] as? String == "accepted" }, "\(Set(outcomes.map { $0["status"] as? String ?? "-" }))")
+        #expect(deadLetters.isEmpty)
+        var perDevice: [String: Int] = [:]
+        for notification in simulator.inbox() { perDevice[notification.token ?? "-", default: 0] += 1 }
+        #expect(perDevice.count == 50)
+        #expect(perDevice.values.allSatisfy { $0 == 1 }, "no device notified twice")
+        #expect(fixture.logLines.messages.contains("partitions paused"))
+    }
+}
