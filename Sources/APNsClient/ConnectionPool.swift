@@ -314,7 +314,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     /// A request that ended without an answer: expired at its deadline, refused by APNs (always
-    /// sent again), or perhaps seen by APNs (uncertain: sent again only under `resendUncertain`).
+    /// sent again), or perhaps seen by APNs (uncertain: sent again only when `onUncertain` is `resend`).
     /// A connection's loss counts once for the circuit, in `connectionClosed`, not per stream.
     private func handle(_ failure: HTTP2StreamFailure, for delivery: PendingDelivery, probe: Bool, now: UInt64) {
         switch failure {
@@ -412,7 +412,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// the sender resends those.
     private func retryHeld(_ delivery: PendingDelivery, cause: String, uncertain: Bool, detail: String? = nil) {
         let now = MonotonicClock.nanoseconds()
-        guard !uncertain || configuration.resendUncertain else {
+        guard !uncertain || configuration.onUncertain == .resend else {
             let why = detail ?? (cause == "timeout" ? "no answer within the request timeout" : "connection lost with the stream open")
             finish(delivery, .uncertain, now: now, detail: "may have reached APNs: \(why)")
             return

@@ -14,7 +14,7 @@ public struct DeliveryResult: Sendable, Equatable {
         case expired
         /// Its request may have reached APNs but no answer came (stream reset after it was written,
         /// connection lost with it open, request timeout), and the sender does not resend such
-        /// requests (``SenderConfiguration/resendUncertain`` false).
+        /// requests (``SenderConfiguration/onUncertain`` `skip`).
         case uncertain
     }
 

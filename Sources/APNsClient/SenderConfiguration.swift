@@ -24,11 +24,11 @@ public struct SenderConfiguration: Sendable {
     public var requestTimeoutMilliseconds = 10_000
     /// When each pool's circuit opens, and how it probes.
     public var circuit = PoolCircuit.Configuration()
-    /// Whether a request that may have reached APNs without an answer (reset after it was written,
-    /// its connection lost with the stream open, timed out) is sent again (at-least-once, the
-    /// default); when false it ends ``DeliveryResult/Outcome/uncertain``. Streams APNs refused
-    /// (REFUSED_STREAM, above a GOAWAY's last stream id) are always sent again.
-    public var resendUncertain = true
+    /// What becomes of a request that may have reached APNs without an answer (reset after it was
+    /// written, its connection lost with the stream open, timed out): sent again (`resend`,
+    /// at-least-once, the default), or ended ``DeliveryResult/Outcome/uncertain`` (`skip`). Streams
+    /// APNs refused (REFUSED_STREAM, above a GOAWAY's last stream id) are always sent again.
+    public var onUncertain = UncertainDeliveryPolicy.resend
     /// Notifications accepted and not yet finished, across the pool; beyond it `send` waits.
     public var maximumPending = 20_000
     /// PING a connection that has been idle this long; close it when the PING is not answered

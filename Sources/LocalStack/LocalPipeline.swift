@@ -45,9 +45,12 @@ public final class LocalPipeline: Sendable {
     ///   - telemetry: where the worker's metrics and logs go.
     ///   - senderMetrics: where the sender reports (`pushline run` and the demo: a `SenderMetricsRecorder`).
     ///   - configure: changes to the worker's configuration (batching, limits, policies, TTLs).
+    ///   - configureSender: changes to the sender's configuration (timeouts, retries); its
+    ///     `onUncertain` follows the worker's, as in `pushline run`.
     public init(stores: Stores = .redisServer, unregistered: [(token: DeviceToken, at: Int64)] = [],
                 telemetry: WorkerTelemetry = WorkerTelemetry(), senderMetrics: SenderMetrics = NoSenderMetrics(),
-                configure: (inout WorkerConfiguration) -> Void = { _ in }) throws {
+                configure: (inout WorkerConfiguration) -> Void = { _ in },
+                configureSender: (inout SenderConfiguration) -> Void = { _ in }) throws {
         cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(Self.intentsTopic, partitions: 1)
         for topic in Self.outputTopics { try cluster.createTopic(topic, partitions: 1) }
@@ -59,13 +62,17 @@ public final class LocalPipeline: Sendable {
             .init(token: $0.token, topic: Self.app, environment: .sandbox, unregisteredAt: $0.at)
         })
         harness = try SimulatorHarness(configuration: simulator)
-        sender = try Self.sender(port: harness.devicePort, caFile: harness.certificateFile, metrics: senderMetrics)
         let kafka = cluster.bootstrapServers
         var configuration = redis.map { Self.workerConfiguration(kafka: kafka, redisPort: $0.port) }
             ?? Self.workerConfiguration(kafka: kafka, stores: .inMemory)
         configuration.consumer.sessionTimeout = .seconds(3)
         configuration.consumer.autoCommitInterval = .milliseconds(200)
         configure(&configuration)
+        let onUncertain = configuration.onUncertain
+        sender = try Self.sender(port: harness.devicePort, caFile: harness.certificateFile, metrics: senderMetrics) { sender in
+            sender.onUncertain = onUncertain
+            configureSender(&sender)
+        }
         worker = try Worker(configuration: configuration, enricher: try Self.enricher(), sender: sender, telemetry: telemetry)
 
         outputs = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
@@ -74,10 +81,12 @@ public final class LocalPipeline: Sendable {
     }
 
     /// A sender with one pool, `dev`, signed with the dev key and trusting `caFile`, to a simulator
-    /// on localhost, reporting to `metrics`.
-    public static func sender(port: UInt16, caFile: String, metrics: SenderMetrics = NoSenderMetrics()) throws -> APNsSender {
+    /// on localhost, reporting to `metrics`, with the changes of `configure`.
+    public static func sender(port: UInt16, caFile: String, metrics: SenderMetrics = NoSenderMetrics(),
+                              configure: (inout SenderConfiguration) -> Void = { _ in }) throws -> APNsSender {
         var configuration = SenderConfiguration()
         configuration.caFile = caFile
+        configure(&configuration)
         let sender = try APNsSender(configuration: configuration, metrics: metrics)
         let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID,
                                                        p8: String(contentsOfFile: DevCredentials.privateKeyFile, encoding: .utf8))

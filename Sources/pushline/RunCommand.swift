@@ -65,7 +65,7 @@ enum RunCommand: Command {
                   let credentials = configuration.apns.credentials[pool.credentials] else { continue }
             var senderConfiguration = configuration.apns.senderConfiguration(for: pool, maximumHold: pipeline.maximumHold)
             // A stream APNs may have taken without answering: resent, or `unknown` (docs/worker.md).
-            senderConfiguration.resendUncertain = pipeline.dedupe.onUncertain == .resend
+            senderConfiguration.onUncertain = pipeline.dedupe.onUncertain
             let sender = try APNsSender(configuration: senderConfiguration, metrics: try SenderMetricsRecorder(registry: registry, logger: logger))
             senders.append(sender)
             try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)

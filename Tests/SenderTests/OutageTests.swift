@@ -105,7 +105,7 @@ struct OutageTests {
         #expect(results.allSatisfy { $0.failureDetail?.contains("apns-expiration") == true }, "\(results[0].failureDetail ?? "-")")
     }
 
-    @Test("a stream never answered is cancelled at the request timeout and sent again (resendUncertain)")
+    @Test("a stream never answered is cancelled at the request timeout and sent again (on_uncertain resend)")
     func requestTimeoutResends() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.neverRespondRate = 1
@@ -120,11 +120,11 @@ struct OutageTests {
         #expect(results.allSatisfy { $0.attempts >= 2 })
     }
 
-    @Test("with resendUncertain off, a request timeout ends uncertain and is not sent again")
+    @Test("under on_uncertain skip, a request timeout ends uncertain and is not sent again")
     func requestTimeoutUncertain() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.neverRespondRate = 1
-        let fixture = try fixture(configuration) { $0.requestTimeoutMilliseconds = 300; $0.resendUncertain = false }
+        let fixture = try fixture(configuration) { $0.requestTimeoutMilliseconds = 300; $0.onUncertain = .skip }
         defer { fixture.stop() }
         let results = try await fixture.sender.send(SenderFixture.notifications(3), pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .uncertain }, "\(Set(results.map(\.outcome)))")
@@ -133,12 +133,12 @@ struct OutageTests {
         #expect(fixture.harness.simulator.stats().requests == 3, "no request sent twice")
     }
 
-    @Test("with resendUncertain off, connections dropped with streams open end uncertain; none fails, no device notified twice")
+    @Test("under on_uncertain skip, connections dropped with streams open end uncertain; none fails, no device notified twice")
     func droppedConnectionsUncertain() async throws {
         var configuration = SimulatorConfiguration()
         configuration.faults.resetConnectionRate = 0.05
         configuration.randomSeed = 7
-        let fixture = try fixture(configuration) { $0.resendUncertain = false }
+        let fixture = try fixture(configuration) { $0.onUncertain = .skip }
         defer { fixture.stop() }
         let results = try await fixture.sender.send(SenderFixture.notifications(400), pool: "dev")
         let uncertain = results.filter { $0.outcome == .uncertain }
@@ -155,13 +155,13 @@ struct OutageTests {
         #expect(perDevice.count <= results.count)
     }
 
-    @Test("with resendUncertain off, streams above a GOAWAY's last stream id are still sent again: all accepted, each once")
+    @Test("under on_uncertain skip, streams above a GOAWAY's last stream id are still sent again: all accepted, each once")
     func refusedStreamsAlwaysResent() async throws {
         let server = try GoAwayServer()
         defer { server.stop() }
         var configuration = SenderConfiguration()
         configuration.caFile = server.certificateFile
-        configuration.resendUncertain = false
+        configuration.onUncertain = .skip
         configuration.maximumAttempts = 1
         configuration.retryBackoffMilliseconds = 10
         configuration.reconnectBackoffMilliseconds = 50

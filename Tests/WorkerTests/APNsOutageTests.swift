@@ -50,4 +50,26 @@ struct APNsOutageTests {
         #expect(perDevice.values.allSatisfy { $0 == 1 }, "no device notified twice")
         #expect(fixture.logLines.messages.contains("partitions paused"))
     }
+
+    @Test("under on_uncertain skip, a request APNs never answers ends unknown/UncertainDelivery after the request timeout: sent once, no dead letter, its claim settled")
+    func unansweredRequestIsUnknownUnderSkip() async throws {
+        let fixture = try await WorkerFixture(configure: { $0.onUncertain = .skip }, sender: { $0.requestTimeoutMilliseconds = 300 })
+        var faults = fixture.harness.simulator.faults
+        faults.neverRespondRate = 1
+        fixture.harness.simulator.setFaults(faults)
+        let token = try WorkerFixture.token(150)
+        try await fixture.publish([WorkerFixture.intent(id: "unanswered", tokens: [token])])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        let quiet = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        let deadLetters = try await fixture.records(on: "pushline.dlq", after: .milliseconds(200))
+        let claim = try await fixture.redisCommand(["GET", WorkerFixture.claimKey(intent: "unanswered", token: token)])
+        let requests = fixture.harness.simulator.stats().requests
+        try await fixture.stop()
+
+        #expect(outcomes.map { "\($0["status"] as? String ?? "") \($0["reason"] as? String ?? "")" } == ["unknown UncertainDelivery"])
+        #expect(quiet.count == 1, "one outcome, nothing after it")
+        #expect(deadLetters.isEmpty, "an uncertain delivery is not bad input")
+        #expect(claim?.hasPrefix("failed") == true, "settled, so a redelivery does not send it again: \(claim ?? "none")")
+        #expect(requests == 1, "sent once, not again")
+    }
 }

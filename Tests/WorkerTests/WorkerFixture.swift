@@ -1,3 +1,4 @@
+import APNsClient
 import APNsCore
 import Foundation
 import Kafka
@@ -24,7 +25,8 @@ final class WorkerFixture: Sendable {
     ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
     ///   - configure: changes to the worker's configuration.
     init(unregistered: [(token: DeviceToken, at: Int64)] = [],
-         configure: @escaping @Sendable (inout WorkerConfiguration) -> Void = { _ in }) async throws {
+         configure: @escaping @Sendable (inout WorkerConfiguration) -> Void = { _ in },
+         sender configureSender: @escaping @Sendable (inout SenderConfiguration) -> Void = { _ in }) async throws {
         let registry = MetricsRegistry()
         let logLines = LogLines()
         self.registry = registry
@@ -32,7 +34,8 @@ final class WorkerFixture: Sendable {
         let telemetry = WorkerTelemetry(registry: registry, logger: Logger(label: "pushline.worker") {
             JSONLogHandler(label: $0, logLevel: .info, writer: logLines)
         })
-        pipeline = try await DedicatedThread.run { try LocalPipeline(unregistered: unregistered, telemetry: telemetry, configure: configure) }
+        pipeline = try await DedicatedThread.run { try LocalPipeline(unregistered: unregistered, telemetry: telemetry, configure: configure,
+                                                                      configureSender: configureSender) }
     }
 
     /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.
