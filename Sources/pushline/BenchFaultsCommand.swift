@@ -28,7 +28,9 @@ enum BenchFaultsCommand: Command {
           DLQ        records on pushline.dlq
           failed     outcomes with status `failed`
           exits      times the worker exited by itself
-          recovery   from the fault's end to the first `accepted` outcome after it
+          recovery   from the fault's end to the first `accepted` outcome after it (the worst
+                     restart for the SIGKILL rows); the details then say when the backlog was
+                     done: the last intent's first outcome
 
         and whether the row met its goals: 0 without outcome, the worker never exits, recovery
         ≤ 5 s; apns-503: 0 failed; sigkill-skip: 0 devices twice; sigkill-resend: notifications

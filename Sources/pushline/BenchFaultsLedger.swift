@@ -2,7 +2,6 @@ import APNsCore
 import Foundation
 import Kafka
 import LocalStack
-import Synchronization
 
 /// What `pushline bench faults` reads back from the worker's outputs, on a thread of its own: every
 /// outcome on `pushline.outcomes`, keyed by the source position of its intent (so an intent that
@@ -24,11 +23,13 @@ final class BenchFaultsLedger: Sendable {
         /// When each poll that returned an `accepted` outcome returned.
         var acceptedArrivals: [ContinuousClock.Instant] = []
         var lastArrival = ContinuousClock.now
+        /// When the last intent so far to get its first outcome got it.
+        var lastFirstOutcome: ContinuousClock.Instant?
         var stopping = false
         var failure: String?
     }
 
-    private let state = Shared()
+    private let state = LockedState(State())
     private let reader: BackgroundWork
 
     init(bootstrapServers: String, outcomesTopic: String, dlqTopic: String) throws {
@@ -61,6 +62,7 @@ final class BenchFaultsLedger: Sendable {
                     state.counts.outcomes += read.count
                     for outcome in read {
                         state.counts.byStatus[outcome.status, default: 0] += 1
+                        if state.perPosition[outcome.position] == nil { state.lastFirstOutcome = now }
                         state.perPosition[outcome.position, default: 0] += 1
                     }
                     if read.contains(where: { $0.status == "accepted" }) { state.acceptedArrivals.append(now) }
@@ -82,6 +84,10 @@ final class BenchFaultsLedger: Sendable {
     func firstAccepted(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
         state.withLock { state in state.acceptedArrivals.first { $0 > instant } }
     }
+
+    /// When the last intent so far to get its first outcome got it: once every intent has one, when
+    /// the backlog was done.
+    var lastFirstOutcome: ContinuousClock.Instant? { state.withLock { $0.lastFirstOutcome } }
 
     /// When the last outcome or dead letter arrived.
     var lastArrival: ContinuousClock.Instant { state.withLock { $0.lastArrival } }
@@ -105,12 +111,4 @@ final class BenchFaultsLedger: Sendable {
         return (BenchFaultsTraffic.position(partition: Int32(partition), offset: Int64(offset)), status)
     }
 
-    /// The state, shared by reference with the reader thread.
-    private final class Shared: Sendable {
-        private let mutex = Mutex(State())
-
-        func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-            mutex.withLock { body(&$0) }
-        }
-    }
 }

@@ -20,6 +20,9 @@ struct BenchFaultsResult {
     var recovery: Duration?
     /// Whether the row has a fault that ends (then a missing ``recovery`` means none was accepted after it).
     var recoveryExpected = false
+    /// From the fault's end (the last restart, for the SIGKILL rows) to the moment the last intent got
+    /// its first outcome, when every intent has one.
+    var backlogDone: Duration?
     var details: [String] = []
     /// Each goal and whether it was met.
     var goals: [(name: String, met: Bool)] = []
@@ -69,6 +72,7 @@ struct BenchFaultsResult {
             "failed": .integer(Int64(failed)), "worker_exits": .integer(Int64(workerExits)), "met": .bool(met),
         ]
         object.members.append(.init("recovery_seconds", recovery.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? .null))
+        object.members.append(.init("backlog_done_seconds", backlogDone.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? .null))
         object.members.append(.init("not_supported", notSupported.map(JSONValue.string) ?? .null))
         object.members.append(.init("goals", .object(JSONObject(goals.map { .init($0.name, .bool($0.met)) }))))
         object.members.append(.init("by_status", .object(JSONObject(byStatus.sorted { $0.key < $1.key }.map { .init($0.key, .integer(Int64($0.value))) }))))

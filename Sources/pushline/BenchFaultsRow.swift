@@ -124,7 +124,7 @@ enum BenchFaultsRow: String, CaseIterable {
 
     /// Produces the row's intents at a steady rate; after the warm-up runs `begin`, after `length`
     /// runs `end` (no fault window when `length` is nil); waits for the tail, then until the outputs
-    /// are quiet; counts. Recovery is from the end of the fault to the first `accepted` outcome after it.
+    /// are quiet; counts.
     private func steady(_ stack: BenchFaultsStack, _ settings: Settings, _ result: inout BenchFaultsResult, length: Duration?,
                         progress: (String) -> Void, isPoison: @escaping @Sendable (Int) -> Bool = { _ in false },
                         begin: () throws -> Void, end: () throws -> Void) throws {
@@ -147,11 +147,7 @@ enum BenchFaultsRow: String, CaseIterable {
         try production.wait()
         progress("\(rawValue): all intents produced; waiting until the outputs are quiet")
         try stack.waitUntilQuiet(settings.quiet)
-        try stack.finish(&result)
-        if let faultEnd {
-            result.recoveryExpected = true
-            result.recovery = stack.ledger.firstAccepted(after: faultEnd).map { faultEnd.duration(to: $0) }
-        }
+        try stack.finish(&result, faultEnd: faultEnd)
         result.addCommonGoals()
     }
 
@@ -184,9 +180,8 @@ enum BenchFaultsRow: String, CaseIterable {
             restarts.append(.now)
         }
         try stack.waitUntilQuiet(settings.quiet)
-        try stack.finish(&result)
+        try stack.finish(&result, faultEnd: restarts.last)
         let recoveries = restarts.map { restart in stack.ledger.firstAccepted(after: restart).map { restart.duration(to: $0) } }
-        result.recoveryExpected = true
         result.recovery = recoveries.contains { $0 == nil } ? nil : recoveries.compactMap { $0 }.max()
         result.details.append("in flight at APNs at each kill (claims newly pending in Redis): \(inFlight), total \(pending.count); "
             + "devices notified twice \(result.devicesTwice) (\(result.extraNotifications) extra notifications); "

@@ -102,7 +102,7 @@ final class BenchFaultsStack {
 
     /// Stops the worker (SIGTERM) and the reader, and counts everything; the components stop when
     /// the stack is released.
-    func finish(_ result: inout BenchFaultsResult) throws {
+    func finish(_ result: inout BenchFaultsResult, faultEnd: ContinuousClock.Instant?) throws {
         let status = worker.stop()
         if status != 0 { result.details.append("the worker exited \(status) on the final SIGTERM") }
         try traffic.close()
@@ -118,6 +118,14 @@ final class BenchFaultsStack {
         result.deadLetters = counts.deadLetters
         result.byStatus = counts.byStatus
         result.workerExits = worker.unexpectedExits.count
+        if let faultEnd {
+            result.recoveryExpected = true
+            result.recovery = ledger.firstAccepted(after: faultEnd).map { faultEnd.duration(to: $0) }
+            if result.withoutOutcome == 0, let done = ledger.lastFirstOutcome {
+                result.backlogDone = faultEnd.duration(to: max(faultEnd, done))
+                result.details.append("backlog done \(BenchFaultsResult.seconds(result.backlogDone)) after the fault ended")
+            }
+        }
         if let last = worker.unexpectedExits.last {
             result.details.append("the worker exited by itself \(worker.unexpectedExits.count) time(s), statuses "
                 + "\(worker.unexpectedExits.map(\.status)); the last log: \(last.log.split(separator: "\n").suffix(3).joined(separator: " | "))")

@@ -1,7 +1,6 @@
 import Foundation
 import Kafka
 import LocalStack
-import Synchronization
 
 /// The intents of one row of `pushline bench faults` and the producer that puts them on Kafka.
 /// Intent `n` is a raw alert to device token `n` alone (so a device notified twice is a delivery
@@ -20,11 +19,11 @@ final class BenchFaultsTraffic: Sendable {
 
     private let topic: String
     private let producer: KafkaProducer
-    private let state: Shared
+    private let state: LockedState<State>
 
     init(bootstrapServers: String, topic: String) throws {
         self.topic = topic
-        let state = Shared()
+        let state = LockedState(State())
         var configuration = KafkaProducerConfiguration(bootstrapServers: bootstrapServers)
         // Room for a 2 MB poison intent: librdkafka refuses messages over message.max.bytes (1 MB by
         // default) before they reach the broker.
@@ -117,14 +116,6 @@ final class BenchFaultsTraffic: Sendable {
         }
     }
 
-    /// The state, shared by reference with the producer's callback.
-    private final class Shared: Sendable {
-        private let mutex = Mutex(State())
-
-        func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-            mutex.withLock { body(&$0) }
-        }
-    }
 
     private func waitForAcknowledgements(_ total: Int) throws {
         try Deadline.wait(.seconds(120), for: "Kafka to acknowledge \(total) intents") {
