@@ -99,8 +99,7 @@ public final class APNsSimulator: Sendable {
         case .device: unknownPath(request, on: connection)
         }
         let (response, rejection, delay) = complete(outcome)
-        applyConnectionRules(to: connection, accepted: (200..<300).contains(response.status), rejection: rejection,
-                             goAwayEveryStreams: faults.goAwayEveryStreams)
+        applyConnectionRules(to: connection, accepted: (200..<300).contains(response.status), rejection: rejection, faults: faults)
         return .respond(response, delayMilliseconds: delay)
     }
 
@@ -222,15 +221,17 @@ public final class APNsSimulator: Sendable {
         }
     }
 
-    /// The stream limit (spec §5.1–5.2), GOAWAY after repeated authentication failures, and the
-    /// GOAWAY-every-N-streams fault.
+    /// The stream limit (spec §5.1–5.2) and the stream-limit fault, GOAWAY after repeated
+    /// authentication failures, and the GOAWAY-every-N-streams fault.
     private func applyConnectionRules(to connection: SimulatedConnection, accepted: Bool, rejection: Rejection?,
-                                      goAwayEveryStreams every: Int) {
+                                      faults: SimulatorFaults) {
         let limit: Int
         if connection.usesProviderTokens && connection.currentToken == nil {
             limit = 1
         } else if configuration.collapseStreams && !accepted {
             limit = 1
+        } else if faults.maxConcurrentStreams > 0 {
+            limit = faults.maxConcurrentStreams
         } else {
             limit = configuration.maxConcurrentStreams
         }
@@ -245,7 +246,7 @@ public final class APNsSimulator: Sendable {
             goAway(connection, reason: rejection.reason)
             return
         }
-        if every > 0, connection.streams % every == 0 {
+        if faults.goAwayEveryStreams > 0, connection.streams % faults.goAwayEveryStreams == 0 {
             goAway(connection, reason: .shutdown)
         }
     }

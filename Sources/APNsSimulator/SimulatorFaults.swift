@@ -18,6 +18,10 @@ public struct SimulatorFaults: Sendable, Equatable {
     public var shutdownRate = 0.0
     /// Every N-th stream on a connection is answered and followed by GOAWAY `Shutdown`; 0 = never.
     public var goAwayEveryStreams = 0
+    /// The `SETTINGS_MAX_CONCURRENT_STREAMS` every authenticated connection advertises from its next
+    /// answered request on, in place of the configured limit (1 = the limit collapsing, as APNs does
+    /// under trouble); 0 = the configured limit.
+    public var maxConcurrentStreams = 0
     /// Of all requests: the share never answered (a stuck stream).
     public var neverRespondRate = 0.0
     /// Of all requests: the share whose connection is dropped instead of answered.
@@ -34,6 +38,7 @@ public struct SimulatorFaults: Sendable, Equatable {
         ("latency_ms", \.latencyMilliseconds),
         ("jitter_ms", \.jitterMilliseconds),
         ("goaway_every_streams", \.goAwayEveryStreams),
+        ("max_concurrent_streams", \.maxConcurrentStreams),
         ("device_requests_per_second", \.deviceRequestsPerSecond),
     ]
 

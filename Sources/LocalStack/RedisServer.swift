@@ -64,6 +64,29 @@ public final class RedisServer: Sendable {
         process.withLock { $0 = started }
     }
 
+    /// Kills the server with SIGKILL (nothing saved, as a crash) and starts a new one on the same
+    /// port, socket and password, empty; blocks.
+    public func crashAndRestart() throws {
+        if let crashed = process.withLock({ process in defer { process = nil }; return process }) {
+            crashed.send(signal: SIGKILL)
+            _ = crashed.waitForExit()
+        }
+        let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath)
+        process.withLock { $0 = started }
+    }
+
+    /// The keys of idempotency claims that are still `pending` (docs/pipeline-stores.md: a delivery
+    /// claimed and not settled; a worker's claims read `pending <owner>`), read with `redis-cli`.
+    public func pendingClaimKeys() throws -> Set<String> {
+        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
+        let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
+            + "local v=redis.call('GET',k) if v and string.sub(v,1,7)=='pending' then table.insert(r,k) end end return r"
+        var arguments = ["-h", "127.0.0.1", "-p", String(port)]
+        if let password { arguments += ["-a", password, "--no-auth-warning"] }
+        let result = try ExternalCommand.run(cli, arguments + ["EVAL", script, "0"])
+        return Set(result.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty })
+    }
+
     /// Starts `redis-server` (logging to its standard output, which ``ServerProcess`` keeps) and
     /// waits up to 10 seconds until it logs that it accepts connections and then answers `PING`
     /// through `redis-cli` (`NOAUTH` counts: the server is up and wants its password).

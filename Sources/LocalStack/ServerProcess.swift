@@ -5,14 +5,15 @@ import Foundation
 /// SIGTERM (then SIGKILL after a grace period) and reaped.
 public final class ServerProcess: @unchecked Sendable {
     // Safe to share: `processID` is set once in `init`; `stop` is idempotent through `stopped`,
-    // which only the owner calls.
+    // which, like `exitStatus`, only the owner changes.
     public let processID: pid_t
     /// Where the program's standard output and error go.
     public let logFile: String
     private var stopped = false
 
     /// Starts `executable` with `arguments`. Throws with the program's name when it cannot start.
-    public init(_ executable: String, _ arguments: [String]) throws {
+    /// `environment` adds to (or replaces in) this process's environment.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-\(UUID().uuidString).log").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -28,7 +29,10 @@ public final class ServerProcess: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+            .map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { variables.forEach { free($0) } }
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, variables)
         guard result == 0 else {
             throw LocalStackError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
@@ -42,12 +46,22 @@ public final class ServerProcess: @unchecked Sendable {
     /// Whether the program is still running (once it has exited, it is reaped and stays stopped).
     public var isRunning: Bool {
         var status: Int32 = 0
-        guard !stopped, waitpid(processID, &status, WNOHANG) == 0 else {
+        guard !stopped else { return false }
+        switch waitpid(processID, &status, WNOHANG) {
+        case 0:
+            return true
+        case processID:
+            exitStatus = Self.decode(status)
+            stopped = true
+            return false
+        default:
             stopped = true
             return false
         }
-        return true
     }
+
+    /// The exit status (or 128 + signal) once ``isRunning`` has seen the program end by itself.
+    public private(set) var exitStatus: Int32?
 
     /// What the program printed so far; bytes that are not UTF-8 become U+FFFD rather than the
     /// whole log reading as empty.
@@ -71,6 +85,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Waits for the program to end by itself (after a signal it was sent), up to the grace period.
     public func waitForExit(graceMilliseconds: Int = 5000) -> Int32 {
+        if let exitStatus { return exitStatus }
         stopped = true
         return Self.reap(processID, graceMilliseconds: graceMilliseconds)
     }

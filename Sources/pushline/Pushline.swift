@@ -8,7 +8,7 @@ enum Pushline {
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
         commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
                    DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
-                   BenchRedisCommand.self, BenchE2ECommand.self, RunCommand.self, DemoCommand.self,
+                   BenchRedisCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self, RunCommand.self, DemoCommand.self,
                    TokensRegisterCommand.self, TokensUnregisterCommand.self, TokensListCommand.self, TokensPublishCommand.self]
     )
 

@@ -95,6 +95,25 @@ struct FaultInjectionTests {
         #expect(harness.connection.takeEffects() == [.goAway(reason: "Shutdown", errorCode: 0)])
     }
 
+    @Test("the stream-limit fault: from its next request a connection advertises the fault's limit, and the configured one once it is off")
+    func streamLimitFault() throws {
+        let harness = try SimulatorHarness()
+        #expect(try harness.push().status == 200)
+        #expect(harness.connection.takeEffects() == [.setMaxConcurrentStreams(1000)])
+        harness.simulator.updateFaults { faults in
+            var collapsed = faults
+            collapsed.maxConcurrentStreams = 1
+            return collapsed
+        }
+        #expect(try harness.push().status == 200)
+        #expect(harness.connection.takeEffects() == [.setMaxConcurrentStreams(1)])
+        #expect(try harness.push().status == 200)
+        #expect(harness.connection.takeEffects().isEmpty, "the limit is announced once, not on every request")
+        harness.simulator.setFaults(SimulatorFaults())
+        #expect(try harness.push().status == 200)
+        #expect(harness.connection.takeEffects() == [.setMaxConcurrentStreams(1000)])
+    }
+
     @Test("above the per-device rate a token gets 429 TooManyRequests; other tokens and the next second are fine")
     func perDeviceRateLimit() throws {
         let harness = try harness { $0.deviceRequestsPerSecond = 2 }
@@ -123,8 +142,10 @@ struct FaultInjectionTests {
     func faultsDocumentIsPartial() throws {
         var start = SimulatorFaults()
         start.latencyMilliseconds = 5
-        let updated = try start.applying(json: Array(#"{"shutdown_rate": 0.5, "goaway_every_streams": 10}"#.utf8), source: "test")
+        let updated = try start.applying(json: Array(#"{"shutdown_rate": 0.5, "goaway_every_streams": 10, "max_concurrent_streams": 1}"#.utf8),
+                                        source: "test")
         #expect(updated.latencyMilliseconds == 5)
+        #expect(updated.maxConcurrentStreams == 1)
         #expect(updated.shutdownRate == 0.5)
         #expect(updated.goAwayEveryStreams == 10)
     }

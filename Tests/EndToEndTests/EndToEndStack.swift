@@ -115,11 +115,7 @@ final class EndToEndStack: Sendable {
     /// The keys of idempotency claims that are still `pending` (a delivery claimed and not settled;
     /// a worker's claims read `pending <owner>`).
     func pendingClaims() throws -> Set<String> {
-        let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
-        let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
-            + "local v=redis.call('GET',k) if v and string.sub(v,1,7)=='pending' then table.insert(r,k) end end return r"
-        let result = try ExternalCommand.run(cli, ["-h", "127.0.0.1", "-p", String(redis.port), "EVAL", script, "0"])
-        return Set(result.standardOutput.split(separator: "\n").map(String.init).filter { !$0.isEmpty })
+        try redis.pendingClaimKeys()
     }
 
     /// The recorded watermark of each intents partition that has one (`pushline:recorded:<topic>:<partition>`:

@@ -1,0 +1,106 @@
+import CLI
+import Foundation
+import LocalStack
+
+/// `pushline bench faults`: the fault matrix of issue 14 — each row a fault injected into real local
+/// components while intents flow, and what it cost (docs/RELIABILITY.md).
+enum BenchFaultsCommand: Command {
+    static let name = "bench faults"
+    static let summary = "the fault matrix: SIGKILL, APNs brownouts and GOAWAYs, Redis and Kafka outages, poison, SIGTERM"
+    static let help = """
+        Usage: pushline bench faults [--rows ROW,ROW…] [--intents N] [--short] [--json]
+                                     [--kafka-property KEY=VALUE]…
+
+        Runs each row of the fault matrix on a fresh local stack, every component a process of its
+        own: `pushline dev-kafka` (3 brokers; pushline.intents with 4 partitions), a redis-server,
+        the apns-sim built beside this executable (admin API for the faults, an inbox file for what
+        devices received) and `pushline run` (pipeline `notifications`, shutdown.deadline 10 s),
+        under a supervisor that starts it again, up to 5 times, when it exits by itself. Each
+        intent is a raw alert to a device token of its own. The row publishes intents, injects its
+        fault, waits until every intent has an outcome or none arrived for 75 s (longer than
+        dedupe.pending_ttl, after which a killed worker's claims are taken over; 8 s with --short),
+        and prints:
+
+          intents    intents Kafka acknowledged (poison included)
+          outcomes   outcome events on pushline.outcomes, duplicates included
+          no outc.   intents without any outcome (matched by source partition and offset)
+          twice      devices that received their notification more than once (apns-sim's inbox)
+          DLQ        records on pushline.dlq
+          failed     outcomes with status `failed`
+          exits      times the worker exited by itself
+          recovery   from the fault's end to the first `accepted` outcome after it (the worst
+                     restart for the SIGKILL rows); the details then say when the backlog was
+                     done: the last intent's first outcome
+
+        and whether the row met its goals: 0 without outcome, the worker never exits, recovery
+        ≤ 5 s; apns-503: 0 failed; sigkill-skip: 0 devices twice; sigkill-resend: notifications
+        beyond the first ≤ the claims pending in Redis at the kills (in flight at APNs); sigterm:
+        exit 0 within shutdown.deadline. A row the code cannot run yet says "not supported yet".
+
+        Rows (default: all, in this order):
+        \(BenchFaultsRow.allCases.map { "  \($0.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
+
+        Options:
+          --rows ROW,ROW…         the rows to run
+          --intents N             intents of the SIGKILL rows (default 100000); the other rows
+                                  produce N / 5 at a steady rate over warm-up (5 s), fault and tail (10 s)
+          --short                 the small version: 5000 intents, faults of 3 s (the brownout 4 s)
+          --json                  also print each row as one JSON line, prefixed "faults-row "
+          --kafka-property K=V    a librdkafka property for the worker (kafka.properties); repeatable.
+                                  Default: fetch.wait.max.ms=2, as for `pushline bench e2e`
+          -h, --help              show this help
+
+        Progress goes to standard error. Exit 0 when every row ran (met or not); 1 when a
+        component could not start or a row could not finish.
+        """
+    static let arguments = ArgumentSpec(valueOptions: ["--rows", "--intents"], flagOptions: ["--short", "--json"],
+                                        repeatableOptions: ["--kafka-property"])
+
+    static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        var kafkaProperties = ["fetch.wait.max.ms": "2"]
+        for property in arguments.all("--kafka-property") {
+            let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }
+            kafkaProperties[parts[0]] = parts[1]
+        }
+        var settings = arguments.flags.contains("--short") ? BenchFaultsRow.Settings.short(kafkaProperties: kafkaProperties)
+            : BenchFaultsRow.Settings(kafkaProperties: kafkaProperties)
+        settings.intents = try arguments.positiveInteger("--intents", default: settings.intents)
+        let rows = try arguments.optional("--rows").map { list in
+            try list.split(separator: ",").map { name in
+                guard let row = BenchFaultsRow(rawValue: String(name)) else {
+                    throw UsageError(message: "unknown row \"\(name)\"; rows: \(BenchFaultsRow.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return row
+            }
+        } ?? BenchFaultsRow.allCases
+
+        var results: [BenchFaultsResult] = []
+        do {
+            for row in rows {
+                progress("\(row.rawValue): starting (\(row.summary))")
+                let result = try row.run(settings, progress: progress)
+                progress(result.tableLine)
+                if arguments.flags.contains("--json") { print("faults-row " + String(decoding: result.json, as: UTF8.self)) }
+                results.append(result)
+            }
+        } catch {
+            progress("\(error)")
+            return 1
+        }
+        print("pushline bench faults: \(settings.intents) intents for the SIGKILL rows, \(settings.steadyIntents) for the others; "
+            + "worker kafka.properties \(kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        print(BenchFaultsResult.tableHeader)
+        for result in results { print(result.tableLine) }
+        for result in results {
+            for detail in result.details { print("  \(result.row): \(detail)") }
+            if let notSupported = result.notSupported { print("  \(result.row): not supported yet: \(notSupported)") }
+            print("  \(result.row): outcomes by status \(result.byStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
+        }
+        return 0
+    }
+
+    private static func progress(_ message: String) {
+        FileHandle.standardError.write(Data("bench faults: \(message)\n".utf8))
+    }
+}
