@@ -111,6 +111,10 @@ final class ConsumerContext: Sendable {
                 state.assignedOnce = true
             }
             changeAssignment(client, list, adding: true)
+            // librdkafka keeps a partition's pause across a revoke and a later assignment of it
+            // (librdkafka #1849): a partition paused, moved to another member and back would never
+            // be fetched again. A new assignment starts fetching; the owner pauses it again if it must.
+            if let list { _ = rd_kafka_resume_partitions(client, list) }
             eventHandler(.assigned(partitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(client) != 0
