@@ -126,7 +126,7 @@ enum RunCommand: Command {
         case Intent.Environment.sandbox.rawValue: [.sandbox: pool.name]
         default: [.production: pool.name, .sandbox: pool.name]
         }
-        var worker = WorkerConfiguration(consumer: configuration.kafka.consumerConfiguration(for: pipeline),
+        var worker = WorkerConfiguration(consumer: configuration.kafka.consumerConfiguration(for: pipeline, pipelines: configuration.pipelines.count),
                                          producer: configuration.kafka.producerConfiguration, redis: configuration.redis, pools: pools)
         worker.outcomesTopic = pipeline.outputs.outcomes
         worker.tokenEventsTopic = pipeline.outputs.tokenEvents
