@@ -86,6 +86,12 @@ final class WorkerLoop {
     private var closing = false
     /// An error met inside the rebalance callback, which cannot throw; thrown once `poll` returns.
     private var rebalanceFailure: (any Error)?
+    /// When stopping began plus `shutdown.deadline`: the drain ends then, and flushing and closing
+    /// get what is left of it (at least ``closingAllowance``).
+    private var drainDeadline: ContinuousClock.Instant?
+    /// The least time flushing the producer, and then closing the consumer, each get after the
+    /// drain, so that a drain that used the whole deadline still commits what it completed.
+    static let closingAllowance = Duration.seconds(2)
 
     init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender, metrics: WorkerMetrics, logger: Logger,
          status: WorkerStatus) throws {
@@ -129,7 +135,6 @@ final class WorkerLoop {
             guard error.isRetryable else { throw error }
             redisFailed(error)
         }
-        var drainDeadline: ContinuousClock.Instant?
         while true {
             if drainDeadline == nil && status.stopping.load(ordering: .acquiring) {
                 drainDeadline = .now + configuration.shutdownDeadline
@@ -567,17 +572,27 @@ final class WorkerLoop {
             if case .claim(let planned) = step { planned } else { [] }
         }
         redisStage.stop()
-        if !unsent.isEmpty { try? connectedStages().release(unsent) }
+        if !unsent.isEmpty && !outage.isOut { try? connectedStages().release(unsent) }
         if !ledger.isEmpty {
             logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "redis_jobs": .string("\(claimJobs + recordJobs)"),
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])
         }
-        try producer.close()
-        try acknowledge(acknowledgements.take())
+        // Bounded by the deadline whatever Kafka does (brokers down: the flush and the commit would
+        // wait): a flush that times out leaves its messages incomplete (a redelivery reads them
+        // again); the consumer still commits what was completed, and the first failure is thrown.
+        var failure: (any Error)?
+        do { try producer.close(timeout: closingTime()) } catch { failure = error }
+        do { try acknowledge(acknowledgements.take()) } catch { failure = failure ?? error }
         // Commits each partition's watermark, then leaves the group.
-        try consumer.close()
+        do { try consumer.close(timeout: closingTime()) } catch { failure = failure ?? error }
         status.joined.store(false, ordering: .releasing)
+        if let failure { throw failure }
         logger.info("worker stopped")
+    }
+
+    /// What is left of the shutdown deadline, at least ``closingAllowance``.
+    private func closingTime() -> Duration {
+        max(Self.closingAllowance, (drainDeadline ?? .now + configuration.shutdownDeadline) - .now)
     }
 
     private static func describe(_ partitions: [KafkaTopicPartition]) -> String {
