@@ -190,6 +190,7 @@ final class WorkerLoop {
         updatePausing()
         if now >= nextLagUpdate {
             metrics.lag(consumer.lag)
+            if let brokersUp = consumer.brokersUp { kafkaReached(brokersUp) }
             nextLagUpdate = now + configuration.lagInterval
         }
     }
@@ -509,6 +510,14 @@ final class WorkerLoop {
         } else {
             logger.info("partitions resumed")
         }
+    }
+
+    /// The brokers the consumer reaches: none makes the worker not ready (logged once per outage).
+    private func kafkaReached(_ brokersUp: Int) {
+        metrics.kafkaBrokersUp.record(brokersUp)
+        let unreachable = brokersUp == 0
+        guard status.kafkaUnreachable.exchange(unreachable, ordering: .acquiringAndReleasing) != unreachable else { return }
+        if unreachable { logger.error("kafka unreachable") } else { logger.info("kafka reachable again", metadata: ["brokers_up": .string("\(brokersUp)")]) }
     }
 
     // MARK: Redis outage

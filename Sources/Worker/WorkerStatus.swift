@@ -9,11 +9,13 @@ final class WorkerStatus: Sendable {
     let joined = Atomic<Bool>(false)
     /// Work waits for Redis (an outage under the `pause` policy).
     let waitingForRedis = Atomic<Bool>(false)
+    /// The consumer reaches no Kafka broker (from its statistics, every `lagInterval`).
+    let kafkaUnreachable = Atomic<Bool>(false)
     /// The worker's thread has ended.
     let ended = Atomic<Bool>(false)
 
     var isReady: Bool {
         joined.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) && !waitingForRedis.load(ordering: .relaxed)
-            && !ended.load(ordering: .relaxed)
+            && !kafkaUnreachable.load(ordering: .relaxed) && !ended.load(ordering: .relaxed)
     }
 }

@@ -20,6 +20,8 @@ final class ConsumerContext: Sendable {
         var lag: [KafkaTopicPartition: KafkaPartitionLag] = [:]
         /// Whether any assignment has arrived since the consumer subscribed.
         var assignedOnce = false
+        /// Brokers connected, from the latest statistics.
+        var brokersUp: Int?
 
         typealias Entry = Dictionary<KafkaTopicPartition, Partition>.Index
 
@@ -158,9 +160,12 @@ final class ConsumerContext: Sendable {
     }
 
     fileprivate func statistics(_ json: UnsafeRawBufferPointer) {
-        let lag = ConsumerStatistics.lag(fromJSON: json)
+        guard let statistics = ConsumerStatistics.decode(json) else { return }
+        let lag = statistics.lag
+        let brokersUp = statistics.brokersUp
         state.withLock { state in
             state.lag = lag.filter { state.partitions[$0.key] != nil }
+            state.brokersUp = brokersUp ?? state.brokersUp
         }
     }
 }
