@@ -12,12 +12,9 @@ struct KafkaOutageTests {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack()
             defer { stack.stop() }
-            let (worker, endpoint) = try stack.startReadyWorker()
-            defer { worker.stop() }
             let total = 3000
-            let log = try OutcomeLog(stack)
-            let publisher = stack.publishSteadily(0..<total, perSecond: 500)
-            try log.read(waitingFor: "outcomes before the outage") { $0.count >= 500 }
+            let (worker, endpoint, log, publisher) = try stack.readyWorkerUnderLoad(total: total, perSecond: 500, before: 500)
+            defer { worker.stop() }
             // Messages at or above these may have their decided outcome emitted again, byte for byte,
             // if the outage costs the worker its partitions (lost: session expired) and it reads them again.
             let recordedAtOutage = try stack.recordedWatermarks()
