@@ -152,6 +152,13 @@ public final class KafkaConsumer: Sendable {
         context.state.withLock { $0.lag }
     }
 
+    /// How many of the cluster's brokers the consumer is connected to, from the latest statistics
+    /// (see ``KafkaConsumerConfiguration/statisticsInterval``); nil while statistics are off or
+    /// before the first that names a broker. 0: every broker is out of reach.
+    public var brokersUp: Int? {
+        context.state.withLock { $0.brokersUp }
+    }
+
     /// Leaves the group in order: commits the stored offsets (each partition's watermark), leaves the
     /// subscription while polling until the final revoke has committed the watermarks again and
     /// released every partition (work still in flight goes to the next owner), then closes. Blocking,

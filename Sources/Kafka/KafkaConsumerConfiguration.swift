@@ -2,9 +2,20 @@
 ///
 /// Fixed by the consumer, because its guarantees rest on them: `enable.auto.offset.store=false`
 /// (offsets are stored only at each partition's ``OffsetWatermark``) and the rebalance callback. By
-/// default the group uses `cooperative-sticky` assignment and librdkafka's auto-commit commits the
+/// default the group uses `cooperative-sticky` assignment (``assignor``) and librdkafka's auto-commit commits the
 /// stored offsets every ``autoCommitInterval``.
 public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
+    /// How the group's leader spreads partitions over members (`partition.assignment.strategy`).
+    public enum Assignor: String, Sendable, CaseIterable {
+        /// Eager: every rebalance takes all partitions from every member and hands them out again.
+        case range
+        /// Eager, partitions dealt out one by one.
+        case roundrobin
+        /// Incremental (KIP-429): a rebalance moves only the partitions that change owner; the others
+        /// keep being consumed throughout.
+        case cooperativeSticky = "cooperative-sticky"
+    }
+
     /// Where the consumer reads from when its group has no committed offset for a partition.
     public struct StartOffset: Sendable, Hashable {
         let rawValue: String
@@ -29,8 +40,13 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     public var startOffset = StartOffset.earliest
     /// `auto.commit.interval.ms`: how often stored offsets are committed.
     public var autoCommitInterval = Duration.seconds(5)
-    /// `session.timeout.ms`: how long the group waits for a silent member before reassigning its partitions.
-    public var sessionTimeout = Duration.seconds(45)
+    /// `partition.assignment.strategy`.
+    public var assignor = Assignor.cooperativeSticky
+    /// `session.timeout.ms`: how long the group waits for a silent member before reassigning its
+    /// partitions. 10 s, not librdkafka's 45: a crashed worker's partitions stand still this long,
+    /// and a restart with the same ``groupInstanceID`` inside it takes them back at once. Brokers
+    /// accept 6 s to 30 min by default (`group.min/max.session.timeout.ms`).
+    public var sessionTimeout = Duration.seconds(10)
     /// `heartbeat.interval.ms`.
     public var heartbeatInterval = Duration.seconds(3)
     /// `max.poll.interval.ms`: the longest allowed gap between two ``KafkaConsumer/poll(maxMessages:timeout:)`` calls.
@@ -65,7 +81,7 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
             "enable.auto.commit": "true",
             "auto.commit.interval.ms": String(autoCommitInterval.wholeMilliseconds),
             "auto.offset.reset": startOffset.rawValue,
-            "partition.assignment.strategy": "cooperative-sticky",
+            "partition.assignment.strategy": assignor.rawValue,
             "session.timeout.ms": String(sessionTimeout.wholeMilliseconds),
             "heartbeat.interval.ms": String(heartbeatInterval.wholeMilliseconds),
             "max.poll.interval.ms": String(maxPollInterval.wholeMilliseconds),

@@ -16,6 +16,10 @@ public struct LocalRunConfiguration: Sendable {
     public var pipelineName = "local"
     public var topic = "pushline.intents"
     public var group = "pushline-local"
+    /// `kafka.group_instance_id` (static membership).
+    public var groupInstanceID: String?
+    /// `kafka.assignor`: `range`, `roundrobin` or `cooperative-sticky`.
+    public var assignor: String?
     /// `redis.password_file`.
     public var redisPasswordFile: String?
     /// `telemetry.metrics_port`.
@@ -51,6 +55,8 @@ public struct LocalRunConfiguration: Sendable {
         var lines = [
             "kafka:", "  bootstrap_servers: [\(bootstrapServers)]",
         ]
+        if let groupInstanceID { lines.append("  group_instance_id: \(groupInstanceID)") }
+        if let assignor { lines.append("  assignor: \(assignor)") }
         if !kafkaProperties.isEmpty {
             lines.append("  properties:")
             lines += kafkaProperties.sorted { $0.key < $1.key }.map { "    \($0.key): \"\($0.value)\"" }

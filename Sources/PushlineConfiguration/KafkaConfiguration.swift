@@ -9,6 +9,15 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
     public var groupID = "pushline"
     /// `client.id`.
     public var clientID = "pushline"
+    /// `group.instance.id` (static membership), e.g. the pod's name: a worker restarted with the same
+    /// id inside ``sessionTimeout`` takes its partitions back at once, without a rebalance. Each
+    /// pipeline's consumer uses it as it is when there is one pipeline, `<id>-<pipeline>` otherwise
+    /// (an instance id must be unique within its group). Nil: dynamic membership.
+    public var groupInstanceID: String?
+    /// `partition.assignment.strategy`; nil keeps the consumer's default, `cooperative-sticky`.
+    public var assignor: KafkaConsumerConfiguration.Assignor?
+    /// `session.timeout.ms`; nil keeps the consumer's default, 10 s.
+    public var sessionTimeout: Duration?
     /// librdkafka properties passed through unchanged (`security.protocol`, `socket.timeout.ms`, …).
     public var properties: [String: String] = [:]
     /// librdkafka properties that hold secrets (``KafkaProperty/isSecret(_:)``: `sasl.password`,
@@ -18,8 +27,11 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
     public init() {}
 
     /// The consumer of one pipeline: its group and source topic, with every property.
-    public func consumerConfiguration(for pipeline: PipelineConfiguration) -> KafkaConsumerConfiguration {
-        consumerConfiguration(topic: pipeline.sourceTopic, group: pipeline.sourceGroup)
+    /// - Parameter pipelines: how many pipelines run in the process (see ``groupInstanceID``).
+    public func consumerConfiguration(for pipeline: PipelineConfiguration, pipelines: Int = 1) -> KafkaConsumerConfiguration {
+        var consumer = consumerConfiguration(topic: pipeline.sourceTopic, group: pipeline.sourceGroup)
+        consumer.groupInstanceID = groupInstanceID.map { pipelines > 1 ? "\($0)-\(pipeline.name)" : $0 }
+        return consumer
     }
 
     /// The consumer of the token feed: its group and topic, with every property.
@@ -30,6 +42,8 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
     private func consumerConfiguration(topic: String, group: String) -> KafkaConsumerConfiguration {
         var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServerList, groupID: group, topics: [topic])
         consumer.clientID = clientID
+        consumer.assignor = assignor ?? consumer.assignor
+        consumer.sessionTimeout = sessionTimeout ?? consumer.sessionTimeout
         consumer.additionalProperties = allProperties
         return consumer
     }
@@ -47,16 +61,19 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
 
     private var bootstrapServerList: String { bootstrapServers.map(\.description).joined(separator: ",") }
 
-    /// The passthrough properties with the secret ones revealed, for librdkafka only.
+    /// The passthrough properties with the secret ones revealed, for librdkafka only. Unless set,
+    /// `reconnect.backoff.max.ms` is 1000 (librdkafka's is 10 s): after brokers come back, clients
+    /// reconnect within a second or so, so work resumes within seconds of the fault's end.
     private var allProperties: [String: String] {
-        properties.merging(secretProperties.mapValues(\.value)) { _, secret in secret }
+        ["reconnect.backoff.max.ms": "1000"].merging(properties.merging(secretProperties.mapValues(\.value)) { _, secret in secret }) { _, set in set }
     }
 
     /// Servers, group and client id, and property names; never property values.
     public var description: String {
         let names = (Array(properties.keys) + Array(secretProperties.keys)).sorted()
         let extra = names.isEmpty ? "" : ", properties: \(names.joined(separator: ", "))"
-        return "\(bootstrapServers.map(\.description).joined(separator: ",")) (group \(groupID), client \(clientID)\(extra))"
+        let instance = groupInstanceID.map { ", instance \($0)" } ?? ""
+        return "\(bootstrapServers.map(\.description).joined(separator: ",")) (group \(groupID)\(instance), client \(clientID)\(extra))"
     }
 
     /// Reads the `kafka` section over the defaults.
@@ -64,6 +81,9 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
         if let servers = section.list("bootstrap_servers", .hostAndPort) { bootstrapServers = servers }
         if let group = section.value("group_id", .text) { groupID = group }
         if let client = section.value("client_id", .text) { clientID = client }
+        groupInstanceID = section.value("group_instance_id", .name)
+        assignor = section.value("assignor", ConfigurationValueType<KafkaConsumerConfiguration.Assignor>.choice())
+        sessionTimeout = section.value("session_timeout", .duration(.seconds(1)...Duration.seconds(1800)))
         for entry in section.dictionary("properties") {
             let key = "properties.\(entry.name)"
             if entry.origin.variable != nil {

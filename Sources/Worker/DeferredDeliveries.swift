@@ -15,6 +15,12 @@ struct DeferredDeliveries {
         waiting += deliveries.map { ($0, due) }
     }
 
+    /// Drops the deliveries for which `handedBack` holds (their messages went to another owner);
+    /// none of them holds a claim.
+    mutating func removeAll(where handedBack: (PlannedDelivery) -> Bool) {
+        waiting.removeAll { handedBack($0.delivery) }
+    }
+
     /// The deliveries whose recheck time has come, removed.
     mutating func takeDue(at now: ContinuousClock.Instant) -> [PlannedDelivery] {
         let count = waiting.prefix { $0.due <= now }.count

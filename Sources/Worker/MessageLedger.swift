@@ -14,6 +14,8 @@ struct MessageLedger {
     private final class Entry {
         let message: KafkaConsumerMessage
         var outstanding: Int
+        /// Deliveries held whose deciding output Kafka has not yet acknowledged.
+        var undecided = 0
 
         init(message: KafkaConsumerMessage, outstanding: Int) {
             self.message = message
@@ -42,6 +44,9 @@ struct MessageLedger {
     /// Whether no message has work outstanding.
     var isEmpty: Bool { entries.isEmpty }
 
+    /// Whether some record produced is not yet acknowledged by Kafka.
+    var awaitsAcknowledgements: Bool { !outputs.isEmpty }
+
     /// Starts tracking a message, held until ``finishPlanning(_:)``.
     mutating func open(_ message: KafkaConsumerMessage) -> EntryID {
         defer { nextID += 1 }
@@ -56,8 +61,31 @@ struct MessageLedger {
 
     /// Holds the entry for `count` planned deliveries, each released by its outcome's ``expect(_:for:decidesDelivery:)``.
     mutating func hold(_ entry: EntryID, deliveries count: Int) {
-        entries[entry]?.outstanding += count
+        guard let tracked = entries[entry] else { return }
+        tracked.outstanding += count
+        tracked.undecided += count
         deliveriesInFlight += count
+    }
+
+    /// Whether the entry is still tracked (not complete, not handed back).
+    func isTracked(_ entry: EntryID) -> Bool {
+        entries[entry] != nil
+    }
+
+    /// Stops tracking every message of `partitions` (revoked or lost: their next owner reads them
+    /// again) and returns how many there were. Their deliveries no longer count as in flight, and
+    /// outputs still expected for them complete nothing.
+    mutating func handBack(_ partitions: Set<KafkaTopicPartition>) -> Int {
+        let handedBack = entries.ids.filter { id in entries[id].map { partitions.contains($0.message.topicPartition) } ?? false }
+        for id in handedBack {
+            if let tracked = entries.remove(id) { deliveriesInFlight -= tracked.undecided }
+        }
+        return handedBack.count
+    }
+
+    /// Whether any message of `partitions` still has work outstanding.
+    func tracks(any partitions: Set<KafkaTopicPartition>) -> Bool {
+        entries.ids.contains { id in entries[id].map { partitions.contains($0.message.topicPartition) } ?? false }
     }
 
     /// Records an output Kafka is to acknowledge; a delivery's outcome also releases that delivery's hold.
@@ -89,8 +117,10 @@ struct MessageLedger {
     /// Releases the hold of a delivery decided with no output to wait for (its outcome is in Kafka
     /// already); returns the message when nothing else is outstanding.
     mutating func decideWithoutOutput(_ entry: EntryID) -> KafkaConsumerMessage? {
+        guard let tracked = entries[entry] else { return nil }
+        tracked.undecided -= 1
         deliveriesInFlight -= 1
-        return release(entry)
+        return release(tracked, entry)
     }
 
     /// Ends the planning hold; returns the message when nothing else is outstanding.
@@ -108,7 +138,10 @@ struct MessageLedger {
     private mutating func settle(_ output: WorkerOutput) -> Acknowledged? {
         guard let tracked = entries[output.entry] else { return nil }
         let decidesDelivery = output.decidesDelivery
-        if decidesDelivery { deliveriesInFlight -= 1 }
+        if decidesDelivery {
+            tracked.undecided -= 1
+            deliveriesInFlight -= 1
+        }
         return Acknowledged(message: tracked.message, decidedDelivery: decidesDelivery, completed: release(tracked, output.entry) != nil)
     }
 

@@ -22,6 +22,11 @@ struct SequentialTable<Value> {
         return slots[head + id - first]
     }
 
+    /// The ids held, oldest first.
+    var ids: [Int] {
+        (head..<slots.count).filter { slots[$0] != nil }.map { first + $0 - head }
+    }
+
     /// Holds `value` under `id`, replacing what was held there. Ids usually come in increasing
     /// order; an id before the oldest held still works (slots are added in front).
     mutating func set(_ value: Value, at id: Int) {

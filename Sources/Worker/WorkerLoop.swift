@@ -44,6 +44,7 @@ final class WorkerLoop {
     private let completions: SendCompletions
     private let planning: PlanningTasks
     private let consumerEvents = Inbox<KafkaConsumerEvent>()
+    private let rebalanceHook = RebalanceHook()
     private let producer: KafkaProducer
     private let consumer: KafkaConsumer
     /// The loop's own Redis work: the token registry for `user` recipients, `PING`, releases; nil
@@ -87,6 +88,16 @@ final class WorkerLoop {
     /// Set once the producer is closed: a record refused then cannot be sent again, and its
     /// message is left incomplete (handed back).
     private var producerClosed = false
+    /// Set once the consumer closes: its final revoke finds the work already finished or handed back.
+    private var closing = false
+    /// An error met inside the rebalance callback, which cannot throw; thrown once `poll` returns.
+    private var rebalanceFailure: (any Error)?
+    /// When stopping began plus `shutdown.deadline`: the drain ends then, and flushing and closing
+    /// get what is left of it (at least ``closingAllowance``).
+    private var drainDeadline: ContinuousClock.Instant?
+    /// The least time flushing the producer, and then closing the consumer, each get after the
+    /// drain, so that a drain that used the whole deadline still commits what it completed.
+    static let closingAllowance = Duration.seconds(2)
 
     init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender, metrics: WorkerMetrics, logger: Logger,
          status: WorkerStatus) throws {
@@ -108,7 +119,8 @@ final class WorkerLoop {
         // mock broker always does): intents would wait that long. A worker that has caught up asks again soon.
         consumerConfiguration.additionalProperties["fetch.wait.max.ms"] = consumerConfiguration.additionalProperties["fetch.wait.max.ms"]
             ?? String(configuration.fetchWait.wholeMilliseconds)
-        consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents] event in
+        consumer = try KafkaConsumer(configuration: consumerConfiguration) { [consumerEvents, rebalanceHook] event in
+            rebalanceHook.loop?.rebalancing(event)
             consumerEvents.append(contentsOf: [event])
         }
         stores = StoreAccess(configuration.stores, idempotency: configuration.idempotency, owner: owner)
@@ -116,6 +128,7 @@ final class WorkerLoop {
         redisStage = RedisStage(configuration: configuration, planner: planner, stores: stores, owner: owner, wakeUp: wakeUp)
         completions = SendCompletions(records: planner.records, wakeUp: wakeUp)
         planning = PlanningTasks(planner: planner, wakeUp: wakeUp)
+        rebalanceHook.loop = self
     }
 
     func run() throws {
@@ -128,7 +141,6 @@ final class WorkerLoop {
             guard error.isRetryable else { throw error }
             redisFailed(error)
         }
-        var drainDeadline: ContinuousClock.Instant?
         while true {
             if drainDeadline == nil && status.stopping.load(ordering: .acquiring) {
                 drainDeadline = .now + configuration.shutdownDeadline
@@ -145,6 +157,7 @@ final class WorkerLoop {
                 continue
             }
             let messages = consumer.poll(maxMessages: max(1, configuration.batchSize - openBatch.count), timeout: pollTimeout())
+            if let rebalanceFailure { throw rebalanceFailure }
             handleConsumerEvents()
             if !messages.isEmpty {
                 metrics.consumed(messages)
@@ -184,6 +197,7 @@ final class WorkerLoop {
         updatePausing()
         if now >= nextLagUpdate {
             metrics.lag(consumer.lag)
+            if let brokersUp = consumer.brokersUp { kafkaReached(brokersUp) }
             nextLagUpdate = now + configuration.lagInterval
         }
     }
@@ -203,7 +217,8 @@ final class WorkerLoop {
 
     /// A message's plan: its records decided now are produced, its deliveries join the open batch.
     private func accept(_ plan: DeliveryPlanner.Plan, entry: MessageLedger.EntryID) throws {
-        guard case .planned(let deliveries, let outputs) = plan else { return }
+        // A message handed back (its partition revoked) while it was being planned goes no further.
+        guard case .planned(let deliveries, let outputs) = plan, ledger.isTracked(entry) else { return }
         if !deliveries.isEmpty {
             if openBatch.isEmpty { openedAt = .now }
             ledger.hold(entry, deliveries: deliveries.count)
@@ -290,7 +305,10 @@ final class WorkerLoop {
         }
         switch outcome {
         case .claimed(let claims):
-            if !claims.deferred.isEmpty { deferred.add(claims.deferred, until: .now + configuration.pendingRecheckInterval) }
+            // Claims taken for handed-back messages are still sent and settled (outputs aside): the
+            // next owner meets them settled and emits their outcome, once.
+            let deferring = claims.deferred.filter { ledger.isTracked($0.entry) }
+            if !deferring.isEmpty { deferred.add(deferring, until: .now + configuration.pendingRecheckInterval) }
             metrics.redeliveredReemitted.increment(by: claims.reemitted)
             metrics.redeliveredRecorded.increment(by: claims.recorded.count)
             metrics.uncertainResent.increment(by: claims.uncertainResent)
@@ -371,7 +389,10 @@ final class WorkerLoop {
     // MARK: Kafka
 
     /// Produces records without waiting; their acknowledgements arrive through ``acknowledge(_:)``.
+    /// Records of messages handed back (their partition revoked or lost) are not produced: the
+    /// partition's next owner reads those messages again and emits them.
     private func produce(_ outputs: [WorkerOutput]) throws {
+        let outputs = outputs.allSatisfy({ ledger.isTracked($0.entry) }) ? outputs : outputs.filter { ledger.isTracked($0.entry) }
         guard !outputs.isEmpty else { return }
         let ids = try producer.send(outputs.map(\.record))
         for (id, output) in zip(ids, outputs) { ledger.expect(id, output) }
@@ -469,6 +490,64 @@ final class WorkerLoop {
         }
     }
 
+    /// Called by the consumer inside `poll` (librdkafka's rebalance callback, on this thread) before
+    /// it commits revoked partitions and lets them go: the work of revoked partitions is finished
+    /// within `shutdown.deadline` (sends answered, outcomes acknowledged, messages completed, so the
+    /// commit that follows covers them); what is left then, and all work of lost partitions, is
+    /// handed back. Nothing of a handed-back message is produced by this worker afterwards.
+    fileprivate func rebalancing(_ event: KafkaConsumerEvent) {
+        guard !closing, rebalanceFailure == nil else { return }
+        switch event {
+        case .revoked(let partitions): finishOrHandBack(Set(partitions), finishing: true)
+        case .lost(let partitions): finishOrHandBack(Set(partitions), finishing: false)
+        case .assigned, .error: return
+        }
+    }
+
+    private func finishOrHandBack(_ partitions: Set<KafkaTopicPartition>, finishing: Bool) {
+        guard !partitions.isEmpty else { return }
+        let deadline = ContinuousClock.now + configuration.shutdownDeadline
+        do {
+            while finishing && ledger.tracks(any: partitions) && workIsMoving && ContinuousClock.now < deadline {
+                try serve(draining: true)
+                if ledger.tracks(any: partitions) { _ = wakeUp.wait(milliseconds: 10) }
+            }
+        } catch {
+            rebalanceFailure = error
+        }
+        handBack(partitions)
+    }
+
+    /// Whether anything is still under way that finishing can wait for: planning, a batch to claim,
+    /// Redis jobs, sends, records not yet acknowledged. Deliveries deferred behind another
+    /// attempt's claim are not waited for (that can take `dedupe.pending_ttl`).
+    private var workIsMoving: Bool {
+        messagesPlanning > 0 || !openBatch.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty || ledger.awaitsAcknowledgements
+    }
+
+    /// Stops working for the messages of `partitions`: they leave the ledger (their next owner reads
+    /// them again); their deliveries not yet claimed — in the open batch, deferred, or waiting for
+    /// Redis — are dropped. Claims already taken stay with their deliveries, which are sent and
+    /// settled without outputs.
+    private func handBack(_ partitions: Set<KafkaTopicPartition>) {
+        let messages = ledger.handBack(partitions)
+        guard messages > 0 else { return }
+        let ledger = ledger
+        openBatch.removeAll { !ledger.isTracked($0.entry) }
+        deferred.removeAll { !ledger.isTracked($0.entry) }
+        waitingForRedis = waitingForRedis.compactMap { step in
+            switch step {
+            case .plan(_, let entry): return ledger.isTracked(entry) ? step : nil
+            case .claim(let planned):
+                let kept = planned.filter { ledger.isTracked($0.entry) }
+                return kept.isEmpty ? nil : .claim(kept)
+            case .record: return step
+            }
+        }
+        logger.info("handing back the work of partitions", metadata: ["partitions": .string(Self.describe(Array(partitions))),
+                                                                      "messages": .string("\(messages)")])
+    }
+
     /// Pauses the partitions while deliveries in flight reach `max_in_flight` or work waits for
     /// Redis under the `pause` policy; resumes them otherwise. The loop keeps polling either way,
     /// so the consumer stays in its group.
@@ -497,6 +576,14 @@ final class WorkerLoop {
         } else {
             logger.info("partitions resumed")
         }
+    }
+
+    /// The brokers the consumer reaches: none makes the worker not ready (logged once per outage).
+    private func kafkaReached(_ brokersUp: Int) {
+        metrics.kafkaBrokersUp.record(brokersUp)
+        let unreachable = brokersUp == 0
+        guard status.kafkaUnreachable.exchange(unreachable, ordering: .acquiringAndReleasing) != unreachable else { return }
+        if unreachable { logger.error("kafka unreachable") } else { logger.info("kafka reachable again", metadata: ["brokers_up": .string("\(brokersUp)")]) }
     }
 
     // MARK: Redis outage
@@ -555,26 +642,44 @@ final class WorkerLoop {
     /// still at the sender keep their `pending` claims: APNs may have taken them, so a redelivery
     /// waits for the claim to expire rather than send at once.
     private func finish() throws {
+        closing = true
         let unsent = waitingForRedis.flatMap { step -> [PlannedDelivery] in
             if case .claim(let planned) = step { planned } else { [] }
         }
         redisStage.stop()
-        if !unsent.isEmpty { try? connectedStages().release(unsent) }
+        if !unsent.isEmpty && !outage.isOut { try? connectedStages().release(unsent) }
         if !ledger.isEmpty {
             logger.warning("handing back unfinished work", metadata: ["sends": .string("\(sends.count)"), "claim_jobs": .string("\(claimJobs)"),
                                                                       "deliveries_recording": .string("\(deliveriesRecording)"),
                                                                       "waiting_for_redis": .string("\(waitingForRedis.count)")])
         }
-        try producer.close()
+        // Bounded by the deadline whatever Kafka does (brokers down: the flush and the commit would
+        // wait): a flush that times out leaves its messages incomplete (a redelivery reads them
+        // again); the consumer still commits what was completed, and the first failure is thrown.
+        var failure: (any Error)?
+        do { try producer.close(timeout: closingTime()) } catch { failure = error }
         producerClosed = true
-        try acknowledge(acknowledgements.take())
+        do { try acknowledge(acknowledgements.take()) } catch { failure = failure ?? error }
         // Commits each partition's watermark, then leaves the group.
-        try consumer.close()
+        do { try consumer.close(timeout: closingTime()) } catch { failure = failure ?? error }
         status.joined.store(false, ordering: .releasing)
+        if let failure { throw failure }
         logger.info("worker stopped")
+    }
+
+    /// What is left of the shutdown deadline, at least ``closingAllowance``.
+    private func closingTime() -> Duration {
+        max(Self.closingAllowance, (drainDeadline ?? .now + configuration.shutdownDeadline) - .now)
     }
 
     private static func describe(_ partitions: [KafkaTopicPartition]) -> String {
         partitions.map(\.description).sorted().joined(separator: ",")
     }
+}
+
+/// Reaches the ``WorkerLoop`` from the consumer's event handler, which it must be created before.
+// @unchecked Sendable: `loop` is set once, in the loop's init, and used only by the rebalance
+// callback, which librdkafka runs inside `poll`/`close` on the loop's own thread.
+private final class RebalanceHook: @unchecked Sendable {
+    weak var loop: WorkerLoop?
 }

@@ -27,6 +27,7 @@ struct WorkerMetrics: Sendable {
     let inFlight: Gauge
     let paused: Gauge
     let redisAvailable: Gauge
+    let kafkaBrokersUp: Gauge
     let dedupeSkipped: Counter
     let recordedBeforeClaims: Counter
     /// Deliveries of redelivered messages that were decided already: their outcome emitted again,
@@ -71,6 +72,8 @@ struct WorkerMetrics: Sendable {
                                         help: "1 while the worker holds its partitions paused (saturation or Redis outage).")
         redisAvailable = try registry.makeGauge(label: "pushline_redis_available", dimensions: [("pipeline", pipeline)],
                                                 help: "1 while Redis answers the worker, else 0.")
+        kafkaBrokersUp = try registry.makeGauge(label: "pushline_kafka_brokers_up", dimensions: [("pipeline", pipeline)],
+                                                help: "Kafka brokers the worker's consumer is connected to; 0 while Kafka is out of reach.")
         dedupeSkipped = try registry.makeCounter(label: "pushline_dedupe_skipped_total", dimensions: [("pipeline", pipeline)],
                                                  help: "Deliveries sent without claims or collapse windows (redis_unreachable: fail_open).")
         recordedBeforeClaims = try registry.makeCounter(

@@ -11,11 +11,14 @@ final class WorkerStatus: Sendable {
     let waitingForRedis = Atomic<Bool>(false)
     /// A pool the worker sends to has its circuit open (APNs out): partitions paused, not ready.
     let apnsCircuitOpen = Atomic<Bool>(false)
+    /// The consumer reaches no Kafka broker (from its statistics, every `lagInterval`).
+    let kafkaUnreachable = Atomic<Bool>(false)
     /// The worker's thread has ended.
     let ended = Atomic<Bool>(false)
 
     var isReady: Bool {
         joined.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) && !waitingForRedis.load(ordering: .relaxed)
-            && !apnsCircuitOpen.load(ordering: .relaxed) && !ended.load(ordering: .relaxed)
+            && !apnsCircuitOpen.load(ordering: .relaxed) && !kafkaUnreachable.load(ordering: .relaxed)
+            && !ended.load(ordering: .relaxed)
     }
 }

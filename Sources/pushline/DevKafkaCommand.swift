@@ -20,6 +20,13 @@ enum DevKafkaCommand: Command {
           kcat -b "$(cut -d= -f2 servers.txt)" -t demo -P <<< 'hello'
           kcat -b "$(cut -d= -f2 servers.txt)" -t demo -C -e
 
+        Faults, for tests and fault drills: each line on standard input is a command —
+          down [BROKER]   take broker BROKER (1...N) down, or every broker without one
+          up [BROKER]     bring it (or every broker) back
+        each answered on standard error ("dev-kafka: brokers 1,2,3 down"). For example:
+          mkfifo control; pushline dev-kafka < control > servers.txt & exec 3> control
+          echo down >&3; sleep 30; echo up >&3
+
         Without --topic it creates the pipeline's topics:
         \(defaultTopics.map { "  \($0.name) (\($0.partitions) partitions)" }.joined(separator: "\n"))
 
@@ -54,10 +61,44 @@ enum DevKafkaCommand: Command {
         let created = topics.map { "\($0.name):\($0.partitions)" }.joined(separator: " ")
         FileHandle.standardError.write(Data("dev-kafka: \(brokers) brokers, topics \(created); stop with SIGINT or SIGTERM\n".utf8))
 
+        Thread.detachNewThread { serveFaultCommands(cluster) }
         let received = signals.wait()
         FileHandle.standardError.write(Data("dev-kafka: stopping on signal \(received)\n".utf8))
         withExtendedLifetime(cluster) {}
         return 0
+    }
+
+    /// Reads `down [BROKER]` and `up [BROKER]` lines from standard input until it ends.
+    private static func serveFaultCommands(_ cluster: KafkaMockCluster) {
+        while let line = readLine() {
+            let words = line.split(separator: " ").map(String.init)
+            guard let command = words.first else { continue }
+            let brokers: [Int32]
+            if words.count == 1 {
+                brokers = (1...Int32(cluster.brokerCount)).map { $0 }
+            } else if words.count == 2, let broker = Int32(words[1]), (1...Int32(cluster.brokerCount)).contains(broker) {
+                brokers = [broker]
+            } else {
+                note("unknown command \"\(line)\" (down [BROKER], up [BROKER]; brokers 1...\(cluster.brokerCount))")
+                continue
+            }
+            do {
+                switch command {
+                case "down": for broker in brokers { try cluster.setBrokerDown(broker) }
+                case "up": for broker in brokers { try cluster.setBrokerUp(broker) }
+                default:
+                    note("unknown command \"\(line)\" (down [BROKER], up [BROKER])")
+                    continue
+                }
+                note("brokers \(brokers.map(String.init).joined(separator: ",")) \(command)")
+            } catch {
+                note("\(line): \(error)")
+            }
+        }
+    }
+
+    private static func note(_ text: String) {
+        FileHandle.standardError.write(Data("dev-kafka: \(text)\n".utf8))
     }
 
     /// `NAME[:PARTITIONS]`, with Kafka's rules for topic names.

@@ -33,7 +33,9 @@ enum RunCommand: Command {
         SIGINT or SIGTERM: every worker stops fetching, finishes its in-flight work within
         `shutdown.deadline`, hands back what is unfinished, flushes its outputs, commits its offsets
         and closes; exit 0. Exit 1 when the configuration is invalid, the metrics port cannot be
-        served, or a worker or the token feed fails (at once, without waiting for a signal).
+        served, or a worker or the token feed fails (at once, without waiting for a signal), also
+        when stopping could not flush or commit within the deadline (Kafka down). Exit 3 when
+        stopping is still under way 10 s after `shutdown.deadline`.
 
         Options:
           --config FILE     the worker settings, e.g. Config/pushline.yaml
@@ -107,6 +109,7 @@ enum RunCommand: Command {
         ended.wait()
         let reason = cause.withLock { $0 } ?? ""
         logger.info("stopping", metadata: ["cause": .string(reason)])
+        stopWithin(configuration.shutdown.deadline + shutdownGrace, logger: logger)
         var status: Int32 = 0
         for worker in workers {
             do {
@@ -122,6 +125,22 @@ enum RunCommand: Command {
         return status
     }
 
+    /// How long after `shutdown.deadline` a stop that is still under way is cut short (exit 3):
+    /// the workers bound their own drain, flush and close by the deadline (each close step gets at
+    /// least 2 s); this covers what they cannot bound, such as a commit or a flush that librdkafka
+    /// does not give up on while the brokers are down.
+    static let shutdownGrace = Duration.seconds(10)
+
+    /// Ends the process with status 3 if it is still running `limit` from now.
+    private static func stopWithin(_ limit: Duration, logger: Logger) {
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+            logger.error("stopping took longer than shutdown.deadline allows; exiting", metadata: ["limit": "\(limit)"])
+            // Not exit(): its atexit handlers would run while the workers' threads still use what they tear down.
+            _exit(3)
+        }
+    }
+
     private static func workerConfiguration(_ pipeline: PipelineConfiguration, pool: APNsPoolConfiguration,
                                             _ configuration: PushlineConfiguration) -> WorkerConfiguration {
         let pools: [Intent.Environment: String] = switch pool.environment.name {
@@ -129,7 +148,7 @@ enum RunCommand: Command {
         case Intent.Environment.sandbox.rawValue: [.sandbox: pool.name]
         default: [.production: pool.name, .sandbox: pool.name]
         }
-        var worker = WorkerConfiguration(consumer: configuration.kafka.consumerConfiguration(for: pipeline),
+        var worker = WorkerConfiguration(consumer: configuration.kafka.consumerConfiguration(for: pipeline, pipelines: configuration.pipelines.count),
                                          producer: configuration.kafka.producerConfiguration, redis: configuration.redis, pools: pools)
         worker.outcomesTopic = pipeline.outputs.outcomes
         worker.tokenEventsTopic = pipeline.outputs.tokenEvents

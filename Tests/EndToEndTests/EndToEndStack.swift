@@ -65,6 +65,23 @@ final class EndToEndStack: Sendable {
         return (process, endpoints)
     }
 
+    /// A ready worker (``startReadyWorker()``) under load: intents `0..<total` arriving at
+    /// `perSecond`, read back until `before` of them have their outcome — where the outage tests
+    /// inject their fault. The caller stops the worker.
+    func readyWorkerUnderLoad(total: Int, perSecond: Int, before: Int)
+        throws -> (process: ServerProcess, endpoints: WorkerEndpoints, log: OutcomeLog, publisher: BackgroundWork) {
+        let (process, endpoints) = try startReadyWorker()
+        do {
+            let log = try OutcomeLog(self)
+            let publisher = publishSteadily(0..<total, perSecond: perSecond)
+            try log.read(waitingFor: "outcomes before the fault") { $0.count >= before }
+            return (process, endpoints, log, publisher)
+        } catch {
+            process.stop()
+            throw error
+        }
+    }
+
     /// Publishes intents `range` (``intent(_:)``) — all at once, or at about `perSecond` (a share
     /// every 50 ms) — and waits until Kafka has them all.
     func publish(_ range: Range<Int>, perSecond: Int? = nil) throws {

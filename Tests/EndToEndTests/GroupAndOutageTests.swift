@@ -38,12 +38,9 @@ struct GroupAndOutageTests {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack()
             defer { stack.stop() }
-            let (worker, endpoint) = try stack.startReadyWorker()
-            defer { worker.stop() }
             let total = 3000
-            let log = try OutcomeLog(stack)
-            let publisher = stack.publishSteadily(0..<total, perSecond: 500)
-            try log.read(waitingFor: "outcomes before the outage") { $0.count >= 500 }
+            let (worker, endpoint, log, publisher) = try stack.readyWorkerUnderLoad(total: total, perSecond: 500, before: 500)
+            defer { worker.stop() }
 
             // SHUTDOWN SAVE writes the claims to disk, so the restarted server has them, as a Redis
             // with persistence would.

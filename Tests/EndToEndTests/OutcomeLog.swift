@@ -18,6 +18,10 @@ final class OutcomeLog {
 
     private(set) var outcomes: [Outcome] = []
     private let consumer: KafkaConsumer
+    /// The outcome records read, by their own position on `pushline.outcomes`: after a Kafka outage
+    /// this reader's group may hand it records again that it read before its last commit, and a
+    /// record read twice is not an outcome emitted twice.
+    private var readOffsets: [KafkaTopicPartition: Set<Int64>] = [:]
 
     init(_ stack: EndToEndStack) throws {
         consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
@@ -36,7 +40,7 @@ final class OutcomeLog {
             try deadline.check()
             let batch = consumer.poll(maxMessages: 1000, timeout: .milliseconds(50))
             consumer.complete(batch)
-            outcomes += try batch.map(Self.decode)
+            outcomes += try batch.filter { readOffsets[$0.topicPartition, default: []].insert($0.offset).inserted }.map(Self.decode)
         }
         return outcomes
     }

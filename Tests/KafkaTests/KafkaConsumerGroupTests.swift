@@ -173,6 +173,39 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    @Test("a partition paused, revoked and assigned again is fetched: a new assignment starts unpaused")
+    func reassignedPartitionIsNotLeftPaused() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["pausing": 4])
+            let all = Set((0..<4).map { KafkaTopicPartition(topic: "pausing", partition: $0) })
+            let a = try cluster.consumer(group: "pausers", topics: ["pausing"])
+            try Deadline.wait(for: "A to own every partition") {
+                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+                return a.assignment == all
+            }
+            // A pauses everything (backpressure); B joins and takes some of A's paused partitions.
+            try a.pause(Array(all))
+            let b = try cluster.consumer(group: "pausers", topics: ["pausing"])
+            try Deadline.wait(for: "B to take some partitions from A") {
+                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+                _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
+                return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
+            }
+            let moved = b.assignment
+            // A resumes what it owns; B leaves, and A gets back the partitions it had paused.
+            try a.resume(Array(a.assignment))
+            try b.close()
+            try Deadline.wait(for: "A to own every partition again") {
+                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+                return a.assignment == all
+            }
+            try cluster.produce(40, to: "pausing", partitions: 4)
+            let received = try consume(a, until: "all 40 messages, also from \(moved.sorted { $0.partition < $1.partition })") { $0.count >= 40 }
+            #expect(Set(received.map(\.topicPartition)) == all)
+            try a.close()
+        }
+    }
+
     @Test("statistics give each assigned partition's lag behind the stored watermark")
     func lagFromStatistics() async throws {
         try await DedicatedThread.run {

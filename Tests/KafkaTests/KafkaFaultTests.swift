@@ -4,6 +4,26 @@ import Testing
 
 @Suite("Kafka under faults", .timeLimit(.minutes(2)))
 struct KafkaFaultTests {
+    @Test("brokersUp: 0 while every broker is down, back above 0 once they are up")
+    func brokersUpFollowsTheCluster() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["watched": 3])
+            let consumer = try cluster.consumer(group: "watchers", topics: ["watched"]) { $0.statisticsInterval = .milliseconds(100) }
+            func poll(until what: String, _ done: (Int?) -> Bool) throws {
+                try Deadline.wait(.seconds(30), for: "\(what) (brokers up: \(String(describing: consumer.brokersUp)))") {
+                    _ = consumer.poll(maxMessages: 10, timeout: .milliseconds(50))  // statistics are served by polling
+                    return done(consumer.brokersUp)
+                }
+            }
+            try poll(until: "a connected broker") { ($0 ?? 0) > 0 }
+            for broker in 1...3 { try cluster.mock.setBrokerDown(Int32(broker)) }
+            try poll(until: "no broker up") { $0 == 0 }
+            for broker in 1...3 { try cluster.mock.setBrokerUp(Int32(broker)) }
+            try poll(until: "a broker up again") { ($0 ?? 0) > 0 }
+            try consumer.close()
+        }
+    }
+
     @Test("a broker taken down and brought back loses nothing, for the producer or the consumer")
     func brokerDownAndUp() async throws {
         try await DedicatedThread.run {

@@ -20,6 +20,8 @@ final class ConsumerContext: Sendable {
         var lag: [KafkaTopicPartition: KafkaPartitionLag] = [:]
         /// Whether any assignment has arrived since the consumer subscribed.
         var assignedOnce = false
+        /// Brokers connected, from the latest statistics.
+        var brokersUp: Int?
 
         typealias Entry = Dictionary<KafkaTopicPartition, Partition>.Index
 
@@ -111,6 +113,10 @@ final class ConsumerContext: Sendable {
                 state.assignedOnce = true
             }
             changeAssignment(client, list, adding: true)
+            // librdkafka keeps a partition's pause across a revoke and a later assignment of it
+            // (librdkafka #1849): a partition paused, moved to another member and back would never
+            // be fetched again. A new assignment starts fetching; the owner pauses it again if it must.
+            if let list { _ = rd_kafka_resume_partitions(client, list) }
             eventHandler(.assigned(partitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(client) != 0
@@ -154,9 +160,12 @@ final class ConsumerContext: Sendable {
     }
 
     fileprivate func statistics(_ json: UnsafeRawBufferPointer) {
-        let lag = ConsumerStatistics.lag(fromJSON: json)
+        guard let statistics = ConsumerStatistics.decode(json) else { return }
+        let lag = statistics.lag
+        let brokersUp = statistics.brokersUp
         state.withLock { state in
             state.lag = lag.filter { state.partitions[$0.key] != nil }
+            state.brokersUp = brokersUp ?? state.brokersUp
         }
     }
 }
