@@ -12,7 +12,7 @@ public final class DevKafkaProcess: Sendable {
     /// `topics` (`name:partitions`) and waits up to 10 seconds until it prints its bootstrap servers.
     public init(pushline executable: String, brokers: Int = 3, topics: [(name: String, partitions: Int)]) throws {
         let process = try ServerProcess(executable, ["dev-kafka", "--brokers", String(brokers)]
-            + topics.flatMap { ["--topic", "\($0.name):\($0.partitions)"] })
+            + topics.flatMap { ["--topic", "\($0.name):\($0.partitions)"] }, standardInput: true)
         self.process = process
         self.brokers = brokers
         let prefix = "bootstrap.servers="
@@ -33,6 +33,17 @@ public final class DevKafkaProcess: Sendable {
 
     /// What it printed so far.
     public var log: String { process.log }
+
+    /// Takes broker `broker` (from 1) down, or brings it back up, through the command lines
+    /// `pushline dev-kafka` reads on standard input (docs/kafka.md), and waits until it says so.
+    public func setBroker(_ broker: Int, up: Bool) throws {
+        let done = "dev-kafka: brokers \(broker) \(up ? "up" : "down")"
+        let before = process.log.components(separatedBy: done).count
+        try process.writeLine("\(up ? "up" : "down") \(broker)")
+        try Deadline.wait(.seconds(5), for: "pushline dev-kafka to take broker \(broker) \(up ? "up" : "down") (its log: \(process.logFile))") {
+            process.log.components(separatedBy: done).count > before
+        }
+    }
 
     /// Stops it (SIGTERM) and waits.
     public func stop() {

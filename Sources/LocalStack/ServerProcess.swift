@@ -10,17 +10,30 @@ public final class ServerProcess: @unchecked Sendable {
     /// Where the program's standard output and error go.
     public let logFile: String
     private var stopped = false
+    /// The write end of the program's standard input, when it was given one (else -1: /dev/null).
+    private let input: Int32
 
     /// Starts `executable` with `arguments`. Throws with the program's name when it cannot start.
-    /// `environment` adds to (or replaces in) this process's environment.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// `environment` adds to (or replaces in) this process's environment. With `standardInput` the
+    /// program reads what ``writeLine(_:)`` sends (a command channel, e.g. `pushline dev-kafka`'s);
+    /// otherwise it reads /dev/null.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: Bool = false) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-\(UUID().uuidString).log").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, logFile, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        var pipeEnds: [Int32] = [-1, -1]
+        if standardInput {
+            guard pipe(&pipeEnds) == 0 else { throw LocalStackError("cannot make a pipe for \(executable)'s standard input") }
+            // Neither end leaks into programs started later (the child gets its end through dup2).
+            for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&actions, pipeEnds[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
+        defer { if pipeEnds[0] >= 0 { close(pipeEnds[0]) } }
         try Self.closeInheritedDescriptors(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -34,13 +47,24 @@ public final class ServerProcess: @unchecked Sendable {
         defer { variables.forEach { free($0) } }
         let result = posix_spawn(&pid, executable, &actions, &attributes, argv, variables)
         guard result == 0 else {
+            if pipeEnds[1] >= 0 { close(pipeEnds[1]) }
             throw LocalStackError("cannot start \(executable): \(String(cString: strerror(result)))")
         }
         processID = pid
+        input = pipeEnds[1]
     }
 
     deinit {
         stop()
+        if input >= 0 { close(input) }
+    }
+
+    /// Writes `line` and a newline to the program's standard input (started with `standardInput`).
+    public func writeLine(_ line: String) throws {
+        guard input >= 0 else { throw LocalStackError("\(logFile): the program was started without a standard input to write to") }
+        let bytes = Array((line + "\n").utf8)
+        let written = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw LocalStackError("cannot write to the program's standard input: \(String(cString: strerror(errno)))") }
     }
 
     /// Whether the program is still running (once it has exited, it is reaped and stays stopped).

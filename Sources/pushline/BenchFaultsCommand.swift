@@ -35,7 +35,7 @@ enum BenchFaultsCommand: Command {
         and whether the row met its goals: 0 without outcome, the worker never exits, recovery
         ≤ 5 s; apns-503: 0 failed; sigkill-skip: 0 devices twice; sigkill-resend: notifications
         beyond the first ≤ the claims pending in Redis at the kills (in flight at APNs); sigterm:
-        exit 0 within shutdown.deadline. A row the code cannot run yet says "not supported yet".
+        exit 0 within shutdown.deadline.
 
         Rows (default: all, in this order):
         \(BenchFaultsRow.allCases.map { "  \($0.rawValue.padding(toLength: 18, withPad: " ", startingAt: 0))\($0.summary)" }.joined(separator: "\n"))
@@ -94,7 +94,6 @@ enum BenchFaultsCommand: Command {
         for result in results { print(result.tableLine) }
         for result in results {
             for detail in result.details { print("  \(result.row): \(detail)") }
-            if let notSupported = result.notSupported { print("  \(result.row): not supported yet: \(notSupported)") }
             print("  \(result.row): outcomes by status \(result.byStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
         }
         return 0

@@ -58,20 +58,10 @@ enum BenchFaultsRow: String, CaseIterable {
     /// Runs the row on a fresh stack and returns its figures.
     func run(_ settings: Settings, progress: (String) -> Void) throws -> BenchFaultsResult {
         var result = BenchFaultsResult(row: rawValue)
-        var environment: [String: String] = switch self {
+        let environment: [String: String] = switch self {
         case .sigkillResend: ["PUSHLINE_PIPELINES_NOTIFICATIONS_DEDUPE_ON_UNCERTAIN": "resend"]
         case .sigkillSkip: ["PUSHLINE_PIPELINES_NOTIFICATIONS_DEDUPE_ON_UNCERTAIN": "skip"]
         default: [:]
-        }
-        if !environment.isEmpty, let problem = try BenchFaultsStack.validationProblem(environment: environment) {
-            let rejected = "pushline rejects \(environment.keys.sorted()): \(problem.split(separator: "\n").first ?? "")"
-            guard self == .sigkillResend else {
-                result.notSupported = rejected
-                return result
-            }
-            // Without the setting, a worker resends what a crash left uncertain: `resend` is today's behaviour.
-            result.details.append("\(rejected); ran without it: today's at-least-once, which `resend` keeps")
-            environment = [:]
         }
         let stack = try BenchFaultsStack(kafkaProperties: settings.kafkaProperties, environment: environment)
         defer { stack.stop() }
@@ -80,10 +70,7 @@ enum BenchFaultsRow: String, CaseIterable {
         case .sigkillResend, .sigkillSkip:
             try killThrice(stack, settings, &result, progress: progress)
         case .kafkaBrokerDown:
-            guard let control = stack.brokerControl else {
-                result.notSupported = "pushline dev-kafka cannot take a broker down from outside yet"
-                return result
-            }
+            let control = stack.brokerControl
             try steady(stack, settings, &result, length: settings.faultLength, progress: progress,
                        begin: { try control.setBroker(1, up: false) }, end: { try control.setBroker(1, up: true) })
         case .apns503:

@@ -16,8 +16,8 @@ final class BenchFaultsStack {
     let ledger: BenchFaultsLedger
     let worker: BenchFaultsWorker
     let configurationFile: String
-    /// How the row takes a broker down: nothing yet (see ``BenchFaultsBrokerControl``).
-    let brokerControl: (any BenchFaultsBrokerControl)? = nil
+    /// How the row takes a broker down: `pushline dev-kafka`'s command lines.
+    var brokerControl: any BenchFaultsBrokerControl { kafka }
 
     /// Starts everything and the worker, whose pipeline is `notifications` (so its variables are
     /// `PUSHLINE_PIPELINES_NOTIFICATIONS_…`) with `environment` added to its own.
@@ -66,17 +66,6 @@ final class BenchFaultsStack {
         configuration.metricsPort = try FreePort.next()
         configuration.shutdownDeadline = "\(shutdownDeadlineSeconds)s"
         return configuration
-    }
-
-    /// `pushline validate config` of such a configuration (placeholder addresses) with `environment`:
-    /// nil when valid, else what it printed — before any component starts.
-    static func validationProblem(environment: [String: String]) throws -> String? {
-        let file = try configuration(bootstrapServers: "127.0.0.1:9092", redisPort: 6379, simulatorPort: 2197,
-                                     caFile: DevCredentials.publicKeyFile, kafkaProperties: [:]).write()
-        let result = try ExternalCommand.run(try RepositoryPaths.builtExecutable("pushline"), ["validate", "config", file],
-                                             environment: environment)
-        guard result.status != 0 else { return nil }
-        return (result.standardOutput + result.standardError).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Waits `duration`, keeping the worker supervised.

@@ -18,7 +18,6 @@ struct FaultMatrixTests {
         let failed: Int
         let workerExits: Int
         let recoverySeconds: Double?
-        let notSupported: String?
         let goals: [String: Bool]
     }
 
@@ -43,7 +42,7 @@ struct FaultMatrixTests {
         func integer(_ key: String) -> Int { Int(row[key]?.numberValue ?? -1) }
         return Row(name: name, intents: integer("intents"), outcomes: integer("outcomes"), withoutOutcome: integer("without_outcome"),
                    devicesTwice: integer("devices_twice"), failed: integer("failed"), workerExits: integer("worker_exits"),
-                   recoverySeconds: row["recovery_seconds"]?.numberValue, notSupported: row["not_supported"]?.stringValue,
+                   recoverySeconds: row["recovery_seconds"]?.numberValue,
                    goals: Dictionary(uniqueKeysWithValues: goals.members.map { ($0.key, $0.value == .bool(true)) }))
     }
 
@@ -52,7 +51,6 @@ struct FaultMatrixTests {
         let rows = try await run(["goaway", "stream-collapse", "redis-restart"])
         #expect(rows.map(\.name) == ["goaway", "stream-collapse", "redis-restart"])
         for row in rows {
-            #expect(row.notSupported == nil, "\(row.name)")
             #expect(row.intents == 1000, "\(row.name)")
             #expect(row.outcomes >= row.intents, "\(row.name)")
             #expect(row.withoutOutcome == 0, "\(row.name)")
