@@ -53,6 +53,9 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     public var maxPollInterval = Duration.seconds(300)
     /// `statistics.interval.ms`: how often ``KafkaConsumer/lag`` is refreshed; `nil` turns statistics off.
     public var statisticsInterval: Duration?
+    /// `reconnect.backoff.max.ms`: the longest wait between two attempts to reach a broker that is
+    /// down. 1 s, not librdkafka's 10: once a broker is back, fetching resumes within about a second.
+    public var reconnectBackoffMax = Duration.seconds(1)
     /// Any other librdkafka property (security, SASL, SSL, fetch sizes…), applied last so it wins over
     /// the typed fields above. `enable.auto.offset.store` is refused.
     public var additionalProperties: [String: String] = [:]
@@ -85,6 +88,7 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
             "session.timeout.ms": String(sessionTimeout.wholeMilliseconds),
             "heartbeat.interval.ms": String(heartbeatInterval.wholeMilliseconds),
             "max.poll.interval.ms": String(maxPollInterval.wholeMilliseconds),
+            "reconnect.backoff.max.ms": String(reconnectBackoffMax.wholeMilliseconds),
         ])
         properties["group.instance.id"] = groupInstanceID
         properties["statistics.interval.ms"] = statisticsInterval.map { String($0.wholeMilliseconds) }

@@ -29,6 +29,9 @@ public struct KafkaProducerConfiguration: Sendable, CustomStringConvertible {
     /// How long ``KafkaProducer/send(_:)`` waits for room when librdkafka's queue is full, before the
     /// message gets a failed (retryable) delivery report instead.
     public var enqueueTimeout = Duration.seconds(30)
+    /// `reconnect.backoff.max.ms`: the longest wait between two attempts to reach a broker that is
+    /// down. 1 s, not librdkafka's 10: once a broker is back, messages flow again within about a second.
+    public var reconnectBackoffMax = Duration.seconds(1)
     /// Any other librdkafka property (security, SASL, SSL, batch sizes…), applied last so it wins over
     /// the typed fields above.
     public var additionalProperties: [String: String] = [:]
@@ -48,6 +51,7 @@ public struct KafkaProducerConfiguration: Sendable, CustomStringConvertible {
             "compression.codec": compression.rawValue,
             "linger.ms": String(linger.wholeMilliseconds),
             "message.timeout.ms": String(messageTimeout.wholeMilliseconds),
+            "reconnect.backoff.max.ms": String(reconnectBackoffMax.wholeMilliseconds),
         ])
         properties.merge(additionalProperties)
         return properties

@@ -61,11 +61,9 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
 
     private var bootstrapServerList: String { bootstrapServers.map(\.description).joined(separator: ",") }
 
-    /// The passthrough properties with the secret ones revealed, for librdkafka only. Unless set,
-    /// `reconnect.backoff.max.ms` is 1000 (librdkafka's is 10 s): after brokers come back, clients
-    /// reconnect within a second or so, so work resumes within seconds of the fault's end.
+    /// The passthrough properties with the secret ones revealed, for librdkafka only.
     private var allProperties: [String: String] {
-        ["reconnect.backoff.max.ms": "1000"].merging(properties.merging(secretProperties.mapValues(\.value)) { _, secret in secret }) { _, set in set }
+        properties.merging(secretProperties.mapValues(\.value)) { _, secret in secret }
     }
 
     /// Servers, group and client id, and property names; never property values.
