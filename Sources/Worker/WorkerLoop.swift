@@ -110,7 +110,12 @@ final class WorkerLoop {
         self.status = status
         let acknowledgements = Inbox<KafkaDeliveryReport>(wakeUp: wakeUp)
         self.acknowledgements = acknowledgements
-        producer = try KafkaProducer(configuration: configuration.producer) { event in
+        // The loop's thread never waits for room in librdkafka's queue: a record refused because the
+        // queue is full comes back at once as a passing refusal, retried after a back-off while the
+        // partitions are paused (``refused(_:_:)``, ``updatePausing()``).
+        var producerConfiguration = configuration.producer
+        producerConfiguration.enqueueTimeout = .zero
+        producer = try KafkaProducer(configuration: producerConfiguration) { event in
             if case .deliveryReports(let reports) = event { acknowledgements.append(contentsOf: reports) }
         }
         var consumerConfiguration = configuration.consumer
@@ -558,7 +563,10 @@ final class WorkerLoop {
         // A pool this worker sends to is out (its circuit open): what is taken would only be held.
         let apnsCircuit = sender.hasOpenCircuit(among: configuration.pools.values)
         status.apnsCircuitOpen.store(apnsCircuit, ordering: .relaxed)
-        let pause = saturated || redisWait || apnsCircuit
+        // Kafka refused records for a reason that may pass (a full queue, a broker away): more work
+        // would only add to them.
+        let outputsWaiting = !outputsToRetry.isEmpty
+        let pause = saturated || redisWait || apnsCircuit || outputsWaiting
         metrics.inFlight.record(ledger.deliveriesInFlight)
         guard pause != paused else { return }
         let partitions = Array(consumer.assignment)
@@ -570,7 +578,7 @@ final class WorkerLoop {
         paused = pause
         metrics.paused.record(pause ? 1 : 0)
         if pause {
-            let reason = redisWait ? "redis" : apnsCircuit ? "apns_circuit" : "max_in_flight"
+            let reason = redisWait ? "redis" : apnsCircuit ? "apns_circuit" : outputsWaiting ? "kafka_producer" : "max_in_flight"
             logger.info("partitions paused", metadata: ["reason": .string(reason),
                                                         "in_flight": .string("\(ledger.deliveriesInFlight)")])
         } else {

@@ -168,9 +168,12 @@ final class LogLines: LogLineWriter {
     }
 
     /// Every line's `message` field, in order.
-    var messages: [String] {
-        lines.all.compactMap { line in
-            ((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any])?["message"] as? String
-        }
+    var messages: [String] { objects.compactMap { $0["message"] as? String } }
+
+    /// The lines whose `message` is `message`, as JSON objects, in order.
+    func lines(_ message: String) -> [[String: Any]] { objects.filter { $0["message"] as? String == message } }
+
+    private var objects: [[String: Any]] {
+        lines.all.compactMap { line in (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] }
     }
 }
