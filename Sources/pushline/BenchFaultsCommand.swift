@@ -47,7 +47,11 @@ enum BenchFaultsCommand: Command {
           --short                 the small version: 5000 intents, faults of 3 s (the brownout 4 s)
           --json                  also print each row as one JSON line, prefixed "faults-row "
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties); repeatable.
-                                  Default: fetch.wait.max.ms=2, as for `pushline bench e2e`
+                                  Default: fetch.wait.max.ms=2, as for `pushline bench e2e`, and
+                                  session.timeout.ms=4000: the mock cluster's coordinator holds every
+                                  rejoin for the session timeout less 1 s, where a real broker lets a
+                                  group that is empty again start after group.initial.rebalance.delay.ms
+                                  (3 s), and it cannot show static membership (docs/RELIABILITY.md)
           -h, --help              show this help
 
         Progress goes to standard error. Exit 0 when every row ran (met or not); 1 when a
@@ -57,7 +61,7 @@ enum BenchFaultsCommand: Command {
                                         repeatableOptions: ["--kafka-property"])
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        var kafkaProperties = ["fetch.wait.max.ms": "2"]
+        var kafkaProperties = ["fetch.wait.max.ms": "2", "session.timeout.ms": "4000"]
         for property in arguments.all("--kafka-property") {
             let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }
