@@ -47,8 +47,9 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// and a restart with the same ``groupInstanceID`` inside it takes them back at once. Brokers
     /// accept 6 s to 30 min by default (`group.min/max.session.timeout.ms`).
     public var sessionTimeout = Duration.seconds(10)
-    /// `heartbeat.interval.ms`.
-    public var heartbeatInterval = Duration.seconds(3)
+    /// `heartbeat.interval.ms`; nil: a third of ``sessionTimeout``, at most 3 s, so a member misses
+    /// two heartbeats before its session ends, whatever the session timeout.
+    public var heartbeatInterval: Duration?
     /// `max.poll.interval.ms`: the longest allowed gap between two ``KafkaConsumer/poll(maxMessages:timeout:)`` calls.
     public var maxPollInterval = Duration.seconds(300)
     /// `statistics.interval.ms`: how often ``KafkaConsumer/lag`` is refreshed; `nil` turns statistics off.
@@ -86,7 +87,7 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
             "auto.offset.reset": startOffset.rawValue,
             "partition.assignment.strategy": assignor.rawValue,
             "session.timeout.ms": String(sessionTimeout.wholeMilliseconds),
-            "heartbeat.interval.ms": String(heartbeatInterval.wholeMilliseconds),
+            "heartbeat.interval.ms": String((heartbeatInterval ?? min(.seconds(3), sessionTimeout / 3)).wholeMilliseconds),
             "max.poll.interval.ms": String(maxPollInterval.wholeMilliseconds),
             "reconnect.backoff.max.ms": String(reconnectBackoffMax.wholeMilliseconds),
         ])

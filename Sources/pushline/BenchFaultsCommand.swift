@@ -51,7 +51,8 @@ enum BenchFaultsCommand: Command {
                                   session.timeout.ms=4000: the mock cluster's coordinator holds every
                                   rejoin for the session timeout less 1 s, where a real broker lets a
                                   group that is empty again start after group.initial.rebalance.delay.ms
-                                  (3 s), and it cannot show static membership (docs/RELIABILITY.md)
+                                  (3 s), and it cannot show static membership (docs/RELIABILITY.md);
+                                  heartbeat.interval.ms=1000, a third of it
           -h, --help              show this help
 
         Progress goes to standard error. Exit 0 when every row ran (met or not); 1 when a
@@ -61,7 +62,7 @@ enum BenchFaultsCommand: Command {
                                         repeatableOptions: ["--kafka-property"])
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        var kafkaProperties = ["fetch.wait.max.ms": "2", "session.timeout.ms": "4000"]
+        var kafkaProperties = ["fetch.wait.max.ms": "2", "session.timeout.ms": "4000", "heartbeat.interval.ms": "1000"]
         for property in arguments.all("--kafka-property") {
             let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }

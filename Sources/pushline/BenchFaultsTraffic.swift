@@ -101,9 +101,13 @@ final class BenchFaultsTraffic: Sendable {
     }
 
     /// Poison in turn: random bytes, JSON cut off in the middle, and a well-formed intent whose
-    /// alert makes it far larger than any limit; each from 1 KiB up to ``poisonMaximumBytes``.
+    /// alert makes it far larger than any limit. Sizes spread evenly over the orders of magnitude
+    /// from 1 KiB to ``poisonMaximumBytes`` (log-uniform), and every tenth poison is the largest:
+    /// the mock broker keeps only the newest 5 MB of a partition (`rdkafka_mock.c`), so a worker
+    /// that falls seconds behind sizes drawn uniformly would find intents deleted before it read them.
     private static func poison(_ index: Int) -> [UInt8] {
-        let size = Int.random(in: 1024...poisonMaximumBytes)
+        let size = (index / 100) % 10 == 0 ? poisonMaximumBytes
+            : Int(exp(Double.random(in: log(1024.0)...log(Double(poisonMaximumBytes)))))
         switch index % 3 {
         case 0:
             return (0..<size).map { _ in UInt8.random(in: 0...255) }
