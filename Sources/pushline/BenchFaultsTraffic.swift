@@ -115,8 +115,9 @@ final class BenchFaultsTraffic: Sendable {
             return Array(#"{"schema_version":1,"id":"faults-\#(index)","tokens":["\#(token(index))"],"payload":{"aps":{"alert":""#.utf8)
                 + [UInt8](repeating: UInt8(ascii: "x"), count: size)
         default:
+            // An alert of at least 8 KiB: over APNs' 4 KB payload limit, whatever size was drawn.
             let head = Array(intent(index).dropLast(4))  // before the alert's closing `"}}}`
-            return head + [UInt8](repeating: UInt8(ascii: "y"), count: size) + Array("\"}}}".utf8)
+            return head + [UInt8](repeating: UInt8(ascii: "y"), count: max(size, 8 * 1024)) + Array("\"}}}".utf8)
         }
     }
 
