@@ -3,20 +3,21 @@ import Kafka
 import LocalStack
 import Synchronization
 
-/// The intents of `pushline bench e2e` and the producer that puts them on Kafka: the example app's
-/// `chat_message` in English, each to `tokensPerIntent` device tokens no other intent uses — or,
-/// with a token pool, tokens taken in turn from a pool of that many (a server that accepts only
-/// known tokens) — and `created_at` the moment it is produced. Intent ids are unique either way,
-/// so every delivery is claimed once and sent.
+/// The intents of `pushline bench e2e` and the producer that puts them on Kafka: those of a
+/// ``BenchWorkload``, token-addressed ones to `tokensPerIntent` device tokens no other intent uses —
+/// or, with a token pool, tokens taken in turn from a pool of that many (a server that accepts only
+/// known tokens) — and `created_at` the moment each is produced.
 final class IntentLoad: Sendable {
     private let topic: String
+    private let workload: BenchWorkload
     private let tokensPerIntent: Int
     private let tokenPool: Int?
     private let producer: KafkaProducer
     private let acknowledged: Acknowledgements
 
-    init(bootstrapServers: String, topic: String, tokensPerIntent: Int, tokenPool: Int? = nil) throws {
+    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil) throws {
         self.topic = topic
+        self.workload = workload
         self.tokensPerIntent = tokensPerIntent
         self.tokenPool = tokenPool
         let acknowledged = Acknowledgements()
@@ -68,18 +69,11 @@ final class IntentLoad: Sendable {
         String(format: "%064x", number + 1)
     }
 
-    /// Intent `index`: its id and tokens follow from the index alone.
+    /// Intent `index` of the workload, created now.
     private func message(_ index: Int) -> KafkaProducerMessage {
-        let tokens = (0..<tokensPerIntent).map { slot in
-            let number = index * tokensPerIntent + slot
-            return "\"" + Self.token(tokenPool.map { number % $0 } ?? number) + "\""
+        let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: Int64(Date().timeIntervalSince1970 * 1000)) { number in
+            tokenPool.map { number % $0 } ?? number
         }
-        let intent = """
-            {"schema_version":1,"id":"bench-\(index)","app":"\(LocalPipeline.app)","environment":"sandbox",\
-            "tokens":[\(tokens.joined(separator: ","))],"template":"chat_message","locale":"en",\
-            "args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"message_id":"m-\(index)",\
-            "text":"Rope is in the car"},"created_at":\(Int64(Date().timeIntervalSince1970 * 1000))}
-            """
         return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))
     }
 

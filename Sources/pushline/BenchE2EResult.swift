@@ -1,0 +1,88 @@
+import Foundation
+
+/// One workload's figures in `pushline bench e2e`, and how they are printed.
+struct BenchE2EResult {
+    let workload: BenchWorkload
+    let settings: BenchE2ECommand.Settings
+    let serverName: String
+    let expected: BenchWorkload.Expectation
+    let sustained: OutcomeReader.Throughput
+    let cpu: CPUPerDelivery
+    /// Per process of ``cpu``: the worker first, then the server, redis-server and this process.
+    let cpuMicroseconds: [Double?]
+    let halfRate: Double
+    let latencies: [OutcomeReader.Latency]
+    let workerPeak: Int?
+    let serverPeak: Int?
+
+    /// Whether every delivery ended with its expected outcome, status by status.
+    var isComplete: Bool { sustained.byStatus == expected.byStatus }
+
+    var workerMicroseconds: Double? { cpuMicroseconds.first ?? nil }
+
+    private var readBack: [Double] { latencies.map(\.readBack).sorted() }
+
+    /// The workload's block of figures.
+    func print(rawRate: Double) {
+        let decided = latencies.map(\.decided).sorted()
+        Swift.print("[\(workload)] \(settings.intents) intents → pushline run (batch.size \(settings.batchSize.map(String.init) ?? "500")) "
+            + "→ \(serverName) process (TLS); mock Kafka (1 broker, \(settings.partitions) intent partitions), redis-server"
+            + "; worker's kafka.properties \(settings.kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        Swift.print("[\(workload)] outcomes: \(sustained.byStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")); "
+            + (isComplete ? "complete (every delivery has its expected outcome)"
+                : "NOT complete: expected \(expected.byStatus.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"))
+        Swift.print("[\(workload)] sustained: \(Int(sustained.rate)) outcomes/s — goal ≥ \(Int(BenchE2ECommand.deliveriesGoal)): "
+            + judged(sustained.rate >= BenchE2ECommand.deliveriesGoal))
+        Swift.print("[\(workload)] CPU per outcome, worker start to last outcome: \(cpu.summary(cpuMicroseconds, rate: sustained.rate))")
+        Swift.print("[\(workload)] half load: \(Int(halfRate)) outcomes/s offered for \(settings.halfLoadSeconds) s (\(latencies.count) outcomes)")
+        Swift.print(String(format: "[%@]   created_at → completed_at: p50 %.1f ms, p99 %.1f ms, max %.1f ms", workload.rawValue,
+                           Self.percentile(decided, 0.5), Self.percentile(decided, 0.99), decided.last ?? 0))
+        Swift.print(String(format: "[%@]   created_at → read back:    p50 %.1f ms, p99 %.1f ms, max %.1f ms", workload.rawValue,
+                           Self.percentile(readBack, 0.5), Self.percentile(readBack, 0.99), readBack.last ?? 0)
+            + " — goal p99 < \(Int(BenchE2ECommand.p99GoalMilliseconds)) ms: "
+            + judged(Self.percentile(readBack, 0.99) < BenchE2ECommand.p99GoalMilliseconds))
+        Swift.print("[\(workload)] peak RSS: pushline run \(Self.mebibytes(workerPeak)), \(serverName) \(Self.mebibytes(serverPeak)); "
+            + String(format: "ratio pipeline / h2load: %.2f", sustained.rate / rawRate))
+    }
+
+    /// The workloads side by side, and the worker's CPU per outcome of each against `tokens`.
+    static func printSideBySide(_ results: [BenchE2EResult], rawRate: Double) {
+        guard results.count > 1 else { return }
+        Swift.print("workload    outcomes  complete  outcomes/s   / h2load  worker µs  server µs  redis µs  p99 read back")
+        for result in results {
+            let micro = result.cpuMicroseconds.map { $0.map { String(format: "%.1f", $0) } ?? "?" }
+            let columns = [result.workload.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), pad(String(result.expected.outcomes), 9),
+                           (result.isComplete ? "yes" : "NO").padding(toLength: 8, withPad: " ", startingAt: 0),
+                           pad(String(Int(result.sustained.rate)), 10), pad(String(format: "%.2f", result.sustained.rate / rawRate), 8),
+                           pad(micro[0], 9), pad(micro[1], 9), pad(micro[2], 8),
+                           pad(String(format: "%.1f ms", percentile(result.readBack, 0.99)), 13)]
+            Swift.print(columns.joined(separator: "  "))
+        }
+        guard let tokens = results.first(where: { $0.workload == .tokens })?.workerMicroseconds else { return }
+        for result in results where result.workload != .tokens {
+            guard let micro = result.workerMicroseconds else { continue }
+            Swift.print(String(format: "worker CPU per outcome, %@ / tokens: %.2f", result.workload.rawValue, micro / tokens))
+        }
+    }
+
+    /// "met" or "not met" when the outcomes are complete; otherwise not judged.
+    private func judged(_ met: Bool) -> String {
+        guard isComplete else { return "not judged (outcomes not complete)" }
+        return met ? "met" : "not met"
+    }
+
+    /// `text` right-aligned in `width` columns.
+    private static func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    /// The value at `fraction` of sorted `values` (nearest rank).
+    private static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        return values[min(values.count - 1, Int((Double(values.count) * fraction).rounded(.up)) - 1)]
+    }
+
+    private static func mebibytes(_ bytes: Int?) -> String {
+        bytes.map { String(format: "%.0f MiB", Double($0) / 1_048_576) } ?? "unknown"
+    }
+}
