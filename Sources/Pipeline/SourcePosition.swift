@@ -27,12 +27,12 @@ public struct SourcePosition: Sendable, Equatable {
 
 extension JSONObject {
     /// Appends `key` only when `value` is present: optional fields are left out, not `null`.
-    mutating func append(_ key: String, _ value: JSONValue?) {
+    public mutating func append(_ key: String, _ value: JSONValue?) {
         if let value { members.append(Member(key, value)) }
     }
 
     /// The object as one JSON document in bytes.
-    var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         var bytes: [UInt8] = []
         JSONWriter.appendValue(.object(self), to: &bytes)
         return bytes
