@@ -20,18 +20,16 @@ public final class KafkaTopicReader: Sendable {
     /// The partitions of `topic`, in order.
     /// - Throws: ``KafkaError/Code/unknownTopicOrPartition`` when the cluster has no such topic.
     public func partitions(of topic: String) throws(KafkaError) -> [Int32] {
-        guard let handle = rd_kafka_topic_new(client.handle, topic, nil) else {
-            throw KafkaError(rd_kafka_last_error(), "open topic \(topic)")
-        }
-        defer { rd_kafka_topic_destroy(handle) }
+        // Every topic's metadata, not the one topic's: asking for a topic by name may create it
+        // (brokers with auto.create.topics.enable, the mock cluster), and a report must not.
         var metadata: UnsafePointer<rd_kafka_metadata>?
-        let result = rd_kafka_metadata(client.handle, 0, handle, &metadata, configuration.requestTimeout.timeoutMilliseconds)
+        let result = rd_kafka_metadata(client.handle, 1, nil, &metadata, configuration.requestTimeout.timeoutMilliseconds)
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(result, "read the metadata of \(topic)") }
         defer { rd_kafka_metadata_destroy(metadata) }
-        guard metadata.pointee.topic_cnt > 0 else {
+        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+        guard let found = topics.first(where: { String(cString: $0.topic) == topic }) else {
             throw KafkaError(code: .unknownTopicOrPartition, reason: "the cluster has no topic \(topic)", isRetryable: false)
         }
-        let found = metadata.pointee.topics[0]
         guard found.err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(found.err, "read the metadata of \(topic)") }
         return (0..<Int(found.partition_cnt)).map { found.partitions[$0].id }.sorted()
     }
