@@ -118,6 +118,14 @@ struct OutcomesCommandTests {
             == Array(repeating: [], count: lines.count))
     }
 
+    @Test("--help of each command that reads the output topics", arguments: [["outcomes", "report"], ["outcomes", "export"], ["dlq", "replay"]])
+    func commandHelp(words: [String]) async throws {
+        let result = try await pushlineOffPool(words + ["--help"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasPrefix("Usage: pushline \(words.joined(separator: " ")) (--config FILE | --brokers LIST)"))
+        #expect(result.standardOutput.contains("--since TIME"))
+    }
+
     @Test("errors say what and where: no Kafka given, a bad time, a topic the cluster does not have")
     func reportsErrors() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)
