@@ -1,14 +1,15 @@
 import Foundation
 import Kafka
+import Pipeline
 
 /// One dead letter (`Config/schemas/dlq-v1.schema.json`) as reports and replays read it.
 public struct DeadLetterRecord: Sendable {
     /// Where the dead letter itself is.
-    public let position: SourceOffset
+    public let position: SourcePosition
     public let reason: String
     public let detail: String
     /// Where the original message was read; it stays there for as long as the topic keeps it.
-    public let source: SourceOffset
+    public let source: SourcePosition
     public let intentID: String?
     /// The original's size, bytes.
     public let originalSize: Int
@@ -26,7 +27,7 @@ public struct DeadLetterRecord: Sendable {
     /// - Throws: ``OutputRecordError`` naming the record and the field that is wrong.
     public init(_ message: KafkaConsumerMessage) throws(OutputRecordError) {
         let fields = try RecordFields(message)
-        position = SourceOffset(partition: message.topicPartition, offset: message.offset)
+        position = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
         reason = try fields.string("reason")
         detail = try fields.string("detail")
         source = try fields.source()

@@ -1,4 +1,5 @@
 import Kafka
+import Pipeline
 import TLS
 
 /// Turns dead letters back into the messages they came from, to publish again to their source
@@ -24,7 +25,7 @@ public struct DeadLetterReplay: Sendable {
         } else {
             let message: KafkaConsumerMessage
             do {
-                message = try reader.message(at: deadLetter.source.offset, of: deadLetter.source.partition)
+                message = try reader.message(at: deadLetter.source.offset, of: deadLetter.source.kafkaPartition)
             } catch let error as KafkaError where error.code == .offsetOutOfRange {
                 throw ReplayError(code: .sourceGone, deadLetter: deadLetter.position,
                                   detail: "the original (\(deadLetter.originalSize) bytes, the dead letter has its first "
@@ -42,7 +43,7 @@ public struct DeadLetterReplay: Sendable {
             throw ReplayError(code: .checksumMismatch, deadLetter: deadLetter.position,
                               detail: "\(found) has SHA-256 \(digest), the dead letter says \(deadLetter.originalSHA256)")
         }
-        return KafkaProducerMessage(topic: deadLetter.source.partition.topic, partition: deadLetter.source.partition.partition,
+        return KafkaProducerMessage(topic: deadLetter.source.topic, partition: deadLetter.source.partition,
                                     key: key, value: value)
     }
 }

@@ -1,5 +1,6 @@
 import APNsCore
 import Kafka
+import Pipeline
 
 /// The top-level fields of one output record (outcome or dead letter), read by name with errors
 /// that say which record and which field. Every output schema has `schema_version`; version 1 is the
@@ -54,26 +55,17 @@ struct RecordFields {
     }
 
     /// The `source` object: where the intent (or token record) was read.
-    func source() throws(OutputRecordError) -> SourceOffset {
+    func source() throws(OutputRecordError) -> SourcePosition {
         guard let source = object["source"]?.objectValue, let topic = source["topic"]?.stringValue,
               case .integer(let partition) = source["partition"], case .integer(let offset) = source["offset"],
               let partitionNumber = Int32(exactly: partition) else {
             throw failure("source is missing or not {topic, partition, offset}")
         }
-        return SourceOffset(partition: KafkaTopicPartition(topic: topic, partition: partitionNumber), offset: offset)
+        return SourcePosition(topic: topic, partition: partitionNumber, offset: offset)
     }
 }
 
-/// A message's place in Kafka: its topic, partition and offset.
-public struct SourceOffset: Hashable, Sendable, CustomStringConvertible {
-    public let partition: KafkaTopicPartition
-    public let offset: Int64
-
-    public init(partition: KafkaTopicPartition, offset: Int64) {
-        self.partition = partition
-        self.offset = offset
-    }
-
-    /// `topic[partition]@offset`.
-    public var description: String { "\(partition)@\(offset)" }
+extension SourcePosition {
+    /// The topic and partition of this position, as the Kafka wrapper names them.
+    public var kafkaPartition: KafkaTopicPartition { KafkaTopicPartition(topic: topic, partition: partition) }
 }

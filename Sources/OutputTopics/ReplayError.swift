@@ -1,3 +1,5 @@
+import Pipeline
+
 /// Why one dead letter could not be replayed. The others are replayed all the same.
 public struct ReplayError: Error, Sendable, CustomStringConvertible {
     /// Machine-readable reasons.
@@ -19,10 +21,10 @@ public struct ReplayError: Error, Sendable, CustomStringConvertible {
 
     public let code: Code
     /// The dead letter concerned.
-    public let deadLetter: SourceOffset
+    public let deadLetter: SourcePosition
     public let detail: String
 
-    public init(code: Code, deadLetter: SourceOffset, detail: String) {
+    public init(code: Code, deadLetter: SourcePosition, detail: String) {
         self.code = code
         self.deadLetter = deadLetter
         self.detail = detail

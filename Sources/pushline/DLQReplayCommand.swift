@@ -62,7 +62,7 @@ enum DLQReplayCommand: Command {
         if arguments.flags.contains("--dry-run") {
             for deadLetter in deadLetters {
                 let copy = deadLetter.carriesWholeOriginal ? "whole copy" : "fetch from source"
-                print("would replay \(describe(deadLetter)) -> \(deadLetter.source.partition) "
+                print("would replay \(describe(deadLetter)) -> \(deadLetter.source.kafkaPartition) "
                     + "(\(deadLetter.originalSize) bytes, \(copy))")
             }
             printError("pushline \(name): \(deadLetters.count) dead letter(s) would be replayed (dry run: nothing published)")
@@ -82,7 +82,7 @@ enum DLQReplayCommand: Command {
         for (entry, result) in zip(ready, results) {
             switch result {
             case .success(let offset):
-                print("replayed \(describe(entry.deadLetter)) -> \(entry.deadLetter.source.partition)@\(offset)")
+                print("replayed \(describe(entry.deadLetter)) -> \(entry.deadLetter.source.kafkaPartition)@\(offset)")
             case .failure(let error):
                 print("error \(entry.deadLetter.position) \(ReplayError.Code.publishFailed) \(error)")
                 failures += 1

@@ -51,18 +51,10 @@ struct DLQReplayCommandTests {
         let dryRun = try await pushlineOffPool(["dlq", "replay", "--brokers", brokers, "--reason", "UnknownTemplate", "--dry-run"])
         let intentsAfterDryRun = try await DedicatedThread.run { try Self.intentsEnd(brokers) }
         let replay = try await pushlineOffPool(["dlq", "replay", "--brokers", brokers, "--reason", "UnknownTemplate"])
-        let accepted = try await DedicatedThread.run {
-            try pipeline.outputs(waitingFor: "the replayed intent's outcome") { received in
-                received.filter { $0.topic == "pushline.outcomes" }.count >= 2
-            }.filter { $0.topic == "pushline.outcomes" }.map(\.value)
-        }.map(jsonObject)
+        let accepted = try await Self.outcomes(2, of: pipeline)
         let inboxAfterReplay = pipeline.harness.simulator.inbox().count { $0.token == Self.token }
         let secondReplay = try await pushlineOffPool(["dlq", "replay", "--brokers", brokers])
-        let afterSecond = try await DedicatedThread.run {
-            try pipeline.outputs(waitingFor: "the second replay's outcome") { received in
-                received.filter { $0.topic == "pushline.outcomes" }.count >= 3
-            }.filter { $0.topic == "pushline.outcomes" }.map(\.value)
-        }.map(jsonObject)
+        let afterSecond = try await Self.outcomes(3, of: pipeline)
         let inboxAfterSecond = pipeline.harness.simulator.inbox().count { $0.token == Self.token }
         try await DedicatedThread.run {
             try fixed.stop()
@@ -127,6 +119,15 @@ struct DLQReplayCommandTests {
             "original_base64": Data(original.prefix(4096)).base64EncodedString(), "recorded_at": 1_764_000_000_000,
         ]
         return KafkaProducerMessage(topic: "pushline.dlq", partition: 0, value: Array(try! JSONSerialization.data(withJSONObject: record)))
+    }
+
+    /// The pipeline's outcomes once there are `count`, as JSON objects.
+    private static func outcomes(_ count: Int, of pipeline: LocalPipeline) async throws -> [[String: Any]] {
+        try await DedicatedThread.run {
+            try pipeline.outputs(waitingFor: "\(count) outcomes") { received in
+                received.count { $0.topic == "pushline.outcomes" } >= count
+            }.filter { $0.topic == "pushline.outcomes" }.map(\.value)
+        }.map(jsonObject)
     }
 
     /// The end offset of pushline.intents[0].
