@@ -13,12 +13,16 @@ public struct TopicScan: Sendable {
     public var total: Int64 { ranges.values.reduce(0) { $0 + Int64($1.count) } }
 
     /// Looks up `topic`'s partitions and offsets.
-    /// - Throws: ``KafkaError`` when the topic does not exist or a partition's leader does not answer.
+    /// - Throws: ``KafkaError`` when the topic or a partition of the range does not exist, or a partition's
+    ///   leader does not answer.
     public init(topic: String, range: RecordRange, reader: KafkaTopicReader) throws(KafkaError) {
         self.topic = topic
-        let partitions = try reader.partitions(of: topic)
-            .filter { range.partitions?.contains($0) ?? true }
-            .map { KafkaTopicPartition(topic: topic, partition: $0) }
+        let existing = try reader.partitions(of: topic)
+        if let missing = range.partitions?.subtracting(existing).min() {
+            throw KafkaError(code: .unknownPartition, reason: "\(topic) has partitions 0..<\(existing.count), not \(missing)",
+                             topicPartition: KafkaTopicPartition(topic: topic, partition: missing), isRetryable: false)
+        }
+        let partitions = existing.filter { range.partitions?.contains($0) ?? true }.map { KafkaTopicPartition(topic: topic, partition: $0) }
         let byTime = try range.since.map { since throws(KafkaError) in
             try reader.offsets(at: since - RecordRange.timestampSlack, for: partitions)
         } ?? [:]

@@ -88,7 +88,8 @@ enum DLQReplayCommand: Command {
                 failures += 1
             }
         }
-        printError("pushline \(name): \(results.count - results.filter { (try? $0.get()) == nil }.count) replayed, \(failures) not")
+        let replayed = results.count { if case .success = $0 { true } else { false } }
+        printError("pushline \(name): \(replayed) replayed, \(failures) not")
         return failures == 0 ? 0 : 1
     }
 

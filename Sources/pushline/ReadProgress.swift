@@ -5,6 +5,7 @@ import CLI
 struct ReadProgress {
     private let prefix: String
     private var nextReport = ContinuousClock.now + .seconds(1)
+    private var reportedEnd = false
 
     init(command: String, topic: String) {
         prefix = "pushline \(command): \(topic)"
@@ -12,8 +13,9 @@ struct ReadProgress {
 
     mutating func report(done: Int64, total: Int64) {
         let now = ContinuousClock.now
-        guard now >= nextReport || done == total else { return }
+        guard now >= nextReport || (done == total && !reportedEnd) else { return }
         nextReport = now + .seconds(1)
+        reportedEnd = done == total
         printError("\(prefix) \(done)/\(total) records")
     }
 }

@@ -11,7 +11,14 @@ struct OutcomesCommandTests {
     func reportsFunnelOnce() async throws {
         let fixture = try await DedicatedThread.run { try OutputTopicsFixture() }
         let result = try await pushlineOffPool(["outcomes", "report", "--brokers", fixture.brokers, "--format", "json", "--list-tokens"])
+        // The same through the worker settings `pushline run` reads: Kafka and the pipelines' topics.
+        let config = try LocalRunConfiguration(bootstrapServers: fixture.brokers, redisPort: 6379, simulatorPort: 2197,
+                                               caFile: DevCredentials.publicKeyFile).write()
+        let throughConfig = try await pushlineOffPool(["outcomes", "report", "--config", config, "--format", "json"])
         try await DedicatedThread.run { try fixture.stop() }
+        #expect(throughConfig.status == 0, "\(throughConfig.standardError)")
+        #expect(jsonObject(throughConfig.standardOutput)["deliveries"] as? Int == 8)
+        #expect((jsonObject(throughConfig.standardOutput)["dead_letters"] as? [String: Any])?["topic"] as? String == "pushline.dlq")
 
         #expect(result.status == 0, "\(result.standardError)")
         let report = jsonObject(result.standardOutput)
@@ -139,6 +146,11 @@ struct OutcomesCommandTests {
         #expect(noTopic.status == 1)
         #expect(noTopic.standardError.contains("pushline outcomes report: UNKNOWN_TOPIC_OR_PART"))
         #expect(noTopic.standardError.contains("no.such.topic"))
+        try cluster.createTopic("pushline.outcomes", partitions: 1)
+        let noPartition = try await pushlineOffPool(["outcomes", "export", "--brokers", cluster.bootstrapServers, "--partition", "3"])
+        #expect(noPartition.status == 1)
+        #expect(noPartition.standardError.contains("pushline outcomes export: _UNKNOWN_PARTITION (pushline.outcomes[3]): pushline.outcomes has partitions 0..<1, not 3"),
+                "\(noPartition.standardError)")
         let badConfig = try await pushlineOffPool(["dlq", "replay", "--config", "/nonexistent/pushline.yaml"])
         #expect(badConfig.status == 1)
         #expect(badConfig.standardError.contains("/nonexistent/pushline.yaml"))
