@@ -103,7 +103,7 @@ let package = Package(
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
         .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime",
-                                                              "Enrichment", "TLS", "Worker"]),
+                                                              "Enrichment", "OutputTopics", "TLS", "Worker"]),
         // `pushline run` subprocesses through crashes, a second member, a Redis outage and SIGTERM.
         .testTarget(name: "EndToEndTests", dependencies: ["pushline", "APNsCore", "Kafka", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [

@@ -1,6 +1,7 @@
 import APNsCore
 import Foundation
 import Kafka
+import OutputTopics
 import PushlineTestKit
 
 /// A `LocalPipeline` (mock Kafka, redis-server, the in-process simulator, a worker) that has handled
@@ -34,14 +35,9 @@ final class OutputTopicsFixture: Sendable {
 
     /// Writes messages and waits until Kafka has each.
     static func produce(_ messages: [KafkaProducerMessage], brokers: String) throws {
-        let reports = RecordLog<KafkaDeliveryReport>()
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: brokers)) { event in
-            if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
+        for result in try KafkaPublication.publish(messages, configuration: KafkaProducerConfiguration(bootstrapServers: brokers)) {
+            _ = try result.get()
         }
-        _ = try producer.send(messages)
-        try Deadline.wait(for: "\(messages.count) messages produced") { reports.all.count == messages.count }
-        try producer.close()
-        for report in reports.all { _ = try report.result.get() }
     }
 
     func stop() throws {
