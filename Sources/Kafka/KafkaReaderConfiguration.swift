@@ -12,6 +12,9 @@ public struct KafkaReaderConfiguration: Sendable, CustomStringConvertible {
     public var requestTimeout = Duration.seconds(10)
     /// How long a read waits for a partition's next message before it gives up.
     public var stallTimeout = Duration.seconds(30)
+    /// `reconnect.backoff.max.ms`: the longest wait between two attempts to reach a broker that is
+    /// down. 1 s, not librdkafka's 10, as for the consumer and the producer.
+    public var reconnectBackoffMax = Duration.seconds(1)
     /// Any other librdkafka property (security, SASL, SSL, fetch sizes…), applied last so it wins over
     /// the typed fields above; `group.id`, `enable.auto.commit` and `enable.auto.offset.store` are refused.
     public var additionalProperties: [String: String] = [:]
@@ -41,6 +44,7 @@ public struct KafkaReaderConfiguration: Sendable, CustomStringConvertible {
             // offsets below the high watermark hold no message (transaction markers, compaction).
             "enable.partition.eof": "true",
             "auto.offset.reset": "earliest",
+            "reconnect.backoff.max.ms": String(reconnectBackoffMax.wholeMilliseconds),
         ])
         properties.merge(additionalProperties)
         return properties
