@@ -61,10 +61,13 @@ let package = Package(
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
         .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),
 
+        // Pushline's output topics read back: outcome reports and exports, dead-letter replay.
+        .target(name: "OutputTopics", dependencies: ["APNsCore", "Kafka", "Pipeline", "Runtime", "TLS"]),
+
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "PushlineConfiguration", "Redis", "LocalStack", "Worker",
+                                                         "PushlineConfiguration", "Redis", "LocalStack", "Worker", "OutputTopics",
                                                          "APNsTelemetry", "Telemetry"],
                           // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
                           // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
@@ -99,7 +102,8 @@ let package = Package(
         ]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
-        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime"]),
+        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime",
+                                                              "Enrichment", "OutputTopics", "TLS", "Worker"]),
         // `pushline run` subprocesses through crashes, a second member, a Redis outage and SIGTERM.
         .testTarget(name: "EndToEndTests", dependencies: ["pushline", "APNsCore", "Kafka", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [

@@ -26,6 +26,8 @@ packages=(
   openssl
   # JSON Schema checks of the documented event formats (tests)
   python3-jsonschema
+  # the venv that holds duckdb for docs/analytics.md's queries (tests; below)
+  python3-venv
 )
 
 missing=()
@@ -35,14 +37,23 @@ for package in "${packages[@]}"; do
   fi
 done
 
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" -ne 0 ]; then
-  sudo=sudo
-else
-  sudo=
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    sudo=sudo
+  else
+    sudo=
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq >&2
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
-echo "setup: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq >&2
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+
+# The duckdb Python package (PyPI; Debian has none) in a venv of the project's own, for the test that
+# runs every query of docs/analytics.md (scripts/analytics-sql.py).
+venv="$(dirname "$0")/../.build/analytics-venv"
+if ! "$venv/bin/python" -c 'import duckdb' 2>/dev/null; then
+  echo "setup: installing duckdb (PyPI) into .build/analytics-venv" >&2
+  /usr/bin/python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check 'duckdb==2.0.1' >&2
+fi

@@ -59,6 +59,9 @@ public struct KafkaError: Error, Sendable, CustomStringConvertible {
         public static let badMessage = Code(RD_KAFKA_RESP_ERR__BAD_MSG)
         public static let topicAuthorizationFailed = Code(RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED)
         public static let unknownTopicOrPartition = Code(RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+        /// The offset is not in the partition: below its first retained message (retention or
+        /// compaction removed it) or at or after its end.
+        public static let offsetOutOfRange = Code(RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE)
         /// The group coordinator no longer knows this member (its session expired).
         public static let unknownMemberID = Code(RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID)
         /// The member's generation of the group is over (the group rebalanced without it).

@@ -1,7 +1,7 @@
 import APNsCore
 
 /// Where an intent was read: its Kafka topic, partition and offset.
-public struct SourcePosition: Sendable, Equatable {
+public struct SourcePosition: Sendable, Hashable, CustomStringConvertible {
     public var topic: String
     public var partition: Int32
     public var offset: Int64
@@ -11,6 +11,9 @@ public struct SourcePosition: Sendable, Equatable {
         self.partition = partition
         self.offset = offset
     }
+
+    /// `topic[partition]@offset`, as librdkafka's logs write a partition.
+    public var description: String { "\(topic)[\(partition)]@\(offset)" }
 
     /// The topic and partition of this position.
     var topicPartition: SourcePartition { SourcePartition(topic: topic, partition: partition) }
@@ -27,12 +30,12 @@ public struct SourcePosition: Sendable, Equatable {
 
 extension JSONObject {
     /// Appends `key` only when `value` is present: optional fields are left out, not `null`.
-    mutating func append(_ key: String, _ value: JSONValue?) {
+    public mutating func append(_ key: String, _ value: JSONValue?) {
         if let value { members.append(Member(key, value)) }
     }
 
     /// The object as one JSON document in bytes.
-    var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         var bytes: [UInt8] = []
         JSONWriter.appendValue(.object(self), to: &bytes)
         return bytes

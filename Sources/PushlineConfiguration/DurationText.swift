@@ -1,12 +1,12 @@
 /// Durations as configuration files write them: a whole number and a unit, `ms`, `s`, `m`, `h`
 /// or `d` (`250ms`, `30s`, `24h`).
-enum DurationText {
+public enum DurationText {
     private static let units: [(suffix: String, milliseconds: Int64)] = [
         ("ms", 1), ("s", 1_000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000),
     ]
 
     /// The duration `text` spells, or nil.
-    static func parse(_ text: String) -> Duration? {
+    public static func parse(_ text: String) -> Duration? {
         // Longest suffix first, so "ms" is not read as "m".
         for unit in units.sorted(by: { $0.suffix.count > $1.suffix.count }) where text.hasSuffix(unit.suffix) {
             let digits = text.dropLast(unit.suffix.count)

@@ -59,6 +59,15 @@ public struct KafkaConfiguration: Sendable, CustomStringConvertible {
         return producer
     }
 
+    /// A reader of chosen offset ranges outside any group (reports, exports, dead-letter replay),
+    /// with every property.
+    public var readerConfiguration: KafkaReaderConfiguration {
+        var reader = KafkaReaderConfiguration(bootstrapServers: bootstrapServerList)
+        reader.clientID = clientID
+        reader.additionalProperties = allProperties
+        return reader
+    }
+
     private var bootstrapServerList: String { bootstrapServers.map(\.description).joined(separator: ",") }
 
     /// The passthrough properties with the secret ones revealed, for librdkafka only.
