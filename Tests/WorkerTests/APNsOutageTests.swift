@@ -51,6 +51,36 @@ struct APNsOutageTests {
         #expect(fixture.logLines.messages.contains("partitions paused"))
     }
 
+    @Test("APNs gone (connections refused): /readyz not ready and pushline_apns_reachable 0 with no work waiting; APNs back: ready again, and an intent is accepted")
+    func poolThatCannotConnectIsNotReady() async throws {
+        let fixture = try await WorkerFixture(sender: {
+            $0.reconnectBackoffMilliseconds = 100
+            $0.maximumReconnectBackoffMilliseconds = 200
+        })
+        try await fixture.wait(for: "the worker to be ready") { fixture.pipeline.worker.isReady }
+        #expect(try fixture.gauge("pushline_apns_reachable") == 1)
+        let gone = fixture.harness
+        try await DedicatedThread.run { gone.stop() }
+        try await fixture.wait(for: "the worker to see APNs gone") {
+            try !fixture.pipeline.worker.isReady && fixture.gauge("pushline_apns_reachable") == 0
+        }
+        #expect(fixture.pipeline.sender.openCircuits().isEmpty, "no work waited: the circuit stays closed, readiness says it")
+        #expect(fixture.logLines.messages.contains("apns pool cannot connect"))
+
+        let back = try SimulatorHarness(replacing: gone)
+        try await fixture.wait(for: "the worker to reach APNs again") {
+            try fixture.pipeline.worker.isReady && fixture.gauge("pushline_apns_reachable") == 1
+        }
+        try await fixture.publish([WorkerFixture.intent(id: "after-apns-back", tokens: [try WorkerFixture.token(160)])])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.stop()
+        try await DedicatedThread.run { back.stop() }
+
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+        #expect(back.simulator.inbox().count == 1)
+        #expect(fixture.logLines.messages.contains("apns reachable again"))
+    }
+
     @Test("under on_uncertain skip, a request APNs never answers ends unknown/UncertainDelivery after the request timeout: sent once, no dead letter, its claim settled")
     func unansweredRequestIsUnknownUnderSkip() async throws {
         let fixture = try await WorkerFixture(configure: { $0.onUncertain = .skip }, sender: { $0.requestTimeoutMilliseconds = 300 })
