@@ -55,9 +55,17 @@ public struct MonitoringExpressions: Sendable {
         let variables = (model["templating"] as? [String: Any])?["list"] as? [[String: Any]] ?? []
         for variable in variables where variable["type"] as? String == "query" {
             guard let query = (variable["query"] as? [String: Any])?["query"] as? String else { continue }
-            expressions.append(Expression(place: "variable \(variable["name"] as? String ?? "?")", text: query))
+            expressions.append(Expression(place: "variable \(variable["name"] as? String ?? "?")", text: Self.promQL(ofVariableQuery: query)))
         }
         self.dashboard = expressions
+    }
+
+    /// A query variable's PromQL: Grafana's `label_values(selector, label)` reads `selector`; other
+    /// queries are PromQL already.
+    static func promQL(ofVariableQuery query: String) -> String {
+        guard query.range(of: #"^label_values\(.*,\s*[A-Za-z_][A-Za-z0-9_]*\)$"#, options: .regularExpression) != nil,
+              let comma = query.lastIndex(of: ",") else { return query }
+        return String(query[query.index(query.startIndex, offsetBy: "label_values(".count)..<comma])
     }
 
     /// The metric names `expression` reads: its identifiers once strings, label matchers, ranges,

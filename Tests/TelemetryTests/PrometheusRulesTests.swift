@@ -36,9 +36,9 @@ struct PrometheusRulesTests {
     func dashboardExpressionsParse() throws {
         let dashboard = try MonitoringExpressions().dashboard
         #expect(dashboard.count >= 20)
-        // As recording rules, promtool parses each expression; label_values() is Grafana's, not PromQL.
+        // As recording rules, promtool parses each expression (a variable's label_values() as its selector).
         var rules = "groups:\n  - name: dashboard\n    rules:\n"
-        for (index, expression) in dashboard.enumerated() where !expression.text.hasPrefix("label_values(") {
+        for (index, expression) in dashboard.enumerated() {
             let promQL = expression.text.replacingOccurrences(of: "$__rate_interval", with: "5m")
                 .replacingOccurrences(of: #"\$[A-Za-z_]+"#, with: ".*", options: .regularExpression)
             let quoted = promQL.replacingOccurrences(of: "'", with: "''")
