@@ -36,9 +36,11 @@ struct MonitoringNamesTests {
             for expression in expressions {
                 for name in MonitoringExpressions.metricNames(in: expression.text) {
                     if name.contains(":") {
-                        #expect(monitoring.recordedNames.contains(name), "\(expression.place) reads \(name), which no rule records")
+                        let recorded = monitoring.recordedNames.contains(name)
+                        #expect(recorded, "\(expression.place) reads \(name), which no rule records")
                     } else if name != Self.scrapeHealth {
-                        #expect(exposed.contains(name), "\(expression.place) reads \(name), which /metrics does not expose")
+                        let isExposed = exposed.contains(name)
+                        #expect(isExposed, "\(expression.place) reads \(name), which /metrics does not expose")
                     }
                 }
             }
