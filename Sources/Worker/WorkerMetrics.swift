@@ -108,10 +108,12 @@ struct WorkerMetrics: Sendable {
     /// Counts messages taken, and keeps in `newest` each partition's newest Kafka timestamp.
     func consumed(_ messages: [KafkaConsumerMessage], newest: inout [KafkaTopicPartition: Int64]) {
         var counts: [String: Int] = [:]
-        for message in messages {
+        for (index, message) in messages.enumerated() {
             counts[message.topicPartition.topic, default: 0] += 1
-            // A partition's messages come in offset order: the last one seen is its newest.
-            if let timestamp = message.timestamp { newest[message.topicPartition] = timestamp }
+            // A partition's messages come in offset order, in runs: the last of a run is its newest.
+            guard let timestamp = message.timestamp,
+                  index == messages.count - 1 || messages[index + 1].topicPartition != message.topicPartition else { continue }
+            newest[message.topicPartition] = timestamp
         }
         for (topic, count) in counts { consumed.metric(labelValues: [pipeline, topic]).increment(by: count) }
     }
