@@ -11,14 +11,11 @@ import Testing
 struct RunCommandTests {
     @Test("runs the pipeline of a configuration: an intent becomes an accepted outcome and a notification, with metrics, readiness and JSON logs; SIGTERM exits 0")
     func runsPipeline() async throws {
-        let (cluster, redis, harness) = try await startStack()
+        let (cluster, redis, harness, metricsPort, configuration) = try await configuredStack()
         defer {
             harness.stop()
             redis.stop()
         }
-        let metricsPort = UInt16(try FreePort.next())
-        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
-                                                  metricsPort: metricsPort)
         let token = String(repeating: "5a", count: 32)
         let intent = #"{"schema_version":1,"id":"run-1","app":"com.example.pushline","environment":"sandbox","tokens":["\#(token)"],"#
             + #""payload":{"aps":{"alert":"hello"}}}"#
@@ -56,14 +53,12 @@ struct RunCommandTests {
 
     @Test("PUSHLINE_TELEMETRY_BIND=::1: pushline run serves /readyz on the IPv6 loopback, nothing on 127.0.0.1, and logs the address")
     func servesOnTelemetryBind() async throws {
-        let (cluster, redis, harness) = try await startStack()
+        let (cluster, redis, harness, metricsPort, configuration) = try await configuredStack()
         defer {
             harness.stop()
             redis.stop()
+            withExtendedLifetime(cluster) {}  // pushline run reads from it; nothing here does
         }
-        let metricsPort = UInt16(try FreePort.next())
-        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
-                                                  metricsPort: metricsPort)
         let (ipv4, status, log) = try await DedicatedThread.run {
             let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration],
                                            environment: ["PUSHLINE_TELEMETRY_BIND": "::1"])
@@ -143,6 +138,15 @@ private func startStack() async throws -> (KafkaMockCluster, RedisServer, Simula
         try cluster.createTopic(topic, partitions: 1)
     }
     return (cluster, try await RedisServer.start(), try SimulatorHarness())
+}
+
+/// ``startStack()`` with a free metrics port and the configuration file of ``configurationFile(kafka:redisPort:harness:metricsPort:redisPasswordFile:)``.
+private func configuredStack() async throws
+    -> (cluster: KafkaMockCluster, redis: RedisServer, harness: SimulatorHarness, metricsPort: UInt16, configuration: String) {
+    let (cluster, redis, harness) = try await startStack()
+    let metricsPort = UInt16(try FreePort.next())
+    let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness, metricsPort: metricsPort)
+    return (cluster, redis, harness, metricsPort, configuration)
 }
 
 /// Publishes one message and waits for Kafka to acknowledge it.
