@@ -83,7 +83,7 @@ let package = Package(
         ]),
 
         // Test support (re-exports LocalStack).
-        .target(name: "PushlineTestKit", dependencies: ["LocalStack"]),
+        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "YAML"]),
 
         // Tests.
         .testTarget(
@@ -115,7 +115,7 @@ let package = Package(
         ]),
         .testTarget(name: "EmbeddedHTTPTests", dependencies: ["EmbeddedHTTP", "PushlineTestKit"]),
         .testTarget(name: "TelemetryTests", dependencies: [
-            "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "PushlineTestKit",
+            "Telemetry", "APNsTelemetry", "APNsClient", "APNsCore", "EmbeddedHTTP", "PushlineTestKit",
         ]),
         .testTarget(
             name: "APNsSimulatorTests",

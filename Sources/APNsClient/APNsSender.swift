@@ -15,6 +15,8 @@ public final class APNsSender: Sendable {
     private let pending: PendingLimit
     /// The pools whose circuit is open, as their loop last reported.
     private let openCircuitNames = Mutex<Set<String>>([])
+    /// The pools that cannot connect (no connection ready, the latest connect failed), as their loop last reported.
+    private let unreachablePoolNames = Mutex<Set<String>>([])
 
     /// A pool and the loop it lives on; the pool itself is only touched on that loop.
     private final class PoolHandle: @unchecked Sendable {
@@ -39,6 +41,8 @@ public final class APNsSender: Sendable {
         let pool = try ConnectionPool(name: name, loop: loop, environment: environment, credentials: credentials,
                                       configuration: configuration, metrics: metrics) { [weak self] state in
             self?.openCircuitNames.withLock { if state == .open { $0.insert(name) } else { $0.remove(name) } }
+        } reachabilityChanged: { [weak self] reachable in
+            self?.unreachablePoolNames.withLock { if reachable { $0.remove(name) } else { $0.insert(name) } }
         }
         let handle = PoolHandle(pool: pool)
         pools.withLock { $0[name] = handle }
@@ -53,6 +57,12 @@ public final class APNsSender: Sendable {
     /// Whether any of `pools` has its circuit open; cheap enough to ask on every loop of a worker.
     public func hasOpenCircuit(among pools: some Sequence<String>) -> Bool {
         openCircuitNames.withLock { open in !open.isEmpty && pools.contains { open.contains($0) } }
+    }
+
+    /// Whether any of `pools` cannot connect: no connection ready and its latest connect failed
+    /// (refused, unresolvable, TLS or handshake failure, timed out), whether or not work waits.
+    public func hasUnreachablePool(among pools: some Sequence<String>) -> Bool {
+        unreachablePoolNames.withLock { unreachable in !unreachable.isEmpty && pools.contains { unreachable.contains($0) } }
     }
 
     /// Sends a batch through the pool `poolName`; returns one result per notification, in order.

@@ -51,12 +51,18 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var requestTimeoutSweepArmed = false
     /// Told of each circuit transition (the sender's `openCircuits`).
     private let circuitChanged: @Sendable (PoolCircuit.State) -> Void
+    /// Told when the pool stops or starts being able to connect (the sender's `unreachablePools`).
+    private let reachabilityChanged: @Sendable (Bool) -> Void
+    /// False from a failed connect while no connection is ready until a connection is ready again.
+    private var isReachable = true
 
     init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
          configuration: SenderConfiguration, metrics: SenderMetrics,
-         circuitChanged: @escaping @Sendable (PoolCircuit.State) -> Void = { _ in }) throws {
+         circuitChanged: @escaping @Sendable (PoolCircuit.State) -> Void = { _ in },
+         reachabilityChanged: @escaping @Sendable (Bool) -> Void = { _ in }) throws {
         self.name = name
         self.circuitChanged = circuitChanged
+        self.reachabilityChanged = reachabilityChanged
         circuit = PoolCircuit(configuration: configuration.circuit)
         self.loop = loop
         self.environment = environment
@@ -566,10 +572,18 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private func connectFailed() {
         recordConnectionFailure(cause: "connect")
+        if isReachable && !connections.values.contains(where: { $0.state == .ready }) { reachable(false) }
         failedConnects += 1
         let delay = reconnectBackoff.delay(attempt: failedConnects, using: &random)
         nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay) * 1_000_000)
         armConnectTimer(at: nextConnectAllowedAt, growing: !waiting.isEmpty)
+    }
+
+    /// A pool is unreachable while it has no ready connection and its latest connect failed: it
+    /// cannot send, whether or not work waits (the circuit counts failures only under work).
+    private func reachable(_ reachable: Bool) {
+        isReachable = reachable
+        reachabilityChanged(reachable)
     }
 
     /// Takes no new requests on `connection`; it closes once its streams are answered.
@@ -590,6 +604,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     func connectionReady(_ connection: HTTP2Connection) {
         connections[ObjectIdentifier(connection)]?.state = .ready
         failedConnects = 0
+        if !isReachable { reachable(true) }
         dispatch()
     }
 

@@ -20,7 +20,8 @@ public struct SimulatorAdminAPI: Sendable {
 
     /// Serves the API on `port` (0 = a free port, see ``EmbeddedHTTPServer/port``).
     public func start(port: UInt16 = 0, loopbackOnly: Bool = true) throws(EmbeddedHTTPError) -> EmbeddedHTTPServer {
-        try EmbeddedHTTPServer(port: port, loopbackOnly: loopbackOnly) { request in handle(request) }
+        try EmbeddedHTTPServer(address: loopbackOnly ? EmbeddedHTTPServer.loopbackAddress : EmbeddedHTTPServer.anyIPv4Address,
+                               port: port) { request in handle(request) }
     }
 
     /// Answers one admin request.

@@ -18,6 +18,8 @@ public final class SimulatorServer: Sendable {
     private let loops: [EventLoop]
     private let servers: [HTTP2Server]
     private let handlers: HandlerRegistry
+    /// Set by the first ``shutdown(drainMilliseconds:)``: a second would wait on stopped loops.
+    private let isShutDown = Atomic<Bool>(false)
 
     /// Starts listening.
     /// - Parameters:
@@ -51,7 +53,10 @@ public final class SimulatorServer: Sendable {
 
     /// Stops accepting, sends every client GOAWAY `{"reason":"Shutdown"}`, waits up to
     /// `drainMilliseconds` for the streams in flight, then closes what is left and stops the loops.
+    /// Safe to call more than once (a test that restarts APNs stops its first server, which its
+    /// fixture stops again at the end).
     public func shutdown(drainMilliseconds: Int = 5000) {
+        guard !isShutDown.exchange(true, ordering: .acquiringAndReleasing) else { return }
         servers.forEach { $0.stopAccepting() }
         let all = handlers.all()
         let drained = Semaphore()

@@ -73,6 +73,13 @@ public struct SenderMetricsRecorder: SenderMetrics {
             help: "Probe requests sent while the pool's circuit was open.")
     }
 
+    /// Exposes `pool`'s gauges from the start, at 0 (`pushline_apns_circuit_open` included, which
+    /// would otherwise appear only at the first transition), so dashboards and alert rules see a
+    /// closed circuit as 0 rather than as no series.
+    public func registerPool(named pool: String) {
+        for family in [connections, inFlightStreams, freeStreamCapacity, circuitOpen] { _ = family.metric(labelValues: [pool]) }
+    }
+
     public func recordResult(pool: String, outcome: DeliveryResult.Outcome, status: Int?, reason: String?,
                              latencyMilliseconds: Double) {
         let statusLabel = status.map(String.init) ?? Self.absentLabelValue

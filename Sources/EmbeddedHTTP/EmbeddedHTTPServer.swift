@@ -15,20 +15,26 @@ public final class EmbeddedHTTPServer: Sendable {
     private let daemon: Mutex<DaemonHandle?>
     private let context: Unmanaged<ServerContext>
 
-    /// Starts listening on `port` (0 = pick a free port, see ``port``).
+    /// The address of every IPv4 interface.
+    public static let anyIPv4Address = "0.0.0.0"
+    /// The IPv4 loopback address: reachable from this host only.
+    public static let loopbackAddress = "127.0.0.1"
+
+    /// Starts listening on `address` and `port` (0 = pick a free port, see ``port``).
     ///
     /// - Parameters:
-    ///   - loopbackOnly: bind 127.0.0.1 only (the default: control planes are not for the network);
-    ///     otherwise every IPv4 address.
+    ///   - address: the IP address to bind, IPv4 or IPv6 (`127.0.0.1`, the default: control planes
+    ///     are not for the network; `0.0.0.0` every IPv4 address; `::1`; `::` every IPv6 and IPv4
+    ///     address). Not a host name: nothing is resolved.
     ///   - maximumBodyBytes: a larger request body is answered 413 without calling the handler.
     ///   - handler: answers one request.
-    public init(port: UInt16 = 0, loopbackOnly: Bool = true, maximumBodyBytes: Int = 1 << 20,
+    public init(address: String = loopbackAddress, port: UInt16 = 0, maximumBodyBytes: Int = 1 << 20,
                 handler: @escaping @Sendable (EmbeddedHTTPRequest) -> EmbeddedHTTPResponse) throws(EmbeddedHTTPError) {
         let context = Unmanaged.passRetained(ServerContext(maximumBodyBytes: maximumBodyBytes, handler: handler))
         let opaque = context.toOpaque()
-        guard let daemon = pushline_mhd_start(port, loopbackOnly ? 1 : 0, accessHandler, opaque, requestCompleted, nil)
+        guard let daemon = pushline_mhd_start(address, port, accessHandler, opaque, requestCompleted, nil)
         else {
-            let error = EmbeddedHTTPError(port: port, errorNumber: errno)
+            let error = EmbeddedHTTPError(address: address, port: port, errorNumber: errno)
             context.release()
             throw error
         }

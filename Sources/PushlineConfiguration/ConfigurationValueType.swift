@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// How one scalar setting is read from text (the same for a YAML value and an environment
 /// variable): what it must be, in words for the error message, and the conversion.
 struct ConfigurationValueType<Value> {
@@ -30,6 +34,17 @@ extension ConfigurationValueType<String> {
             guard !text.isEmpty, text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
                 throw .wrongType
             }
+            return text
+        }
+    }
+
+    /// An IPv4 or IPv6 address literal (`127.0.0.1`, `0.0.0.0`, `::1`, `::`), not a host name:
+    /// an address to bind, which nothing resolves.
+    static var ipAddress: ConfigurationValueType {
+        ConfigurationValueType(expectation: "an IPv4 or IPv6 address such as 0.0.0.0, 127.0.0.1, :: or ::1") {
+            text throws(ConfigurationValueRejection) in
+            var address = in6_addr()
+            guard inet_pton(AF_INET, text, &address) == 1 || inet_pton(AF_INET6, text, &address) == 1 else { throw .wrongType }
             return text
         }
     }

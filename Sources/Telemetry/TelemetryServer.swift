@@ -14,14 +14,15 @@ public final class TelemetryServer: Sendable {
     /// The port the server listens on: the one asked for, or the free port picked for 0.
     public var port: UInt16 { server.port }
 
-    /// Starts serving `registry` on `port` (0 = a free port, see ``port``).
+    /// Starts serving `registry` on `address` and `port` (0 = a free port, see ``port``).
     ///
     /// - Parameters:
-    ///   - loopbackOnly: bind 127.0.0.1 only; pass false for a Prometheus server on another host.
+    ///   - address: the IP address to bind (IPv4 or IPv6); 127.0.0.1 by default, `0.0.0.0` or `::`
+    ///     for a Prometheus server or an orchestrator on another host (``EmbeddedHTTPServer``).
     ///   - isReady: asked on every `/readyz`; must be quick and must not block.
-    public init(registry: MetricsRegistry, port: UInt16 = 0, loopbackOnly: Bool = true,
+    public init(registry: MetricsRegistry, address: String = EmbeddedHTTPServer.loopbackAddress, port: UInt16 = 0,
                 isReady: @escaping @Sendable () -> Bool) throws(EmbeddedHTTPError) {
-        server = try EmbeddedHTTPServer(port: port, loopbackOnly: loopbackOnly, maximumBodyBytes: 0) { request in
+        server = try EmbeddedHTTPServer(address: address, port: port, maximumBodyBytes: 0) { request in
             Self.respond(to: request, registry: registry, isReady: isReady)
         }
     }

@@ -33,8 +33,9 @@ public final class Worker: Sendable {
         metrics = try WorkerMetrics(registry: telemetry.registry, pipeline: configuration.pipelineName)
     }
 
-    /// Whether the worker has joined its consumer group and is neither stopping, stopped, nor
-    /// waiting for Redis (`/readyz`).
+    /// Whether the worker has joined its consumer group and is neither stopping, stopped, waiting
+    /// for Redis, cut off from Kafka (no broker up), nor sending to an APNs pool whose circuit is
+    /// open or that cannot connect (`/readyz`).
     public var isReady: Bool { status.isReady }
 
     /// Starts the worker's thread; call once.

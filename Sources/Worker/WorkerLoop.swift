@@ -78,6 +78,8 @@ final class WorkerLoop {
     private var nextBatch = 0
     private var paused = false
     private var nextLagUpdate = ContinuousClock.now
+    /// The Kafka timestamp of the newest message taken from each partition (lag in time).
+    private var newestConsumed: [KafkaTopicPartition: Int64] = [:]
     /// Records Kafka refused for a reason that may pass (a timeout, a broker away), produced again
     /// as they were at `outputRetryAt`.
     private var outputsToRetry: [WorkerOutput] = []
@@ -165,7 +167,7 @@ final class WorkerLoop {
             if let rebalanceFailure { throw rebalanceFailure }
             handleConsumerEvents()
             if !messages.isEmpty {
-                metrics.consumed(messages)
+                metrics.consumed(messages, newest: &newestConsumed)
                 messagesPlanning += messages.count
                 planning.start(messages.map { ($0, ledger.open($0)) })
             }
@@ -201,8 +203,10 @@ final class WorkerLoop {
         }
         updatePausing()
         if now >= nextLagUpdate {
-            metrics.lag(consumer.lag)
+            metrics.lag(consumer.lag, newest: newestConsumed, now: OutputRecords.now())
             if let brokersUp = consumer.brokersUp { kafkaReached(brokersUp) }
+            apnsReached(!sender.hasUnreachablePool(among: configuration.pools.values))
+            metrics.ready.record(status.isReady ? 1 : 0)
             nextLagUpdate = now + configuration.lagInterval
         }
     }
@@ -594,6 +598,14 @@ final class WorkerLoop {
         if unreachable { logger.error("kafka unreachable") } else { logger.info("kafka reachable again", metadata: ["brokers_up": .string("\(brokersUp)")]) }
     }
 
+    /// Whether the APNs pools the worker sends to can connect: one that cannot makes the worker
+    /// not ready (logged once per change).
+    private func apnsReached(_ reachable: Bool) {
+        metrics.apnsReachable.record(reachable ? 1 : 0)
+        guard status.apnsUnreachable.exchange(!reachable, ordering: .acquiringAndReleasing) == reachable else { return }
+        if reachable { logger.info("apns reachable again") } else { logger.error("apns pool cannot connect") }
+    }
+
     // MARK: Redis outage
 
     private func redisFailed(_ error: RedisError) {
@@ -671,6 +683,7 @@ final class WorkerLoop {
         // Commits each partition's watermark, then leaves the group.
         do { try consumer.close(timeout: closingTime()) } catch { failure = failure ?? error }
         status.joined.store(false, ordering: .releasing)
+        metrics.ready.record(0)
         if let failure { throw failure }
         logger.info("worker stopped")
     }

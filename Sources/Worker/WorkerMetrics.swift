@@ -19,6 +19,7 @@ struct WorkerMetrics: Sendable {
     private let deadLetters: MetricFamily<Counter>
     private let tokenEvents: MetricFamily<Counter>
     private let lag: MetricFamily<Gauge>
+    private let lagSeconds: MetricFamily<Gauge>
     private let outputsReplaced: MetricFamily<Counter>
     private let outputsDropped: MetricFamily<Counter>
     private let outputsRetried: MetricFamily<Counter>
@@ -28,6 +29,10 @@ struct WorkerMetrics: Sendable {
     let paused: Gauge
     let redisAvailable: Gauge
     let kafkaBrokersUp: Gauge
+    /// 1 while the worker is ready (its `/readyz` part), else 0.
+    let ready: Gauge
+    /// 1 while every APNs pool the worker sends to can connect, else 0.
+    let apnsReachable: Gauge
     let dedupeSkipped: Counter
     let recordedBeforeClaims: Counter
     /// Deliveries of redelivered messages that were decided already: their outcome emitted again,
@@ -52,6 +57,9 @@ struct WorkerMetrics: Sendable {
                                                      help: "Token events written: unregistered, expired, suspect.")
         lag = try registry.makeGaugeFamily(name: "pushline_consumer_lag", labelNames: ["pipeline", "topic", "partition"],
                                            help: "Messages between the stored offset (the watermark) and the partition's high watermark.")
+        lagSeconds = try registry.makeGaugeFamily(
+            name: "pushline_consumer_lag_seconds", labelNames: ["pipeline", "topic", "partition"],
+            help: "While the partition has lag: age of the newest message taken from it (Kafka timestamp); 0 without lag.")
         outputsReplaced = try registry.makeCounterFamily(
             name: "pushline_outputs_replaced_total", labelNames: ["pipeline", "topic", "reason"],
             help: "Records Kafka refused for good (reason: its error code), replaced by a stand-in with their texts cut short.")
@@ -74,6 +82,10 @@ struct WorkerMetrics: Sendable {
                                                 help: "1 while Redis answers the worker, else 0.")
         kafkaBrokersUp = try registry.makeGauge(label: "pushline_kafka_brokers_up", dimensions: [("pipeline", pipeline)],
                                                 help: "Kafka brokers the worker's consumer is connected to; 0 while Kafka is out of reach.")
+        ready = try registry.makeGauge(label: "pushline_worker_ready", dimensions: [("pipeline", pipeline)],
+                                       help: "1 while the worker is ready (joined, Kafka, Redis and its APNs pools usable), else 0.")
+        apnsReachable = try registry.makeGauge(label: "pushline_apns_reachable", dimensions: [("pipeline", pipeline)],
+                                               help: "1 while every APNs pool the worker sends to can connect, else 0.")
         dedupeSkipped = try registry.makeCounter(label: "pushline_dedupe_skipped_total", dimensions: [("pipeline", pipeline)],
                                                  help: "Deliveries sent without claims or collapse windows (redis_unreachable: fail_open).")
         recordedBeforeClaims = try registry.makeCounter(
@@ -90,11 +102,19 @@ struct WorkerMetrics: Sendable {
         uncertainResent = uncertain.metric(labelValues: [pipeline, "resent"])
         uncertainSkipped = uncertain.metric(labelValues: [pipeline, "skipped"])
         redisAvailable.set(to: 1)
+        apnsReachable.set(to: 1)
     }
 
-    func consumed(_ messages: [KafkaConsumerMessage]) {
+    /// Counts messages taken, and keeps in `newest` each partition's newest Kafka timestamp.
+    func consumed(_ messages: [KafkaConsumerMessage], newest: inout [KafkaTopicPartition: Int64]) {
         var counts: [String: Int] = [:]
-        for message in messages { counts[message.topicPartition.topic, default: 0] += 1 }
+        for (index, message) in messages.enumerated() {
+            counts[message.topicPartition.topic, default: 0] += 1
+            // A partition's messages come in offset order, in runs: the last of a run is its newest.
+            guard let timestamp = message.timestamp,
+                  index == messages.count - 1 || messages[index + 1].topicPartition != message.topicPartition else { continue }
+            newest[message.topicPartition] = timestamp
+        }
         for (topic, count) in counts { consumed.metric(labelValues: [pipeline, topic]).increment(by: count) }
     }
 
@@ -145,10 +165,20 @@ struct WorkerMetrics: Sendable {
         outputsRetried.metric(labelValues: [pipeline, output.record.topic, error.code.name]).increment()
     }
 
-    func lag(_ lag: [KafkaTopicPartition: KafkaPartitionLag]) {
+    /// Lag in messages and in time. In time: 0 without lag, else the age at `now` (Unix ms) of the
+    /// newest message taken from the partition (`newest`): while the worker keeps up that is the
+    /// fetch delay; while it is stuck (paused, slow) it grows with the wait. No sample until a
+    /// message of a lagging partition was taken.
+    func lag(_ lag: [KafkaTopicPartition: KafkaPartitionLag], newest: [KafkaTopicPartition: Int64], now: Int64) {
         for (partition, lag) in lag {
             guard let behind = lag.stored ?? lag.committed else { continue }
-            self.lag.metric(labelValues: [pipeline, partition.topic, String(partition.partition)]).record(behind)
+            let labels = [pipeline, partition.topic, String(partition.partition)]
+            self.lag.metric(labelValues: labels).record(behind)
+            if behind == 0 {
+                lagSeconds.metric(labelValues: labels).record(0)
+            } else if let timestamp = newest[partition] {
+                lagSeconds.metric(labelValues: labels).record(Double(max(0, now - timestamp)) / 1000)
+            }
         }
     }
 

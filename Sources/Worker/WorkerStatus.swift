@@ -13,12 +13,16 @@ final class WorkerStatus: Sendable {
     let apnsCircuitOpen = Atomic<Bool>(false)
     /// The consumer reaches no Kafka broker (from its statistics, every `lagInterval`).
     let kafkaUnreachable = Atomic<Bool>(false)
+    /// A pool the worker sends to cannot connect (no connection ready, its latest connect failed;
+    /// checked every `lagInterval`).
+    let apnsUnreachable = Atomic<Bool>(false)
     /// The worker's thread has ended.
     let ended = Atomic<Bool>(false)
 
     var isReady: Bool {
         joined.load(ordering: .relaxed) && !stopping.load(ordering: .relaxed) && !waitingForRedis.load(ordering: .relaxed)
             && !apnsCircuitOpen.load(ordering: .relaxed) && !kafkaUnreachable.load(ordering: .relaxed)
+            && !apnsUnreachable.load(ordering: .relaxed)
             && !ended.load(ordering: .relaxed)
     }
 }

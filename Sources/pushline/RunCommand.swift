@@ -25,9 +25,11 @@ enum RunCommand: Command {
         `max_in_flight`, `redis_unreachable` and `dedupe` settings apply. With `tokens.enabled`, it
         also runs the token feed: `pushline.tokens` records into the token registry (docs/tokens.md).
 
-        Serves /metrics, /healthz and /readyz on `telemetry.metrics_port` (all interfaces; /readyz
-        is 200 once every worker has joined its group and none is stopping or waiting for Redis,
-        and the token feed, when enabled, has joined its group and reaches Redis).
+        Serves /metrics, /healthz and /readyz on `telemetry.bind` (default 0.0.0.0: every IPv4
+        address) and `telemetry.metrics_port`; /readyz is 200 once every worker has joined its group
+        and none is stopping, waiting for Redis, cut off from Kafka (no broker up), or sending to an
+        APNs pool whose circuit is open or that cannot connect, and the token feed, when enabled,
+        has joined its group and reaches Redis (docs/operations.md).
         Logs JSON lines to standard error at `telemetry.log_level` (docs/telemetry.md).
 
         SIGINT or SIGTERM: every worker stops fetching, finishes its in-flight work within
@@ -68,9 +70,11 @@ enum RunCommand: Command {
             var senderConfiguration = configuration.apns.senderConfiguration(for: pool, maximumHold: pipeline.maximumHold)
             // A stream APNs may have taken without answering: resent, or `unknown` (docs/worker.md).
             senderConfiguration.onUncertain = pipeline.dedupe.onUncertain
-            let sender = try APNsSender(configuration: senderConfiguration, metrics: try SenderMetricsRecorder(registry: registry, logger: logger))
+            let recorder = try SenderMetricsRecorder(registry: registry, logger: logger)
+            let sender = try APNsSender(configuration: senderConfiguration, metrics: recorder)
             senders.append(sender)
             try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)
+            recorder.registerPool(named: pool.name)
             let catalog = try EnrichmentCatalog.load(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
             workers.append(try Worker(configuration: workerConfiguration(pipeline, pool: pool, configuration), enricher: Enricher(catalog: catalog),
                                       sender: sender, telemetry: telemetry))
@@ -85,11 +89,12 @@ enum RunCommand: Command {
         let readiness = workers
         let server: TelemetryServer
         do {
-            server = try TelemetryServer(registry: registry, port: UInt16(configuration.telemetry.metricsPort), loopbackOnly: false) {
+            server = try TelemetryServer(registry: registry, address: configuration.telemetry.bind,
+                                         port: UInt16(configuration.telemetry.metricsPort)) {
                 readiness.allSatisfy(\.isReady) && tokenFeed?.isReady ?? true
             }
         } catch {
-            printNote("cannot serve metrics on port \(configuration.telemetry.metricsPort): \(error)")
+            printNote("cannot serve metrics (telemetry.bind, telemetry.metrics_port): \(error)")
             _ = stopTokenFeed(tokenFeed)
             return 1
         }
@@ -105,7 +110,7 @@ enum RunCommand: Command {
             ended.signal()
         }
         logger.info("running", metadata: ["pipelines": .string(configuration.pipelines.map(\.name).joined(separator: ",")),
-                                          "metrics_port": .string("\(server.port)")])
+                                          "metrics_bind": .string(configuration.telemetry.bind), "metrics_port": .string("\(server.port)")])
         ended.wait()
         let reason = cause.withLock { $0 } ?? ""
         logger.info("stopping", metadata: ["cause": .string(reason)])

@@ -11,14 +11,11 @@ import Testing
 struct RunCommandTests {
     @Test("runs the pipeline of a configuration: an intent becomes an accepted outcome and a notification, with metrics, readiness and JSON logs; SIGTERM exits 0")
     func runsPipeline() async throws {
-        let (cluster, redis, harness) = try await startStack()
+        let (cluster, redis, harness, metricsPort, configuration) = try await configuredStack()
         defer {
             harness.stop()
             redis.stop()
         }
-        let metricsPort = UInt16(try FreePort.next())
-        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
-                                                  metricsPort: metricsPort)
         let token = String(repeating: "5a", count: 32)
         let intent = #"{"schema_version":1,"id":"run-1","app":"com.example.pushline","environment":"sandbox","tokens":["\#(token)"],"#
             + #""payload":{"aps":{"alert":"hello"}}}"#
@@ -52,6 +49,28 @@ struct RunCommandTests {
             ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["message"] as? String
         }
         #expect(messages.contains("worker started") && messages.contains("partitions assigned") && messages.contains("worker stopped"), "\(log)")
+    }
+
+    @Test("PUSHLINE_TELEMETRY_BIND=::1: pushline run serves /readyz on the IPv6 loopback, nothing on 127.0.0.1, and logs the address")
+    func servesOnTelemetryBind() async throws {
+        let (cluster, redis, harness, metricsPort, configuration) = try await configuredStack()
+        defer {
+            harness.stop()
+            redis.stop()
+            withExtendedLifetime(cluster) {}  // pushline run reads from it; nothing here does
+        }
+        let (ipv4, status, log) = try await DedicatedThread.run {
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration],
+                                           environment: ["PUSHLINE_TELEMETRY_BIND": "::1"])
+            // Refused until the server listens: asked again.
+            try Deadline.wait(for: "/readyz 200 on [::1]") { (try? httpGet("/readyz", port: metricsPort, host: "[::1]"))?.status == 200 }
+            let ipv4 = try ExternalCommand.run(try ExternalCommand.locate("curl", package: "curl"),
+                                               ["-s", "--max-time", "5", "http://127.0.0.1:\(metricsPort)/readyz"]).status
+            return (ipv4, server.stop(), server.log)
+        }
+        #expect(ipv4 == 7, "curl: nothing listens on 127.0.0.1 (exit 7), got exit \(ipv4)")
+        #expect(status == 0, "\(log)")
+        #expect(log.contains(#""metrics_bind":"::1""#), "\(log)")
     }
 
     @Test("a 900 KB malformed intent does not stop pushline run: it becomes an invalid IntentTooLarge outcome and the next intent is accepted")
@@ -121,6 +140,15 @@ private func startStack() async throws -> (KafkaMockCluster, RedisServer, Simula
     return (cluster, try await RedisServer.start(), try SimulatorHarness())
 }
 
+/// ``startStack()`` with a free metrics port and the configuration file of ``configurationFile(kafka:redisPort:harness:metricsPort:redisPasswordFile:)``.
+private func configuredStack() async throws
+    -> (cluster: KafkaMockCluster, redis: RedisServer, harness: SimulatorHarness, metricsPort: UInt16, configuration: String) {
+    let (cluster, redis, harness) = try await startStack()
+    let metricsPort = UInt16(try FreePort.next())
+    let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness, metricsPort: metricsPort)
+    return (cluster, redis, harness, metricsPort, configuration)
+}
+
 /// Publishes one message and waits for Kafka to acknowledge it.
 private func produce(_ value: String, to topic: String, servers: String) throws {
     let acknowledged = Semaphore()
@@ -151,9 +179,10 @@ private func records(on topic: String, count: Int, servers: String) throws -> [[
 }
 
 /// One GET with `curl` (an independent HTTP client) to 127.0.0.1:`port`: the status and the body.
-private func httpGet(_ path: String, port: UInt16) throws -> (status: Int, body: String) {
+/// GET `path` on `host` (an IPv4 address, or an IPv6 one in brackets) with curl.
+private func httpGet(_ path: String, port: UInt16, host: String = "127.0.0.1") throws -> (status: Int, body: String) {
     let curl = try ExternalCommand.locate("curl", package: "curl")
-    let result = try ExternalCommand.run(curl, ["-s", "-S", "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"])
+    let result = try ExternalCommand.run(curl, ["-s", "-S", "-g", "-w", "\n%{http_code}", "http://\(host):\(port)\(path)"])
     guard result.status == 0 else { throw TestKitError("curl failed: \(result.standardError)") }
     var lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let status = Int(lines.removeLast()) ?? -1

@@ -26,6 +26,19 @@ struct ConfigurationErrorTests {
         #expect(error.message == #"must be an integer from 1 to 65535, got "nine""#)
     }
 
+    @Test("telemetry.bind that is not an IP address is reported with its line, from the file or from PUSHLINE_TELEMETRY_BIND")
+    func bindNotAnAddress() throws {
+        let fixture = try ConfigurationFixture(worker: ConfigurationFixture.validWorker + "\ntelemetry:\n  bind: localhost\n")
+        let error = try #require(fixture.errors().only)
+        #expect(error.code == .wrongType)
+        #expect(error.line == 12)
+        #expect(error.key == "telemetry.bind")
+        #expect(error.message == #"must be an IPv4 or IPv6 address such as 0.0.0.0, 127.0.0.1, :: or ::1, got "localhost""#)
+        let fromVariable = try #require(ConfigurationFixture().errors(environment: ["PUSHLINE_TELEMETRY_BIND": "10.0.0.300"]).only)
+        #expect(fromVariable.key == "telemetry.bind")
+        #expect(fromVariable.variable == "PUSHLINE_TELEMETRY_BIND")
+    }
+
     @Test("a mapping where a scalar belongs is a wrong type")
     func mappingForScalar() throws {
         let fixture = try ConfigurationFixture(worker: ConfigurationFixture.validWorker + "\nredis:\n  port:\n    number: 1\n")

@@ -19,6 +19,14 @@ struct EnvironmentOverrideTests {
         #expect(configuration.telemetry.logLevel == .debug)
     }
 
+    @Test("telemetry.bind: every IPv4 address by default, an address from the file, overridden by PUSHLINE_TELEMETRY_BIND")
+    func telemetryBind() throws {
+        #expect(try ConfigurationFixture().load().telemetry.bind == "0.0.0.0")
+        let fixture = try ConfigurationFixture(worker: ConfigurationFixture.validWorker + "\ntelemetry:\n  bind: 127.0.0.1\n")
+        #expect(try fixture.load().telemetry.bind == "127.0.0.1")
+        #expect(try fixture.load(environment: ["PUSHLINE_TELEMETRY_BIND": "::"]).telemetry.bind == "::")
+    }
+
     @Test("a list is comma-separated")
     func list() throws {
         let configuration = try ConfigurationFixture().load(environment: ["PUSHLINE_KAFKA_BOOTSTRAP_SERVERS": "k1:9092, k2:9093"])

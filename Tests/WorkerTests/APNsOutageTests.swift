@@ -51,6 +51,70 @@ struct APNsOutageTests {
         #expect(fixture.logLines.messages.contains("partitions paused"))
     }
 
+    @Test("lag in time: 0 once the worker has caught up; while APNs is out and the partitions pause, the age of what waits; 0 again after")
+    func lagInTimeFollowsTheWait() async throws {
+        let fixture = try await WorkerFixture()
+        let registry = fixture.registry
+        let lagSeconds = { @Sendable in
+            try registry.makeGauge(label: "pushline_consumer_lag_seconds",
+                                   dimensions: [("pipeline", "default"), ("topic", LocalPipeline.intentsTopic), ("partition", "0")]).value
+        }
+        try await fixture.publish([WorkerFixture.intent(id: "lag-first", tokens: [try WorkerFixture.token(170)])])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.wait(for: "no lag once the outcome is recorded") { try fixture.gauge("pushline_worker_ready") == 1 && lagSeconds() == 0 }
+
+        var faults = fixture.harness.simulator.faults
+        faults.serviceUnavailableRate = 1
+        fixture.harness.simulator.setFaults(faults)
+        try await fixture.publish(try (171..<211).enumerated().map { WorkerFixture.intent(id: "lag-\($0.offset)", tokens: [try WorkerFixture.token($0.element)]) })
+        try await fixture.wait(for: "the partitions to pause with the circuit open") { try fixture.gauge("pushline_consumer_paused") == 1 }
+        try await fixture.wait(for: "the lag in time to grow past 2 s") { try lagSeconds() >= 2 }
+        let notReady = try fixture.gauge("pushline_worker_ready")
+
+        faults.serviceUnavailableRate = 0
+        fixture.harness.simulator.setFaults(faults)
+        _ = try await fixture.records(on: "pushline.outcomes", count: 41)
+        try await fixture.wait(for: "no lag once APNs is back and everything is recorded") { try lagSeconds() == 0 }
+        try await fixture.stop()
+
+        #expect(notReady == 0, "pushline_worker_ready is 0 while the circuit is open")
+        #expect(try fixture.gauge("pushline_worker_ready") == 0, "and 0 once the worker stopped")
+    }
+
+    @Test("APNs gone (connections refused): /readyz not ready and pushline_apns_reachable 0 with no work waiting; APNs back: ready again, and an intent is accepted")
+    func poolThatCannotConnectIsNotReady() async throws {
+        let fixture = try await WorkerFixture(sender: {
+            $0.reconnectBackoffMilliseconds = 100
+            $0.maximumReconnectBackoffMilliseconds = 200
+        })
+        try await fixture.wait(for: "the worker to be ready") { fixture.pipeline.worker.isReady }
+        #expect(try fixture.gauge("pushline_apns_reachable") == 1)
+        let gone = fixture.harness
+        try await DedicatedThread.run { gone.stop() }
+        let stopped = ContinuousClock.now
+        try await fixture.wait(for: "the worker to see APNs gone") {
+            try !fixture.pipeline.worker.isReady && fixture.gauge("pushline_apns_reachable") == 0
+        }
+        let noticed = ContinuousClock.now - stopped
+        #expect(fixture.pipeline.sender.openCircuits().isEmpty, "no work waited: the circuit stays closed, readiness says it")
+        #expect(fixture.logLines.messages.contains("apns pool cannot connect"))
+
+        let back = try SimulatorHarness(replacing: gone)
+        let restarted = ContinuousClock.now
+        try await fixture.wait(for: "the worker to reach APNs again") {
+            try fixture.pipeline.worker.isReady && fixture.gauge("pushline_apns_reachable") == 1
+        }
+        print("APNs gone: not ready after \(noticed); APNs back: ready after \(ContinuousClock.now - restarted)")
+        try await fixture.publish([WorkerFixture.intent(id: "after-apns-back", tokens: [try WorkerFixture.token(160)])])
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await fixture.stop()
+        try await DedicatedThread.run { back.stop() }
+
+        #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+        #expect(back.simulator.inbox().count == 1)
+        #expect(fixture.logLines.messages.contains("apns reachable again"))
+    }
+
     @Test("under on_uncertain skip, a request APNs never answers ends unknown/UncertainDelivery after the request timeout: sent once, no dead letter, its claim settled")
     func unansweredRequestIsUnknownUnderSkip() async throws {
         let fixture = try await WorkerFixture(configure: { $0.onUncertain = .skip }, sender: { $0.requestTimeoutMilliseconds = 300 })
