@@ -169,6 +169,9 @@ enum BenchE2ECommand: Command {
                                   ("redis-server", redis.processID ?? 0), ("this process (mock Kafka, reader)", getpid())])
         let sustained = try reader.count(expected.outcomes) { progress("\(workload): sustained: \($0)") }
         let cpuMicroseconds = cpu.microseconds(deliveries: expected.outcomes)
+        guard sustained.rate > 0 else {
+            throw LocalStackError("\(workload): all \(expected.outcomes) outcomes came in one read, so there is no rate to measure: give more --intents")
+        }
         progress("\(workload): sustained: \(Int(sustained.rate)) outcomes/s \(sustained.byStatus)")
 
         let halfRate = sustained.rate / 2

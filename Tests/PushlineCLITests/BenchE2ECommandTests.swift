@@ -14,15 +14,15 @@ struct BenchE2ECommandTests {
     @Test("the mixed workload beside tokens: every delivery ends with its expected outcome (accepted, suppressed copies, invalid), side by side")
     func mixedBesideTokens() async throws {
         let result = try await DedicatedThread.run {
-            try pushline("bench", "e2e", "--workloads", "tokens,mixed", "--intents", "2000", "--h2load-requests", "2000",
+            try pushline("bench", "e2e", "--workloads", "tokens,mixed", "--intents", "20000", "--h2load-requests", "2000",
                          "--half-load-seconds", "1")
         }
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
-        // 2,000 mixed intents: 20 invalid, 60 copies, and user intents with 1–4 devices each.
-        #expect(lines.contains("[tokens] outcomes: accepted 2000; complete (every delivery has its expected outcome)"), "\(result.standardOutput)")
+        // 20,000 mixed intents: 200 invalid, 600 copies, and user intents with 1–4 devices each.
+        #expect(lines.contains("[tokens] outcomes: accepted 20000; complete (every delivery has its expected outcome)"), "\(result.standardOutput)")
         let mixed = try #require(lines.first { $0.hasPrefix("[mixed] outcomes: ") }, "\(result.standardOutput)")
-        #expect(mixed.contains("invalid 20, suppressed ") && mixed.hasSuffix("complete (every delivery has its expected outcome)"), "\(mixed)")
+        #expect(mixed.contains("invalid 200, suppressed ") && mixed.hasSuffix("complete (every delivery has its expected outcome)"), "\(mixed)")
         #expect(lines.contains { $0.hasPrefix("workload ") && $0.contains("p99 read back") })
         #expect(lines.contains { $0.hasPrefix("worker CPU per outcome, mixed / tokens: ") })
         #expect(result.standardError.contains("mixed: registering 50000 users'"))
