@@ -26,6 +26,8 @@ packages=(
   openssl
   # JSON Schema checks of the documented event formats (tests)
   python3-jsonschema
+  # the independent AES-GCM implementation that opens what Pushline sealed (docs/service-extension.md)
+  python3-cryptography
 )
 
 missing=()

@@ -9,7 +9,8 @@ enum Pushline {
         commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
                    DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
                    BenchRedisCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self, RunCommand.self, DemoCommand.self,
-                   TokensRegisterCommand.self, TokensUnregisterCommand.self, TokensListCommand.self, TokensPublishCommand.self]
+                   TokensRegisterCommand.self, TokensUnregisterCommand.self, TokensListCommand.self, TokensPublishCommand.self,
+                   KeysRegisterCommand.self]
     )
 
     static func main() {
