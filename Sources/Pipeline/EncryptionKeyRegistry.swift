@@ -63,32 +63,63 @@ public struct EncryptionKeyRegistry {
         self.keyEncryptionKey = keyEncryptionKey
     }
 
+    /// One key to register: `key` (32 bytes) as `subject`'s key `id` at `version` (≥ 1).
+    public struct Entry: Sendable {
+        public var subject: Subject
+        public var id: String
+        public var version: Int64
+        public var key: [UInt8]
+
+        public init(subject: Subject, id: String, version: Int64, key: [UInt8]) {
+            self.subject = subject
+            self.id = id
+            self.version = version
+            self.key = key
+        }
+    }
+
     /// Registers `key` (32 bytes) as `subject`'s key `id` at `version` (≥ 1).
     public func register(app: String, subject: Subject, id: String, version: Int64,
                          key: [UInt8]) throws(KeyRegistryFailure) -> Registration {
-        guard EncryptionKey.isValidID(id) else {
-            throw .key(KeyRegistryError(.badKey, "the key id \"\(id.prefix(80))\" must be 1 to 64 letters, digits, '.', '_' or '-'"))
+        try register(app: app, [Entry(subject: subject, id: id, version: version, key: key)])[0]
+    }
+
+    /// Registers every entry, in one round trip; each stands unless its subject already has the
+    /// same version or a later one.
+    public func register(app: String, _ entries: [Entry]) throws(KeyRegistryFailure) -> [Registration] {
+        var commands: [RedisCommand] = []
+        commands.reserveCapacity(entries.count)
+        for entry in entries {
+            guard EncryptionKey.isValidID(entry.id) else {
+                throw .key(KeyRegistryError(.badKey, "the key id \"\(entry.id.prefix(80))\" must be 1 to 64 letters, digits, '.', '_' or '-'"))
+            }
+            guard entry.version >= 1 else { throw .key(KeyRegistryError(.badKey, "the version must be at least 1, got \(entry.version)")) }
+            guard entry.key.count == AES256GCM.keyByteCount else {
+                throw .key(KeyRegistryError(.badKey, "a key has 32 bytes, got \(entry.key.count)"))
+            }
+            let wrapped: [UInt8]
+            do {
+                wrapped = try keyEncryptionKey.wrap(entry.key, identity: Self.identity(app, entry.subject, entry.id, entry.version))
+            } catch {
+                throw .key(error)
+            }
+            commands.append(.evalSHA(Self.registerIfNewer, keys: [Self.key(app, entry.subject)],
+                                     arguments: [String(entry.version), "v1 \(entry.id) \(entry.version) \(Base64.encode(wrapped))"]))
         }
-        guard version >= 1 else { throw .key(KeyRegistryError(.badKey, "the version must be at least 1, got \(version)")) }
-        guard key.count == AES256GCM.keyByteCount else {
-            throw .key(KeyRegistryError(.badKey, "a key has 32 bytes, got \(key.count)"))
-        }
-        let wrapped: [UInt8]
+        let replies: [RedisReply]
         do {
-            wrapped = try keyEncryptionKey.wrap(key, identity: Self.identity(app, subject, id, version))
-        } catch {
-            throw .key(error)
-        }
-        let reply: RedisReply
-        do {
-            reply = try connection.evaluate(Self.registerIfNewer, keys: [Self.key(app, subject)],
-                                            arguments: [String(version), "v1 \(id) \(version) \(Base64.encode(wrapped))"])
+            replies = try connection.pipeline(commands)
         } catch {
             throw .redis(error)
         }
-        if case .error(let error) = reply { throw .redis(error) }
-        let stored = reply.integer ?? 0
-        return stored == 0 ? .registered : .laterVersionStands(stored)
+        var registrations: [Registration] = []
+        registrations.reserveCapacity(replies.count)
+        for reply in replies {
+            if case .error(let error) = reply { throw .redis(error) }
+            let stored = reply.integer ?? 0
+            registrations.append(stored == 0 ? .registered : .laterVersionStands(stored))
+        }
+        return registrations
     }
 
     /// Each delivery's key — its device's, else its user's, nil when neither has one — in one round

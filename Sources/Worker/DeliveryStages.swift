@@ -139,10 +139,32 @@ struct DeliveryStages {
         let sealing = admitted.filter { $0.delivery.sealing != nil }
         guard !sealing.isEmpty else { return admitted }
         let found = try keys?.keys(for: sealing.map { .init(app: $0.app, token: $0.delivery.token, user: $0.user) })
-        var refused: [(PlannedDelivery, SettledOutcome)] = []
+        let refused = Self.seal(sealing, keys: found, records: records)
+        guard !refused.isEmpty else { return admitted }
+        try idempotency.settle(refused.map { SettledClaim($0.planned.key, outcome: $0.outcome) }, released: [], recorded: [])
+        outputs += refused.map { records.outcome($0.planned, $0.outcome) }
+        let keys = Set(refused.map(\.planned.key))
+        return admitted.filter { !keys.contains($0.key) }
+    }
+
+    /// Under `fail_open` while Redis is out: no key can be read, so deliveries of templates that
+    /// encrypt follow their `without_key` rule (the placeholder payload, or `invalid`/`MissingEncryptionKey`).
+    static func sealWithoutKeys(_ planned: [PlannedDelivery], records: OutputRecords) -> (ready: [PlannedDelivery], outputs: [WorkerOutput]) {
+        let sealing = planned.filter { $0.delivery.sealing != nil }
+        guard !sealing.isEmpty else { return (planned, []) }
+        let refused = seal(sealing, keys: nil, records: records)
+        let keys = Set(refused.map(\.planned.key))
+        return (planned.filter { !keys.contains($0.key) }, refused.map { records.outcome($0.planned, $0.outcome) })
+    }
+
+    /// Seals each delivery with its key (`keys` in the same order; nil: none found); returns those
+    /// that cannot be sent, with their `invalid` outcome.
+    private static func seal(_ sealing: [PlannedDelivery], keys: [Result<EncryptionKey?, KeyRegistryError>]?,
+                             records: OutputRecords) -> [(planned: PlannedDelivery, outcome: SettledOutcome)] {
+        var refused: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
         for (index, planned) in sealing.enumerated() {
             do throws(EnrichmentError) {
-                switch found?[index] ?? .success(nil) {
+                switch keys?[index] ?? .success(nil) {
                 case .success(let key): try planned.seal(with: key)
                 case .failure(let error): refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
                 }
@@ -150,11 +172,7 @@ struct DeliveryStages {
                 refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
             }
         }
-        guard !refused.isEmpty else { return admitted }
-        try idempotency.settle(refused.map { SettledClaim($0.0.key, outcome: $0.1) }, released: [], recorded: [])
-        outputs += refused.map { records.outcome($0.0, $0.1) }
-        let keys = Set(refused.map(\.0.key))
-        return admitted.filter { !keys.contains($0.key) }
+        return refused
     }
 
     /// Claims held `pending` by other workers: deferred while their holder lives; a dead holder's

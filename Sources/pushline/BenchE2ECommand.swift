@@ -12,7 +12,7 @@ enum BenchE2ECommand: Command {
     static let help = """
         Usage: pushline bench e2e [--intents N] [--tokens K] [--half-load-seconds S] [--batch-size B]
                                   [--partitions P] [--h2load-requests R] [--kafka-property KEY=VALUE]…
-                                  [--server apns-sim|nghttpd]
+                                  [--server apns-sim|nghttpd] [--encrypt]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -52,6 +52,10 @@ enum BenchE2ECommand: Command {
           --partitions P          partitions of pushline.intents (default 4)
           --h2load-requests R     requests of the h2load run (default 200000)
           --server NAME           apns-sim (default) or nghttpd: the server pushes go to
+          --encrypt               every delivery sealed (docs/service-extension.md): intents use
+                                  chat_message_sealed, and a device key is registered for every
+                                  token before its intents are produced; compare with runs without
+                                  it, alternating (docs/BENCHMARKS.md)
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
                                   repeatable. Default: fetch.wait.max.ms=2 — librdkafka's mock
                                   broker holds a fetch that finds nothing new for the whole
@@ -65,7 +69,7 @@ enum BenchE2ECommand: Command {
         """
     static let arguments = ArgumentSpec(valueOptions: [
         "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
-    ], repeatableOptions: ["--kafka-property"])
+    ], flagOptions: ["--encrypt"], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
     static let p99GoalMilliseconds = 50.0
@@ -85,7 +89,8 @@ enum BenchE2ECommand: Command {
         }
         do {
             try measure(intents: intents, tokens: tokens, halfLoadSeconds: halfLoadSeconds, batchSize: batchSize, partitions: partitions,
-                        kafkaProperties: kafkaProperties, h2load: h2load, server: arguments.optional("--server") ?? "apns-sim")
+                        kafkaProperties: kafkaProperties, h2load: h2load, server: arguments.optional("--server") ?? "apns-sim",
+                        encrypt: arguments.flags.contains("--encrypt"))
             return 0
         } catch {
             progress("\(error)")
@@ -94,7 +99,7 @@ enum BenchE2ECommand: Command {
     }
 
     private static func measure(intents: Int, tokens: Int, halfLoadSeconds: Int, batchSize: Int?, partitions: Int,
-                                kafkaProperties: [String: String], h2load: H2LoadRate, server serverName: String) throws {
+                                kafkaProperties: [String: String], h2load: H2LoadRate, server serverName: String, encrypt: Bool) throws {
         progress("starting mock Kafka, redis-server and \(serverName) (load average \(loadAverage()))")
         let cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(LocalPipeline.intentsTopic, partitions: partitions)
@@ -108,7 +113,9 @@ enum BenchE2ECommand: Command {
         progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
 
         let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, tokensPerIntent: tokens,
-                                  tokenPool: bench.tokenPool)
+                                  tokenPool: bench.tokenPool, sealed: encrypt)
+        let keys = encrypt ? try BenchEncryptionKeys(redisPort: redis.port) : nil
+        try keys?.register(tokens: load.tokenNumbers(0..<intents), progress: progress)
         try load.preload(0..<intents, progress: progress)
 
         var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
@@ -118,6 +125,7 @@ enum BenchE2ECommand: Command {
         configuration.kafkaProperties = kafkaProperties
         configuration.logLevel = "notice"
         configuration.metricsPort = try FreePort.next()
+        configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         progress("starting pushline run (\(intents) intents × \(tokens) token(s) waiting)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
@@ -130,6 +138,7 @@ enum BenchE2ECommand: Command {
         let halfRate = sustained.rate / 2
         progress("half load: \(Int(halfRate)) deliveries/s for \(halfLoadSeconds) s")
         let offered = halfLoadSeconds * Int(halfRate) / tokens
+        try keys?.register(tokens: load.tokenNumbers(intents..<intents + offered), progress: progress)
         let production = BackgroundWork {
             try load.produceSteadily(intents..<intents + offered, intentsPerSecond: halfRate / Double(tokens)) { progress("half load: \($0)") }
         }
@@ -148,6 +157,7 @@ enum BenchE2ECommand: Command {
         let readBack = latencies.map(\.readBack).sorted()
         print("pushline bench e2e: \(intents) intents × \(tokens) token(s) → pushline run (batch.size \(batchSize.map(String.init) ?? "500")) "
             + "→ \(bench.name) process (TLS); mock Kafka (1 broker, \(partitions) intent partitions), redis-server"
+            + (encrypt ? "; every delivery sealed (chat_message_sealed)" : "")
             + (kafkaProperties.isEmpty ? "" : "; worker's kafka.properties \(kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"))
         print("sustained: \(Int(sustained.rate)) deliveries/s (\(intents * tokens) deliveries; by status \(sustained.byStatus)) "
             + "— goal ≥ \(Int(deliveriesGoal)): \(sustained.rate >= deliveriesGoal ? "met" : "not met")")

@@ -15,8 +15,13 @@ final class IntentLoad: Sendable {
     private let producer: KafkaProducer
     private let acknowledged: Acknowledgements
 
-    init(bootstrapServers: String, topic: String, tokensPerIntent: Int, tokenPool: Int? = nil) throws {
+    /// `chat_message_sealed` instead of `chat_message` (`bench e2e --encrypt`): the text sealed with
+    /// each device's key, the sender's identifiers and a photo URL for the service extension.
+    private let sealed: Bool
+
+    init(bootstrapServers: String, topic: String, tokensPerIntent: Int, tokenPool: Int? = nil, sealed: Bool = false) throws {
         self.topic = topic
+        self.sealed = sealed
         self.tokensPerIntent = tokensPerIntent
         self.tokenPool = tokenPool
         let acknowledged = Acknowledgements()
@@ -68,6 +73,12 @@ final class IntentLoad: Sendable {
         String(format: "%064x", number + 1)
     }
 
+    /// The token numbers the intents of `range` address (with a pool, at most the pool).
+    func tokenNumbers(_ range: Range<Int>) -> Range<Int> {
+        let numbers = range.lowerBound * tokensPerIntent..<range.upperBound * tokensPerIntent
+        return tokenPool.map { 0..<min($0, numbers.upperBound) } ?? numbers
+    }
+
     /// Intent `index`: its id and tokens follow from the index alone.
     private func message(_ index: Int) -> KafkaProducerMessage {
         let tokens = (0..<tokensPerIntent).map { slot in
@@ -76,9 +87,10 @@ final class IntentLoad: Sendable {
         }
         let intent = """
             {"schema_version":1,"id":"bench-\(index)","app":"\(LocalPipeline.app)","environment":"sandbox",\
-            "tokens":[\(tokens.joined(separator: ","))],"template":"chat_message","locale":"en",\
+            "tokens":[\(tokens.joined(separator: ","))],"template":"\(sealed ? "chat_message_sealed" : "chat_message")","locale":"en",\
             "args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"message_id":"m-\(index)",\
-            "text":"Rope is in the car"},"created_at":\(Int64(Date().timeIntervalSince1970 * 1000))}
+            "text":"Rope is in the car"\(sealed ? #","sender_id":"u-anna","photo":"https://media.example.com/p/\#(index).jpg""# : "")},\
+            "created_at":\(Int64(Date().timeIntervalSince1970 * 1000))}
             """
         return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))
     }
