@@ -45,7 +45,7 @@ struct NotificationComposer {
         case .template(let name):
             let (draft, skeleton) = try draft(intent, templateName: name, profileLocale: profileLocale)
             let serviceExtension = draft.template.serviceExtension
-            if serviceExtension == nil, let skeleton, let composed = filled(skeleton, draft, intent) { return composed }
+            if let skeleton, let composed = filled(skeleton, draft, intent) { return composed }
             var payload = Self.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
             var plaintext: [UInt8]?
             if let serviceExtension, let app = catalog.app(intent.app) {
@@ -74,7 +74,7 @@ struct NotificationComposer {
             payload.custom.members.removeAll { $0.key == ServiceExtensionTemplate.PayloadKey.sealedBox }
             placeholder = WrittenPayload(payload.document).bytes
         }
-        let standIn = ServiceExtensionContent.standIn(plaintextCount: plaintext.count).utf8.count
+        let standIn = ServiceExtensionContent.standInCount(plaintextCount: plaintext.count)
         return SealingRequest(plaintext: plaintext, prefixCount: written.count - standIn - 2, withoutKey: encryption.withoutKey,
                               placeholderPayload: placeholder, limit: limit)
     }

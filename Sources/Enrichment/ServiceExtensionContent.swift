@@ -58,9 +58,15 @@ struct ServiceExtensionContent {
         return plaintext
     }
 
-    /// As many `A`s as the base64 of the sealed box of `plaintextCount` bytes has characters.
+    /// As many `A`s as the base64 of the sealed box of `plaintextCount` bytes has characters
+    /// (made from bytes: `String(repeating:count:)` appends one character at a time).
     static func standIn(plaintextCount: Int) -> String {
-        String(repeating: "A", count: Base64.encodedCount(plaintextCount + AES256GCM.overhead))
+        String(decoding: [UInt8](repeating: UInt8(ascii: "A"), count: standInCount(plaintextCount: plaintextCount)), as: UTF8.self)
+    }
+
+    /// The length of the base64 of the sealed box of `plaintextCount` bytes.
+    static func standInCount(plaintextCount: Int) -> Int {
+        Base64.encodedCount(plaintextCount + AES256GCM.overhead)
     }
 
     /// The attachment argument, checked: text, `https`, a host (on the allow-list when there is
@@ -72,25 +78,28 @@ struct ServiceExtensionContent {
         guard case .string(let url) = value else {
             throw EnrichmentError(.badAttachmentURL, "template \(template.name): the attachment argument \(attachment.argument) is a \(value.typeName), not a URL")
         }
-        let bytes = url.utf8
+        let bytes = Array(url.utf8)
         guard bytes.count <= attachment.maximumLength else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL has \(bytes.count) bytes; the limit is \(attachment.maximumLength)")
         }
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL has spaces, control or non-ASCII characters (percent-encode them)")
         }
-        let scheme = "https://"
-        guard url.lowercased().hasPrefix(scheme) else {
+        // Bytes, not characters: every URL of every delivery of the template comes here.
+        let scheme = Array("https://".utf8)
+        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL is not https: \(url.prefix(16))…")
         }
-        let authority = url.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.contains("@") else {
+        let authority = bytes[scheme.count...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        guard !authority.contains(UInt8(ascii: "@")) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL carries credentials before its host")
         }
-        let host = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.lowercased() } ?? ""
+        let host = authority.prefix { $0 != UInt8(ascii: ":") }
         guard !host.isEmpty else { throw EnrichmentError(.badAttachmentURL, "the attachment URL has no host") }
-        guard attachment.allowedHosts.isEmpty || attachment.allowedHosts.contains(host) else {
-            throw EnrichmentError(.badAttachmentURL, "the attachment URL's host \(host) is not among the template's allowed_hosts")
+        guard attachment.allowedHosts.isEmpty
+            || attachment.allowedHosts.contains(where: { $0.utf8.elementsEqual(host.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }) }) else {
+            throw EnrichmentError(.badAttachmentURL,
+                                  "the attachment URL's host \(String(decoding: host, as: UTF8.self)) is not among the template's allowed_hosts")
         }
         return url
     }

@@ -146,7 +146,7 @@ public struct EncryptionKeyRegistry {
             var found: Result<EncryptionKey?, KeyRegistryError> = .success(nil)
             for (reply, subject) in candidates {
                 if case .error(let error) = reply { throw error }
-                guard let value = reply.string else { continue }
+                guard let value = reply.bytes else { continue }
                 found = Result { () throws(KeyRegistryError) in try decode(value, app: lookup.app, subject: subject) }
                 break
             }
@@ -164,7 +164,7 @@ public struct EncryptionKeyRegistry {
             throw .redis(error)
         }
         if case .error(let error) = reply { throw .redis(error) }
-        guard let value = reply.string else { return nil }
+        guard let value = reply.bytes else { return nil }
         do {
             return try decode(value, app: app, subject: subject)
         } catch {
@@ -172,14 +172,18 @@ public struct EncryptionKeyRegistry {
         }
     }
 
-    private func decode(_ value: String, app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
-        let name = "the key of \(subject) (\(app))"
-        let parts = value.split(separator: " ", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "v1", let version = Int64(parts[2]), let wrapped = Base64.decode(String(parts[3])) else {
-            throw KeyRegistryError(.unreadableKey, "\(name) is not a v1 registry value")
+    /// A stored value, `v1 <key id> <version> <base64>`, opened. Read as bytes: every delivery of a
+    /// template that encrypts comes here.
+    private func decode(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
+        let parts = value.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].elementsEqual("v1".utf8),
+              let version = Int64(String(decoding: parts[2], as: UTF8.self)),
+              let wrapped = Base64.decode(bytes: Array(parts[3])) else {
+            throw KeyRegistryError(.unreadableKey, "the key of \(subject) (\(app)) is not a v1 registry value")
         }
-        let id = String(parts[1])
-        let cipher = try keyEncryptionKey.unwrap(wrapped, identity: Self.identity(app, subject, id, version), name: name)
+        let id = String(decoding: parts[1], as: UTF8.self)
+        let cipher = try keyEncryptionKey.unwrap(wrapped, identity: Self.identity(app, subject, id, version),
+                                                 name: "the key of \(subject) (\(app))")
         return EncryptionKey(id: id, version: version, cipher: cipher)
     }
 

@@ -48,9 +48,9 @@ public struct KeyEncryptionKey: Sendable, CustomStringConvertible {
     }
 
     /// A stored key opened; `name` says which in the error.
-    func unwrap(_ wrapped: [UInt8], identity: [UInt8], name: String) throws(KeyRegistryError) -> AES256GCM {
+    func unwrap(_ wrapped: [UInt8], identity: [UInt8], name: @autoclosure () -> String) throws(KeyRegistryError) -> AES256GCM {
         guard let bytes = try? cipher.open(wrapped, authenticating: identity), let key = try? AES256GCM(key: bytes) else {
-            throw KeyRegistryError(.unreadableKey, "\(name) does not open with this key-encryption key")
+            throw KeyRegistryError(.unreadableKey, "\(name()) does not open with this key-encryption key")
         }
         return key
     }

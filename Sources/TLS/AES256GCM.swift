@@ -14,6 +14,11 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
 
     private let key: [UInt8]
 
+    /// The cipher fetched from the default provider once: `EVP_aes_256_gcm()` makes OpenSSL 3 fetch
+    /// it again (a name lookup under a lock) at every initialisation. An `EVP_CIPHER` is read-only
+    /// once fetched and may be used from any thread.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+
     /// A cipher under `key`, which must be 32 bytes.
     public init(key: [UInt8]) throws(OpenSSLError) {
         guard key.count == Self.keyByteCount else {
@@ -53,7 +58,7 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
         defer { EVP_CIPHER_CTX_free(context) }
         let sealed: Bool = combined.withUnsafeMutableBufferPointer { out in
             var length: Int32 = 0
-            guard EVP_EncryptInit_ex(context, EVP_aes_256_gcm(), nil, key, nonce) == 1,
+            guard EVP_EncryptInit_ex(context, Self.algorithm ?? EVP_aes_256_gcm(), nil, key, nonce) == 1,
                   Self.update(context, additionalData, output: nil, encrypting: true),
                   plaintext.isEmpty || EVP_EncryptUpdate(context, out.baseAddress! + Self.nonceByteCount, &length, plaintext,
                                                          Int32(plaintext.count)) == 1,
@@ -79,7 +84,7 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
             plaintext.withUnsafeMutableBufferPointer { out in
                 var length: Int32 = 0
                 var tag = Array(input[(input.count - Self.tagByteCount)...])
-                guard EVP_DecryptInit_ex(context, EVP_aes_256_gcm(), nil, key, input.baseAddress) == 1,
+                guard EVP_DecryptInit_ex(context, Self.algorithm ?? EVP_aes_256_gcm(), nil, key, input.baseAddress) == 1,
                       Self.update(context, additionalData, output: nil, encrypting: false),
                       ciphertextCount == 0 || EVP_DecryptUpdate(context, out.baseAddress, &length, input.baseAddress! + Self.nonceByteCount,
                                                                 Int32(ciphertextCount)) == 1,

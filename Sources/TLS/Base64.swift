@@ -20,7 +20,11 @@ public enum Base64 {
     /// The bytes of base64 `text`, or nil when it is not base64 (its length not a multiple of 4,
     /// a character outside the alphabet).
     public static func decode(_ text: String) -> [UInt8]? {
-        let input = Array(text.utf8)
+        decode(bytes: Array(text.utf8))
+    }
+
+    /// ``decode(_:)`` of text given as its UTF-8 bytes.
+    public static func decode(bytes input: [UInt8]) -> [UInt8]? {
         guard input.count % 4 == 0 else { return nil }
         guard !input.isEmpty else { return [] }
         guard input.allSatisfy({ $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\t") })
