@@ -53,7 +53,10 @@ struct ServiceExtensionContent {
         var plaintext: [UInt8] = []
         JSONWriter.appendValue(.object(sealed), to: &plaintext)
         // Last, so the written payload ends with it and sealing replaces only the tail.
-        payload.custom.members.removeAll { $0.key == ServiceExtensionTemplate.PayloadKey.sealedBox }
+        // Reserved: sealing writes them (an intent's custom keys of these names would be repeated keys).
+        let reserved = [ServiceExtensionTemplate.PayloadKey.sealedBox, ServiceExtensionTemplate.PayloadKey.keyID,
+                        ServiceExtensionTemplate.PayloadKey.keyVersion]
+        payload.custom.members.removeAll { reserved.contains($0.key) }
         payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.sealedBox, .string(Self.standIn(plaintextCount: plaintext.count))))
         return plaintext
     }

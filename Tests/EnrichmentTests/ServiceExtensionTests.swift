@@ -73,6 +73,18 @@ struct ServiceExtensionTests {
         #expect(fields.at("communication.conversation_id") == "c-9")
     }
 
+    @Test("an intent's custom e2e keys cannot repeat the keys sealing writes")
+    func reservedKeys() throws {
+        let delivery = try #require(try fixture.deliveries("""
+            "template":"sealed","custom":{"e2e":"x","e2e_kid":"forged","e2e_kv":9},\
+            "args":{"sender":"Anna","sender_id":"u","text":"t","chat":"c","photo":"https://media.example.com/a.jpg"}
+            """).first)
+        let sealed = try PayloadSealer.seal(delivery, with: EncryptionKey(id: "k", version: 1, cipher: AES256GCM(key: AES256GCM.randomKey())))
+        let text = String(decoding: sealed.payload, as: UTF8.self)
+        #expect(text.components(separatedBy: "\"e2e_kid\"").count == 2 && !text.contains("forged"))
+        #expect(try parsed(sealed.payload).at("e2e_kv") == .integer(1))
+    }
+
     @Test("without a key: MissingEncryptionKey, or the placeholder payload when the template says so")
     func missingKey() throws {
         #expect(throws: EnrichmentError(.missingEncryptionKey, "the template encrypts and no key is registered for the device or its user")) {
