@@ -56,7 +56,7 @@ let package = Package(
 
         // Domain.
         .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "TLS"]),
-        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
         .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),

@@ -28,6 +28,8 @@ packages=(
   python3-jsonschema
   # the venv that holds duckdb for docs/analytics.md's queries (tests; below)
   python3-venv
+  # the independent AES-GCM implementation that opens what Pushline sealed (docs/service-extension.md)
+  python3-cryptography
 )
 
 missing=()

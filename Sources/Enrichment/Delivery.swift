@@ -17,4 +17,13 @@ public struct Delivery: Sendable, Equatable {
     public let locale: LocaleResolution?
     /// Whether alert text was shortened to fit the payload limit.
     public let wasShortened: Bool
+    /// Set while the payload waits for the recipient's key: ``PayloadSealer`` seals it.
+    public var sealing: SealingRequest? = nil
+
+    /// This delivery with another payload and nothing left to seal.
+    func replacingPayload(_ payload: [UInt8]) -> Delivery {
+        Delivery(token: token, environment: environment, notificationID: notificationID, topic: topic, pushType: pushType,
+                 priority: priority, expiration: expiration, collapseID: collapseID, payload: payload, locale: locale,
+                 wasShortened: wasShortened)
+    }
 }

@@ -55,7 +55,8 @@ public struct Enricher: Sendable {
                 collapseID: composed.collapseID,
                 payload: composed.payload,
                 locale: composed.locale,
-                wasShortened: composed.wasShortened
+                wasShortened: composed.wasShortened,
+                sealing: composed.sealing
             ))
         }
     }

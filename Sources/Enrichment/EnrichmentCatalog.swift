@@ -16,7 +16,8 @@ public struct EnrichmentCatalog: Sendable {
 
         init(id: String, templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
             self.templates = templates
-            payloadSkeletons = templates.compactMapValues { PayloadSkeleton(template: $0, app: id) }
+            // A template for a service extension changes its payload per recipient: it never fills a skeleton.
+            payloadSkeletons = templates.compactMapValues { $0.serviceExtension == nil ? PayloadSkeleton(template: $0, app: id) : nil }
             self.strings = strings
             self.defaultLocale = defaultLocale
         }

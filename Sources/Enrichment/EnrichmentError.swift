@@ -22,6 +22,13 @@ public struct EnrichmentError: Error, Equatable, Sendable, CustomStringConvertib
         case payloadTooLarge = "PayloadTooLarge"
         /// The composed request breaks APNs rules; see ``EnrichmentError/violations``.
         case invalidNotification = "InvalidNotification"
+        /// The template encrypts, no key is registered for the device or its user, and the template's
+        /// `without_key` is `invalid`.
+        case missingEncryptionKey = "MissingEncryptionKey"
+        /// The template's attachment argument is missing, not https, too long, or its host is not allowed.
+        case badAttachmentURL = "BadAttachmentURL"
+        /// OpenSSL could not seal (its random generator failed).
+        case encryptionFailed = "EncryptionFailed"
     }
 
     public let code: Code

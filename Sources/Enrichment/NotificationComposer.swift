@@ -15,6 +15,8 @@ struct NotificationComposer {
         let payload: [UInt8]
         let locale: LocaleResolution?
         let wasShortened: Bool
+        /// Set when the template encrypts: the payload waits for the recipient's key.
+        var sealing: SealingRequest? = nil
     }
 
     let catalog: EnrichmentCatalog
@@ -42,13 +44,39 @@ struct NotificationComposer {
                                  shortened: false)
         case .template(let name):
             let (draft, skeleton) = try draft(intent, templateName: name, profileLocale: profileLocale)
+            let serviceExtension = draft.template.serviceExtension
             if let skeleton, let composed = filled(skeleton, draft, intent) { return composed }
             var payload = Self.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
-            let encoded = try AlertShortener.encode(&payload, limit: draft.pushType.payloadLimit)
-            return try validated(intent, pushType: draft.pushType, templatePriority: draft.template.priority,
-                                 collapseID: draft.collapseID, payload: encoded.written, locale: draft.locale,
-                                 shortened: encoded.shortened)
+            var plaintext: [UInt8]?
+            if let serviceExtension, let app = catalog.app(intent.app) {
+                plaintext = try ServiceExtensionContent(template: draft.template, app: app, args: intent.args, locale: draft.locale)
+                    .apply(serviceExtension, to: &payload)
+            }
+            let reserve = plaintext == nil ? 0 : ServiceExtensionContent.keyFieldsReserve
+            let encoded = try AlertShortener.encode(&payload, limit: draft.pushType.payloadLimit - reserve)
+            var composed = try validated(intent, pushType: draft.pushType, templatePriority: draft.template.priority,
+                                         collapseID: draft.collapseID, payload: encoded.written, locale: draft.locale,
+                                         shortened: encoded.shortened)
+            if let plaintext, let encryption = serviceExtension?.encryption {
+                composed.sealing = Self.sealing(plaintext, encryption, payload: &payload, written: encoded.written.bytes,
+                                                limit: draft.pushType.payloadLimit)
+            }
+            return composed
         }
+    }
+
+    /// What ``PayloadSealer`` needs: the payload `written` ends with the box's stand-in, `"` and `}`;
+    /// under `without_key: placeholder`, the payload without the box too.
+    private static func sealing(_ plaintext: [UInt8], _ encryption: ServiceExtensionTemplate.Encryption, payload: inout APNsPayload,
+                                written: [UInt8], limit: Int) -> SealingRequest {
+        var placeholder: [UInt8]?
+        if encryption.withoutKey == .placeholder {
+            payload.custom.members.removeAll { $0.key == ServiceExtensionTemplate.PayloadKey.sealedBox }
+            placeholder = WrittenPayload(payload.document).bytes
+        }
+        let standIn = ServiceExtensionContent.standInCount(plaintextCount: plaintext.count)
+        return SealingRequest(plaintext: plaintext, prefixCount: written.count - standIn - 2, withoutKey: encryption.withoutKey,
+                              placeholderPayload: placeholder, limit: limit)
     }
 
     /// The template filled with the intent's arguments, in the requested locale, and the

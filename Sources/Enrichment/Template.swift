@@ -46,11 +46,13 @@ final class Template: Sendable {
     let custom: [CustomKey]
     /// `liveactivity` templates: the app's `ActivityAttributes` type, sent with `start` events.
     let attributesType: String?
+    /// What the template does for the app's Notification Service Extension, if anything.
+    let serviceExtension: ServiceExtensionTemplate?
 
     init(name: String, pushType: PushType, priority: APNsPriority?, interruptionLevel: InterruptionLevel?,
          category: String?, threadID: TemplateText?, collapseID: TemplateText?, mutableContent: Bool, sound: Sound?,
          relevanceScore: Double?, localization: Localization, alert: AlertTemplate?, custom: [CustomKey],
-         attributesType: String?) {
+         attributesType: String?, serviceExtension: ServiceExtensionTemplate? = nil) {
         self.name = name
         self.pushType = pushType
         self.priority = priority
@@ -65,5 +67,6 @@ final class Template: Sendable {
         self.alert = alert
         self.custom = custom
         self.attributesType = attributesType
+        self.serviceExtension = serviceExtension
     }
 }

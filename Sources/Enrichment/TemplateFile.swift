@@ -71,11 +71,13 @@ struct TemplateFile: Sendable {
             attributesType = try liveActivity.string("attributes_type")
             try liveActivity.rejectUnknownKeys()
         }
+        let serviceExtension = try ServiceExtensionTemplate.read(&fields, localization: localization, customKeys: customKeys.map(\.name),
+                                                                 alertText: alertText)
         try fields.rejectUnknownKeys()
         return Template(name: name, pushType: pushType, priority: priority, interruptionLevel: interruptionLevel,
                         category: category, threadID: threadID, collapseID: collapseID, mutableContent: mutableContent,
                         sound: sound, relevanceScore: relevanceScore, localization: localization, alert: alertTemplate,
-                        custom: customKeys, attributesType: attributesType)
+                        custom: customKeys, attributesType: attributesType, serviceExtension: serviceExtension)
     }
 
     /// `sound: name`, or `sound: {name, critical, volume}` for a critical alert.
@@ -95,7 +97,7 @@ struct TemplateFile: Sendable {
     }
 
     /// `title: "{{sender}}"` (text), or `title: {key: chat.title, args: ["{{sender}}"]}` (localized).
-    private static func alertText(_ key: String, _ alert: inout YAMLMapping) throws(CatalogLoadError) -> Template.AlertText? {
+    static func alertText(_ key: String, _ alert: inout YAMLMapping) throws(CatalogLoadError) -> Template.AlertText? {
         guard let node = alert.node(key) else { return nil }
         if case .scalar(let source, _) = node { return .text(try alert.compileText(source, key: key, node: node)) }
         var localized = try YAMLMapping(node, file: alert.file, path: alert.keyPath(key))

@@ -34,6 +34,8 @@ public struct LocalRunConfiguration: Sendable {
     public var onUncertain: String?
     /// The pipeline's `batch.size`.
     public var batchSize: Int?
+    /// `encryption.kek_file`: the key-encryption key of the encryption key registry.
+    public var keyEncryptionKeyFile: String?
 
     public init(bootstrapServers: String, redisPort: Int, simulatorPort: UInt16, caFile: String) {
         self.bootstrapServers = bootstrapServers
@@ -75,6 +77,7 @@ public struct LocalRunConfiguration: Sendable {
         if let metricsPort { lines.append("  metrics_port: \(metricsPort)") }
         if let logLevel { lines.append("  log_level: \(logLevel)") }
         if let shutdownDeadline { lines += ["shutdown:", "  deadline: \(shutdownDeadline)"] }
+        if let keyEncryptionKeyFile { lines += ["encryption:", "  kek_file: \(keyEncryptionKeyFile)"] }
         lines.append("pipelines: pipelines")
         return lines.joined(separator: "\n") + "\n"
     }

@@ -26,6 +26,8 @@ struct ConfigurationLoader {
         configuration.shutdown = ShutdownConfiguration(reading: &section)
         section = top.section("tokens")
         configuration.tokens = TokensConfiguration(reading: &section)
+        section = top.section("encryption")
+        configuration.encryption = EncryptionConfiguration(reading: &section)
         let directory = top.existingDirectory("pipelines")
         top.finish()
         if let pipelinesDirectory {

@@ -16,6 +16,8 @@ public struct PushlineConfiguration: Sendable {
     public var shutdown = ShutdownConfiguration()
     /// The token feed.
     public var tokens = TokensConfiguration()
+    /// The key-encryption key of the encryption key registry.
+    public var encryption = EncryptionConfiguration()
     /// The folder the pipelines were read from.
     public var pipelinesDirectory = "Pipelines"
     /// In the order of their file names.

@@ -39,6 +39,8 @@ struct DeliveryStages {
     private let idempotency: any ClaimStore
     private let collapse: any CollapseStore
     private let registry: any TokenStore
+    /// Nil without a key-encryption key, or with in-memory stores: templates that encrypt then follow their `without_key`.
+    private let keys: EncryptionKeyRegistry?
     private let onUncertain: UncertainDeliveryPolicy
 
     /// Connects to Redis, or takes the worker's in-memory stores.
@@ -55,11 +57,13 @@ struct DeliveryStages {
             idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency, owner: owner)
             collapse = CollapseWindow(connection: redis)
             registry = TokenRegistry(connection: redis)
+            keys = configuration.keyEncryptionKey.map { EncryptionKeyRegistry(connection: redis, keyEncryptionKey: $0) }
         case .inMemory(let claims, let collapseWindow, let tokenRegistry):
             redis = nil
             idempotency = claims
             collapse = collapseWindow
             registry = tokenRegistry
+            keys = nil
         }
     }
 
@@ -123,8 +127,52 @@ struct DeliveryStages {
             }
             claimed.append(delivery)
         }
-        claims.admitted = try applyCollapseWindows(claimed, outputs: &claims.outputs)
+        claims.admitted = try sealPayloads(try applyCollapseWindows(claimed, outputs: &claims.outputs), outputs: &claims.outputs)
         return claims
+    }
+
+    /// Seals the payloads of templates that encrypt with their recipients' keys, read in one round
+    /// trip (only when the batch has such deliveries). One that cannot be sealed (no key under
+    /// `without_key: invalid`, or a key the key-encryption key does not open) has its claim settled
+    /// `invalid` with the reason; returns the rest.
+    private func sealPayloads(_ admitted: [PlannedDelivery], outputs: inout [WorkerOutput]) throws(RedisError) -> [PlannedDelivery] {
+        let sealing = admitted.filter { $0.delivery.sealing != nil }
+        guard !sealing.isEmpty else { return admitted }
+        let found = try keys?.keys(for: sealing.map { .init(app: $0.app, token: $0.delivery.token, user: $0.user) })
+        let refused = Self.seal(sealing, keys: found, records: records)
+        guard !refused.isEmpty else { return admitted }
+        try idempotency.settle(refused.map { SettledClaim($0.planned.key, outcome: $0.outcome) }, released: [], recorded: [])
+        outputs += refused.map { records.outcome($0.planned, $0.outcome) }
+        let keys = Set(refused.map(\.planned.key))
+        return admitted.filter { !keys.contains($0.key) }
+    }
+
+    /// Under `fail_open` while Redis is out: no key can be read, so deliveries of templates that
+    /// encrypt follow their `without_key` rule (the placeholder payload, or `invalid`/`MissingEncryptionKey`).
+    static func sealWithoutKeys(_ planned: [PlannedDelivery], records: OutputRecords) -> (ready: [PlannedDelivery], outputs: [WorkerOutput]) {
+        let sealing = planned.filter { $0.delivery.sealing != nil }
+        guard !sealing.isEmpty else { return (planned, []) }
+        let refused = seal(sealing, keys: nil, records: records)
+        let keys = Set(refused.map(\.planned.key))
+        return (planned.filter { !keys.contains($0.key) }, refused.map { records.outcome($0.planned, $0.outcome) })
+    }
+
+    /// Seals each delivery with its key (`keys` in the same order; nil: none found); returns those
+    /// that cannot be sent, with their `invalid` outcome.
+    private static func seal(_ sealing: [PlannedDelivery], keys: [Result<EncryptionKey?, KeyRegistryError>]?,
+                             records: OutputRecords) -> [(planned: PlannedDelivery, outcome: SettledOutcome)] {
+        var refused: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
+        for (index, planned) in sealing.enumerated() {
+            do throws(EnrichmentError) {
+                switch keys?[index] ?? .success(nil) {
+                case .success(let key): try planned.seal(with: key)
+                case .failure(let error): refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
+                }
+            } catch {
+                refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
+            }
+        }
+        return refused
     }
 
     /// Claims held `pending` by other workers: deferred while their holder lives; a dead holder's

@@ -11,7 +11,8 @@ import Pipeline
 // @unchecked Sendable: made by a planner task and handed whole to the worker's thread, which alone
 // writes `holdsClaim`, before handing the delivery to a send task; the inboxes' locks order both hand-overs.
 final class PlannedDelivery: @unchecked Sendable {
-    let delivery: Delivery
+    /// Replaced once, by the claim stage, when its payload is sealed (``DeliveryStages``).
+    private(set) var delivery: Delivery
     /// What recording needs of the intent, and no more: a copy of the whole ``Intent`` (its
     /// arguments, overrides, custom keys — a dozen references) per delivery, freed on another
     /// thread after recording, showed up in profiles; the rest of the intent is freed where it was
@@ -52,6 +53,11 @@ final class PlannedDelivery: @unchecked Sendable {
         self.message = message
         self.source = source
         self.entry = entry
+    }
+
+    /// Seals the payload with the recipient's key (or follows the template's rule without one).
+    func seal(with key: EncryptionKey?) throws(EnrichmentError) {
+        delivery = try PayloadSealer.seal(delivery, with: key)
     }
 
     /// The notification the sender sends.

@@ -68,6 +68,9 @@ public struct WorkerConfiguration: Sendable {
     /// How long this worker's liveness key outlives its last renewal (`dedupe.owner_ttl`); it is
     /// renewed, with the pending claims it holds, every third of the shorter of this and the pending TTL.
     public var ownerTTL = Duration.seconds(3)
+    /// Opens the key registry's keys for templates that encrypt (docs/service-extension.md); nil:
+    /// no key can be read, so every such delivery follows its template's `without_key`.
+    public var keyEncryptionKey: KeyEncryptionKey?
     /// The longest wait for the first message of a poll while nothing is in hand.
     public var pollTimeout = Duration.milliseconds(100)
     /// How long a broker may hold a fetch when it has nothing new (`fetch.wait.max.ms`, unless the

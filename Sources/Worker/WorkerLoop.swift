@@ -285,9 +285,11 @@ final class WorkerLoop {
             if case .needsRegistry = plan { waitingForRedis.append(step) } else { try accept(plan, entry: entry) }
         case .claim(let planned):
             guard !outage.isOut else {
-                // fail_open: the claims and collapse windows are skipped.
+                // fail_open: the claims and collapse windows are skipped, and no encryption key can be read.
                 metrics.dedupeSkipped.increment(by: planned.count)
-                try send(planned)
+                let (ready, refused) = DeliveryStages.sealWithoutKeys(planned, records: planner.records)
+                try produce(refused)
+                try send(ready)
                 return
             }
             claimJobs += 1

@@ -12,7 +12,7 @@ enum BenchE2ECommand: Command {
     static let name = "bench e2e"
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
-        Usage: pushline bench e2e [--workloads tokens,users,mixed] [--intents N] [--tokens K]
+        Usage: pushline bench e2e [--workloads tokens,sealed,users,mixed] [--intents N] [--tokens K]
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd]
@@ -31,6 +31,9 @@ enum BenchE2ECommand: Command {
              intents on pushline.intents (P partitions):
                tokens  the example app's chat_message in English, each to K device tokens of its
                        own (for nghttpd, K of its 4,096 in turn): N × K deliveries
+               sealed  tokens, with every delivery sealed for a Notification Service Extension
+                       (chat_message_sealed, docs/service-extension.md): a device key registered
+                       for every token before its intents are produced
                users   the same chat_message, each to a user of the token registry with K devices
                        (50,000 users, registered before the worker starts): addressing alone differs
                mixed   what backends publish: 70 % to users with 1–4 devices in 8 locales
@@ -53,7 +56,7 @@ enum BenchE2ECommand: Command {
         sustained phase (from the worker's start to the last outcome read back: pushline run, the
         server, redis-server, and this process — the mock broker and the outcome reader), the peak
         resident memory of the worker and of the server, and the ratio of the sustained rate to
-        h2load's; then the workloads side by side, the worker's CPU per delivery of users and mixed
+        h2load's; then the workloads side by side, each one's rate and the worker's CPU per outcome
         against tokens, and the load average. Progress goes to standard error.
         The goals of issue #7: at least 50,000 deliveries/s, and p99 under 50 ms at half load;
         judged only when the outcomes are complete (otherwise "not judged", with what was missing).
@@ -152,6 +155,8 @@ enum BenchE2ECommand: Command {
 
         let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, workload: workload,
                                   tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool)
+        let keys = workload == .sealed ? try BenchEncryptionKeys(redisPort: redis.port) : nil
+        try keys?.register(tokens: load.tokenNumbers(0..<settings.intents)) { progress("\(workload): \($0)") }
         try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
         let expected = workload.expectation(0..<settings.intents, tokensPerIntent: settings.tokens)
 
@@ -162,6 +167,7 @@ enum BenchE2ECommand: Command {
         configuration.kafkaProperties = settings.kafkaProperties
         configuration.logLevel = "notice"
         configuration.metricsPort = try FreePort.next()
+        configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         progress("\(workload): starting pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
@@ -178,6 +184,7 @@ enum BenchE2ECommand: Command {
         let outcomesPerIntent = Double(expected.outcomes) / Double(settings.intents)
         let offered = max(1, Int(Double(settings.halfLoadSeconds) * halfRate / outcomesPerIntent))
         progress("\(workload): half load: \(Int(halfRate)) outcomes/s for \(settings.halfLoadSeconds) s")
+        try keys?.register(tokens: load.tokenNumbers(settings.intents..<settings.intents + offered)) { progress("\(workload): \($0)") }
         let production = BackgroundWork {
             try load.produceSteadily(settings.intents..<settings.intents + offered, intentsPerSecond: halfRate / outcomesPerIntent) {
                 progress("\(workload): half load: \($0)")

@@ -58,10 +58,11 @@ struct BenchE2EResult {
                            pad(String(format: "%.1f ms", percentile(result.readBack, 0.99)), 13)]
             Swift.print(columns.joined(separator: "  "))
         }
-        guard let tokens = results.first(where: { $0.workload == .tokens })?.workerMicroseconds else { return }
+        guard let tokens = results.first(where: { $0.workload == .tokens }) else { return }
         for result in results where result.workload != .tokens {
-            guard let micro = result.workerMicroseconds else { continue }
-            Swift.print(String(format: "worker CPU per outcome, %@ / tokens: %.2f", result.workload.rawValue, micro / tokens))
+            Swift.print(String(format: "outcomes/s, %@ / tokens: %.2f", result.workload.rawValue, result.sustained.rate / tokens.sustained.rate))
+            guard let micro = result.workerMicroseconds, let tokensMicro = tokens.workerMicroseconds else { continue }
+            Swift.print(String(format: "worker CPU per outcome, %@ / tokens: %.2f", result.workload.rawValue, micro / tokensMicro))
         }
     }
 

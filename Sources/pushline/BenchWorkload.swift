@@ -6,6 +6,9 @@ import Pipeline
 /// What `pushline bench e2e` publishes, intent by intent; each intent follows from its index alone.
 ///
 /// - `tokens`: the example app's `chat_message` in English, each to its own device tokens.
+/// - `sealed`: `tokens` with every delivery sealed for a Notification Service Extension
+///   (`chat_message_sealed`: the text sealed with each device's key, the sender's identifiers and a
+///   photo URL; docs/service-extension.md), a device key registered for every token beforehand.
 /// - `users`: the same `chat_message`, addressed to a user of the token registry with as many
 ///   devices as `tokens` gives each intent: the same fan-out, so the CPU per delivery of the two
 ///   compares addressing alone.
@@ -16,6 +19,7 @@ import Pipeline
 ///   (`invalid`/`UnknownTemplate`).
 enum BenchWorkload: String, CaseIterable {
     case tokens
+    case sealed
     case users
     case mixed
 
@@ -49,7 +53,7 @@ enum BenchWorkload: String, CaseIterable {
     /// What intent `index` is.
     func kind(_ index: Int) -> Kind {
         switch self {
-        case .tokens: return .tokens
+        case .tokens, .sealed: return .tokens
         case .users: return .user(index % Self.userCount)
         case .mixed:
             switch index % 100 {
@@ -75,7 +79,7 @@ enum BenchWorkload: String, CaseIterable {
 
     /// The registrations of every user the workload addresses, for the token registry.
     func registrations(tokensPerIntent: Int) throws -> [TokenRegistration] {
-        guard self != .tokens else { return [] }
+        guard self == .users || self == .mixed else { return [] }
         return try (0..<Self.userCount).flatMap { user in
             try devices(ofUser: user, tokensPerIntent: tokensPerIntent).map { token in
                 TokenRegistration(action: .register, app: LocalPipeline.app, environment: .sandbox, user: "bench-user-\(user)",
@@ -88,8 +92,10 @@ enum BenchWorkload: String, CaseIterable {
     /// a token-addressed intent (a server that accepts only known tokens maps it onto its pool).
     func intent(_ index: Int, tokensPerIntent: Int, createdAt: Int64, tokenNumber: (Int) -> Int) -> String {
         let head = #"{"schema_version":1,"id":"bench-\#(index)","app":"\#(LocalPipeline.app)","environment":"sandbox","#
-        let chat = #""template":"chat_message","locale":"en","args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"#
-            + #""message_id":"m-\#(index)","text":"Rope is in the car"},"created_at":\#(createdAt)}"#
+        let sealedArguments = self == .sealed ? #","sender_id":"u-anna","photo":"https://media.example.com/p/\#(index).jpg""# : ""
+        let chat = #""template":"\#(self == .sealed ? "chat_message_sealed" : "chat_message")","locale":"en","#
+            + #""args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"message_id":"m-\#(index)","#
+            + #""text":"Rope is in the car"\#(sealedArguments)},"created_at":\#(createdAt)}"#
         switch kind(index) {
         case .tokens:
             let tokens = (0..<tokensPerIntent).map { "\"" + IntentLoad.token(tokenNumber(index * tokensPerIntent + $0)) + "\"" }

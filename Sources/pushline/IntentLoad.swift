@@ -69,6 +69,12 @@ final class IntentLoad: Sendable {
         String(format: "%064x", number + 1)
     }
 
+    /// The token numbers the intents of `range` address (with a pool, at most the pool).
+    func tokenNumbers(_ range: Range<Int>) -> Range<Int> {
+        let numbers = range.lowerBound * tokensPerIntent..<range.upperBound * tokensPerIntent
+        return tokenPool.map { 0..<min($0, numbers.upperBound) } ?? numbers
+    }
+
     /// Intent `index` of the workload, created now.
     private func message(_ index: Int) -> KafkaProducerMessage {
         let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: Int64(Date().timeIntervalSince1970 * 1000)) { number in

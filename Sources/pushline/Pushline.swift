@@ -10,7 +10,8 @@ enum Pushline {
                    DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
                    BenchRedisCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self, RunCommand.self, DemoCommand.self,
                    TokensRegisterCommand.self, TokensUnregisterCommand.self, TokensListCommand.self, TokensPublishCommand.self,
-                   OutcomesReportCommand.self, OutcomesExportCommand.self, DLQReplayCommand.self]
+                   OutcomesReportCommand.self, OutcomesExportCommand.self, DLQReplayCommand.self,
+                   KeysRegisterCommand.self]
     )
 
     static func main() {

@@ -3,6 +3,7 @@ import APNsTelemetry
 import CLI
 import Enrichment
 import Foundation
+import Pipeline
 import PushlineConfiguration
 import Runtime
 import Synchronization
@@ -57,6 +58,13 @@ enum RunCommand: Command {
             for problem in error.errors { printNote("\(problem)") }
             return 1
         }
+        let keyEncryptionKey: KeyEncryptionKey?
+        do {
+            keyEncryptionKey = try configuration.encryption.loadKeyEncryptionKey()
+        } catch {
+            printNote("encryption: \(error)")
+            return 1
+        }
         let logger = Logger(label: "pushline.run") { JSONLogHandler(label: $0, logLevel: configuration.telemetry.logLevel) }
         let registry = MetricsRegistry()
         let telemetry = WorkerTelemetry(registry: registry,
@@ -76,7 +84,9 @@ enum RunCommand: Command {
             try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)
             recorder.registerPool(named: pool.name)
             let catalog = try EnrichmentCatalog.load(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
-            workers.append(try Worker(configuration: workerConfiguration(pipeline, pool: pool, configuration), enricher: Enricher(catalog: catalog),
+            var worker = workerConfiguration(pipeline, pool: pool, configuration)
+            worker.keyEncryptionKey = keyEncryptionKey
+            workers.append(try Worker(configuration: worker, enricher: Enricher(catalog: catalog),
                                       sender: sender, telemetry: telemetry))
         }
         // The first of: a termination signal, a worker or the token feed failing.

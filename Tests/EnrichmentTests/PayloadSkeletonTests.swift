@@ -30,7 +30,7 @@ struct PayloadSkeletonTests {
         return (filled, general.bytes)
     }
 
-    @Test("every example template but the Live Activity one has a skeleton")
+    @Test("every example template but the Live Activity one and those for a service extension has a skeleton")
     func exampleSkeletons() throws {
         let app = try #require(catalog.app(Self.exampleApp))
         #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "chat_message", "order_update", "smoke_alarm"])

@@ -1,0 +1,40 @@
+import APNsCore
+import TLS
+
+/// The last stage of enrichment, once the recipient's key is known: the fields a template
+/// encrypts sealed with AES-256-GCM into the payload's `e2e` key (base64 of CryptoKit's
+/// `AES.GCM.SealedBox.combined`), the key's id and version beside it in `e2e_kid` and `e2e_kv`.
+/// docs/service-extension.md describes the payload and the Swift code that opens it.
+public enum PayloadSealer {
+    /// `delivery` ready to send: sealed under `key`; without a key, the placeholder payload or
+    /// `MissingEncryptionKey` as the template says. A delivery with nothing to seal is returned as
+    /// it is.
+    public static func seal(_ delivery: Delivery, with key: EncryptionKey?) throws(EnrichmentError) -> Delivery {
+        guard let request = delivery.sealing else { return delivery }
+        guard let key else {
+            guard request.withoutKey == .placeholder, let placeholder = request.placeholderPayload else {
+                throw EnrichmentError(.missingEncryptionKey, "the template encrypts and no key is registered for the device or its user")
+            }
+            return delivery.replacingPayload(placeholder)
+        }
+        let box: [UInt8]
+        do {
+            box = try key.cipher.seal(request.plaintext)
+        } catch {
+            throw EnrichmentError(.encryptionFailed, "sealing with \(key): \(error.reason)")
+        }
+        var payload = [UInt8]()
+        payload.reserveCapacity(request.prefixCount + Base64.encodedCount(box.count) + ServiceExtensionContent.keyFieldsReserve)
+        payload.append(contentsOf: delivery.payload[..<request.prefixCount])
+        payload.append(contentsOf: Base64.encode(box).utf8)
+        payload.append(contentsOf: "\",\"\(ServiceExtensionTemplate.PayloadKey.keyID)\":".utf8)
+        JSONWriter.appendString(key.id, to: &payload)
+        payload.append(contentsOf: ",\"\(ServiceExtensionTemplate.PayloadKey.keyVersion)\":".utf8)
+        JSONWriter.appendInteger(key.version, to: &payload)
+        payload.append(UInt8(ascii: "}"))
+        guard payload.count <= request.limit else {
+            throw EnrichmentError(.payloadTooLarge, "the sealed payload is \(payload.count) bytes; the limit is \(request.limit)")
+        }
+        return delivery.replacingPayload(payload)
+    }
+}

@@ -1,0 +1,198 @@
+import APNsCore
+import Enrichment
+import Redis
+import TLS
+
+/// The recipients' keys for encrypted notification fields (docs/service-extension.md): one per
+/// user or per device of an app, each with an id and a version, stored sealed under the
+/// ``KeyEncryptionKey``. Filled by `pushline keys register`; read by the worker once per claimed
+/// batch. Confined like its `RedisConnection`.
+///
+/// Keys: `pushline:e2e-key:<app>:user:<user>` and `pushline:e2e-key:<app>:device:<token hex>` →
+/// `v1 <key id> <version> <base64 of the sealed key>`.
+public struct EncryptionKeyRegistry {
+    /// Whose key it is. A device's key wins over its user's.
+    public enum Subject: Sendable, Equatable, CustomStringConvertible {
+        case user(String)
+        case device(DeviceToken)
+
+        public var description: String {
+            switch self {
+            case .user(let user): "user:\(user)"
+            case .device(let token): "device:\(token.hex)"
+            }
+        }
+    }
+
+    /// What registering did.
+    public enum Registration: Sendable, Equatable {
+        case registered
+        /// The subject already has this version or a later one, which stands (keys only move forward).
+        case laterVersionStands(Int64)
+    }
+
+    /// One delivery's lookup.
+    public struct Lookup: Sendable {
+        public var app: String
+        public var token: DeviceToken
+        public var user: String?
+
+        public init(app: String, token: DeviceToken, user: String?) {
+            self.app = app
+            self.token = token
+            self.user = user
+        }
+    }
+
+    /// Sets the key unless the stored version is the same or later.
+    private static let registerIfNewer = RedisScript("""
+        local current = redis.call('GET', KEYS[1])
+        if current then
+          local version = tonumber(string.match(current, '^v1 %S+ (%d+) '))
+          if version and version >= tonumber(ARGV[1]) then return version end
+        end
+        redis.call('SET', KEYS[1], ARGV[2])
+        return 0
+        """)
+
+    let connection: RedisConnection
+    let keyEncryptionKey: KeyEncryptionKey
+
+    public init(connection: RedisConnection, keyEncryptionKey: KeyEncryptionKey) {
+        self.connection = connection
+        self.keyEncryptionKey = keyEncryptionKey
+    }
+
+    /// One key to register: `key` (32 bytes) as `subject`'s key `id` at `version` (≥ 1).
+    public struct Entry: Sendable {
+        public var subject: Subject
+        public var id: String
+        public var version: Int64
+        public var key: [UInt8]
+
+        public init(subject: Subject, id: String, version: Int64, key: [UInt8]) {
+            self.subject = subject
+            self.id = id
+            self.version = version
+            self.key = key
+        }
+    }
+
+    /// Registers `key` (32 bytes) as `subject`'s key `id` at `version` (≥ 1).
+    public func register(app: String, subject: Subject, id: String, version: Int64,
+                         key: [UInt8]) throws(KeyRegistryFailure) -> Registration {
+        try register(app: app, [Entry(subject: subject, id: id, version: version, key: key)])[0]
+    }
+
+    /// Registers every entry, in one round trip; each stands unless its subject already has the
+    /// same version or a later one.
+    public func register(app: String, _ entries: [Entry]) throws(KeyRegistryFailure) -> [Registration] {
+        var commands: [RedisCommand] = []
+        commands.reserveCapacity(entries.count)
+        for entry in entries {
+            guard EncryptionKey.isValidID(entry.id) else {
+                throw .key(KeyRegistryError(.badKey, "the key id \"\(entry.id.prefix(80))\" must be 1 to 64 letters, digits, '.', '_' or '-'"))
+            }
+            guard entry.version >= 1 else { throw .key(KeyRegistryError(.badKey, "the version must be at least 1, got \(entry.version)")) }
+            guard entry.key.count == AES256GCM.keyByteCount else {
+                throw .key(KeyRegistryError(.badKey, "a key has 32 bytes, got \(entry.key.count)"))
+            }
+            let wrapped: [UInt8]
+            do {
+                wrapped = try keyEncryptionKey.wrap(entry.key, identity: Self.identity(app, entry.subject, entry.id, entry.version))
+            } catch {
+                throw .key(error)
+            }
+            commands.append(.evalSHA(Self.registerIfNewer, keys: [Self.key(app, entry.subject)],
+                                     arguments: [String(entry.version), "v1 \(entry.id) \(entry.version) \(Base64.encode(wrapped))"]))
+        }
+        let replies: [RedisReply]
+        do {
+            replies = try connection.pipeline(commands)
+        } catch {
+            throw .redis(error)
+        }
+        var registrations: [Registration] = []
+        registrations.reserveCapacity(replies.count)
+        for reply in replies {
+            if case .error(let error) = reply { throw .redis(error) }
+            let stored = reply.integer ?? 0
+            registrations.append(stored == 0 ? .registered : .laterVersionStands(stored))
+        }
+        return registrations
+    }
+
+    /// Each delivery's key — its device's, else its user's, nil when neither has one — in one round
+    /// trip. A stored key that does not open (another key-encryption key) is ``KeyRegistryError``
+    /// `UnreadableKey` in its place.
+    public func keys(for lookups: [Lookup]) throws(RedisError) -> [Result<EncryptionKey?, KeyRegistryError>] {
+        var commands: [RedisCommand] = []
+        commands.reserveCapacity(lookups.count * 2)
+        for lookup in lookups {
+            commands.append(RedisCommand("GET", Self.key(lookup.app, .device(lookup.token))))
+            if let user = lookup.user { commands.append(RedisCommand("GET", Self.key(lookup.app, .user(user)))) }
+        }
+        let replies = try connection.pipeline(commands)
+        var index = 0
+        var keys: [Result<EncryptionKey?, KeyRegistryError>] = []
+        keys.reserveCapacity(lookups.count)
+        for lookup in lookups {
+            var candidates: [(RedisReply, Subject)] = [(replies[index], .device(lookup.token))]
+            index += 1
+            if let user = lookup.user {
+                candidates.append((replies[index], .user(user)))
+                index += 1
+            }
+            var found: Result<EncryptionKey?, KeyRegistryError> = .success(nil)
+            for (reply, subject) in candidates {
+                if case .error(let error) = reply { throw error }
+                guard let value = reply.bytes else { continue }
+                found = Result { () throws(KeyRegistryError) in try decode(value, app: lookup.app, subject: subject) }
+                break
+            }
+            keys.append(found)
+        }
+        return keys
+    }
+
+    /// The key of one subject, nil when it has none.
+    public func key(app: String, subject: Subject) throws(KeyRegistryFailure) -> EncryptionKey? {
+        let reply: RedisReply
+        do {
+            reply = try connection.send(RedisCommand("GET", Self.key(app, subject)))
+        } catch {
+            throw .redis(error)
+        }
+        if case .error(let error) = reply { throw .redis(error) }
+        guard let value = reply.bytes else { return nil }
+        do {
+            return try decode(value, app: app, subject: subject)
+        } catch {
+            throw .key(error)
+        }
+    }
+
+    /// A stored value, `v1 <key id> <version> <base64>`, opened. Read as bytes: every delivery of a
+    /// template that encrypts comes here.
+    private func decode(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
+        let parts = value.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].elementsEqual("v1".utf8),
+              let version = Int64(String(decoding: parts[2], as: UTF8.self)),
+              let wrapped = Base64.decode(bytes: Array(parts[3])) else {
+            throw KeyRegistryError(.unreadableKey, "the key of \(subject) (\(app)) is not a v1 registry value")
+        }
+        let id = String(decoding: parts[1], as: UTF8.self)
+        let cipher = try keyEncryptionKey.unwrap(wrapped, identity: Self.identity(app, subject, id, version),
+                                                 name: "the key of \(subject) (\(app))")
+        return EncryptionKey(id: id, version: version, cipher: cipher)
+    }
+
+    static func key(_ app: String, _ subject: Subject) -> String {
+        "pushline:e2e-key:\(app):\(subject)"
+    }
+
+    /// The additional data a stored key is sealed with.
+    private static func identity(_ app: String, _ subject: Subject, _ id: String, _ version: Int64) -> [UInt8] {
+        Array("pushline-e2e-key v1|\(app)|\(subject)|\(id)|\(version)".utf8)
+    }
+}

@@ -1,0 +1,39 @@
+internal import COpenSSL
+
+/// Standard base64 (RFC 4648 §4, with `=` padding) through OpenSSL's `EVP_EncodeBlock` and
+/// `EVP_DecodeBlock`: what `Data.base64EncodedString()` and Python's `base64.b64encode` write.
+public enum Base64 {
+    /// The length of `count` bytes once encoded.
+    public static func encodedCount(_ count: Int) -> Int {
+        (count + 2) / 3 * 4
+    }
+
+    /// `bytes` as base64 text.
+    public static func encode(_ bytes: [UInt8]) -> String {
+        guard !bytes.isEmpty else { return "" }
+        // EVP_EncodeBlock writes a terminating NUL after the text.
+        var out = [UInt8](repeating: 0, count: encodedCount(bytes.count) + 1)
+        let written = EVP_EncodeBlock(&out, bytes, Int32(bytes.count))
+        return String(decoding: out[..<Int(written)], as: UTF8.self)
+    }
+
+    /// The bytes of base64 `text`, or nil when it is not base64 (its length not a multiple of 4,
+    /// a character outside the alphabet).
+    public static func decode(_ text: String) -> [UInt8]? {
+        decode(bytes: Array(text.utf8))
+    }
+
+    /// ``decode(_:)`` of text given as its UTF-8 bytes.
+    public static func decode(bytes input: [UInt8]) -> [UInt8]? {
+        guard input.count % 4 == 0 else { return nil }
+        guard !input.isEmpty else { return [] }
+        guard input.allSatisfy({ $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\n") && $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\t") })
+        else { return nil }
+        var out = [UInt8](repeating: 0, count: input.count / 4 * 3)
+        let written = EVP_DecodeBlock(&out, input, Int32(input.count))
+        guard written >= 0 else { return nil }
+        // EVP_DecodeBlock counts the padding as zero bytes.
+        let padding = input.reversed().prefix(2).prefix { $0 == UInt8(ascii: "=") }.count
+        return Array(out[..<(Int(written) - padding)])
+    }
+}

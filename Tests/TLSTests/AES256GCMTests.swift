@@ -1,0 +1,55 @@
+import Foundation
+import PushlineTestKit
+import TLS
+import Testing
+
+/// AES-256-GCM in CryptoKit's combined layout, checked against an independent implementation
+/// (python3-cryptography's AESGCM) both ways.
+@Suite("AES-256-GCM")
+struct AES256GCMTests {
+    @Test("what Pushline seals, python's AESGCM opens: nonce ‖ ciphertext ‖ tag")
+    func pythonOpensPushlineBoxes() throws {
+        let key = try AES256GCM.randomKey()
+        let plaintext = Array(#"{"title":"Anna","body":"Ünïcödé 🙂 \"quoted\""}"#.utf8)
+        let box = try AES256GCM(key: key).seal(plaintext)
+        #expect(box.count == plaintext.count + 12 + 16)
+        #expect(try PythonAESGCM.open(box: Base64.encode(box), key: key) == plaintext)
+    }
+
+    @Test("what python's AESGCM seals, Pushline opens")
+    func pushlineOpensPythonBoxes() throws {
+        let key = try AES256GCM.randomKey()
+        let plaintext = Array("sealed elsewhere".utf8)
+        let box = try #require(Base64.decode(try PythonAESGCM.seal(plaintext, key: key)))
+        #expect(try AES256GCM(key: key).open(box) == plaintext)
+    }
+
+    @Test("an altered byte, a wrong key or other additional data do not open")
+    func tamperingFails() throws {
+        let key = try AES256GCM.randomKey()
+        let cipher = try AES256GCM(key: key)
+        var box = try cipher.seal(Array("x".utf8), authenticating: Array("id".utf8))
+        #expect(throws: OpenSSLError.self) { try AES256GCM(key: AES256GCM.randomKey()).open(box, authenticating: Array("id".utf8)) }
+        #expect(throws: OpenSSLError.self) { try cipher.open(box, authenticating: Array("other".utf8)) }
+        box[13] ^= 1
+        #expect(throws: OpenSSLError.self) { try cipher.open(box, authenticating: Array("id".utf8)) }
+    }
+
+    @Test("two seals of the same plaintext differ (random nonces) and the key never prints")
+    func randomNoncesAndRedaction() throws {
+        let cipher = try AES256GCM(key: AES256GCM.randomKey())
+        #expect(try cipher.seal([1, 2, 3]).prefix(12) != cipher.seal([1, 2, 3]).prefix(12))
+        #expect("\(cipher)" == "<AES-256 key>")
+        #expect(throws: OpenSSLError.self) { try AES256GCM(key: [0, 1, 2]) }
+    }
+
+    @Test("base64 as Foundation and Python write it, padding included")
+    func base64() {
+        for count in 0..<8 {
+            let bytes = (0..<count).map { UInt8($0 * 37 & 0xFF) }
+            #expect(Base64.encode(bytes) == Data(bytes).base64EncodedString())
+            #expect(Base64.decode(Base64.encode(bytes)) == bytes)
+        }
+        #expect(Base64.decode("abc") == nil)
+    }
+}
