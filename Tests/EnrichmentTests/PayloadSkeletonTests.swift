@@ -33,7 +33,7 @@ struct PayloadSkeletonTests {
     @Test("every example template but the Live Activity one and those for a service extension has a skeleton")
     func exampleSkeletons() throws {
         let app = try #require(catalog.app(Self.exampleApp))
-        #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "chat_message", "order_update", "smoke_alarm"])
+        #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "cart_reminder", "chat_message", "order_update", "smoke_alarm"])
     }
 
     @Test("a payload filled into its skeleton is byte for byte what the general path writes", arguments: [

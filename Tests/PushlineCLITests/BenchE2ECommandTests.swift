@@ -32,6 +32,6 @@ struct BenchE2ECommandTests {
     func unknownWorkload() throws {
         let result = try pushline("bench", "e2e", "--workloads", "tokens,everything")
         #expect(result.status == 2)
-        #expect(result.standardError.contains("unknown workload \"everything\"; workloads: tokens, users, mixed"))
+        #expect(result.standardError.contains("unknown workload \"everything\"; workloads: tokens, sealed, users, mixed"))
     }
 }
