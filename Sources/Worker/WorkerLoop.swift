@@ -181,7 +181,9 @@ final class WorkerLoop {
                 try submit(.plan(planned.message, planned.entry))
             }
         }
-        for completion in completions.take() { try recordSend(completion) }
+        // The answers of every send that arrived since the last turn go to Redis as one job.
+        let answered = try completions.take().flatMap { try recordSend($0) }
+        if !answered.isEmpty { try submit(.record(answered)) }
         for outcome in redisStage.take() { try handle(outcome) }
         try acknowledge(acknowledgements.take())
         let now = ContinuousClock.now
@@ -372,18 +374,17 @@ final class WorkerLoop {
         return groups
     }
 
-    /// A send's answers so far: recorded now, or when Redis answers again; its last frees its place.
-    private func recordSend(_ completion: SendCompletions.Completion) throws {
+    /// A send's answers so far, to record; its last frees its place.
+    private func recordSend(_ completion: SendCompletions.Completion) throws -> [SentDelivery] {
         // A send abandoned at the shutdown deadline may still answer: nothing waits for it.
-        guard let batch = sends[completion.send] else { return }
+        guard let batch = sends[completion.send] else { return [] }
         if completion.isLast {
             sends[completion.send] = nil
             if let remaining = batchesAtSender[batch] {
                 batchesAtSender[batch] = remaining > 1 ? remaining - 1 : nil
             }
         }
-        let delivered = try completion.delivered.get()
-        if !delivered.isEmpty { try submit(.record(delivered)) }
+        return try completion.delivered.get()
     }
 
     // MARK: Kafka
