@@ -414,7 +414,7 @@ final class WorkerLoop {
         var complete: [KafkaConsumerMessage] = []
         for report in reports {
             if case .failure(let error) = report.result {
-                if let given = try refused(report.id, error) { complete.append(given) }
+                if let given = try refused(report.id, error, record: report.refusedMessage) { complete.append(given) }
                 continue
             }
             outputRetryRounds = 0
@@ -431,8 +431,15 @@ final class WorkerLoop {
     /// it is replaced by its stand-in (``WorkerOutput/standIn(after:)``); a stand-in refused too is
     /// given up, and its message completes without it. Refused for a reason that may pass, the same
     /// record is produced again after a delay. Returns a message that giving up completed.
-    private func refused(_ id: KafkaProducerMessageID, _ error: KafkaError) throws -> KafkaConsumerMessage? {
-        guard let output = ledger.refused(id) else { return nil }
+    private func refused(_ id: KafkaProducerMessageID, _ error: KafkaError, record: KafkaProducerMessage?) throws -> KafkaConsumerMessage? {
+        guard let expected = ledger.refused(id) else { return nil }
+        guard let record else {
+            // Every failed report of the worker's producer carries its record; without one there is
+            // nothing to send again or replace.
+            logger.error("output refused without its record; dropped", metadata: ["error": .string(error.code.name)])
+            return ledger.giveUp(expected)
+        }
+        let output = expected.output(record: record)
         var metadata: Logger.Metadata = ["topic": .string(output.record.topic), "error": .string(error.code.name),
                                          "size": .string("\(output.record.value?.count ?? 0)")]
         if let message = ledger.message(of: output.entry) {
@@ -452,7 +459,7 @@ final class WorkerLoop {
         metrics.refused(output, error)
         if output.isStandIn {
             logger.error("output dropped: its stand-in was refused too", metadata: metadata)
-            return ledger.giveUp(output)
+            return ledger.giveUp(expected)
         }
         logger.warning("output replaced", metadata: metadata)
         try produceAgain([output.standIn(after: error)])
