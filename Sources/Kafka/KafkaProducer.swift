@@ -76,7 +76,8 @@ public final class KafkaProducer: Sendable {
             }
             let place = KafkaTopicPartition(topic: message.topic, partition: message.partition ?? -1)
             return KafkaDeliveryReport(id: id, topicPartition: place,
-                                       result: .failure(KafkaError(taking: error, "enqueue", topicPartition: place)))
+                                       result: .failure(KafkaError(taking: error, "enqueue", topicPartition: place)),
+                                       refusedMessage: message)
         }
     }
 

@@ -35,9 +35,10 @@ struct MessageLedger {
     /// By entry id (handed out in order here).
     private var entries = SequentialTable<Entry>()
     private var nextID: EntryID = 0
-    /// By producer message id (handed out in order by the worker's one producer): each output is
-    /// kept until Kafka acknowledges it, so that one Kafka refuses can be sent again or replaced.
-    private var outputs = SequentialTable<WorkerOutput>()
+    /// By producer message id (handed out in order by the worker's one producer): what each output
+    /// holds, until Kafka acknowledges it; a refused one comes back with its record in the report,
+    /// to be sent again or replaced.
+    private var outputs = SequentialTable<WorkerOutput.Expected>()
     /// Deliveries planned whose outcome Kafka has not yet acknowledged.
     private(set) var deliveriesInFlight = 0
 
@@ -90,26 +91,27 @@ struct MessageLedger {
 
     /// Records an output Kafka is to acknowledge; a delivery's outcome also releases that delivery's hold.
     mutating func expect(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
-        outputs.set(output, at: Int(truncatingIfNeeded: id.rawValue))
-        if !output.decidesDelivery { entries[output.entry]?.outstanding += 1 }
+        let expected = output.expected
+        outputs.set(expected, at: Int(truncatingIfNeeded: id.rawValue))
+        if !expected.decidesDelivery { entries[output.entry]?.outstanding += 1 }
     }
 
     /// Records an output sent again under a new id — the same record after a passing refusal, or
     /// the stand-in of one refused for good — in the place of the refused one (``refused(_:)``):
     /// it holds nothing more.
     mutating func expectAgain(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
-        outputs.set(output, at: Int(truncatingIfNeeded: id.rawValue))
+        outputs.set(output.expected, at: Int(truncatingIfNeeded: id.rawValue))
     }
 
     /// Takes out an output Kafka refused; what it holds stays held until it is sent again
     /// (``expectAgain(_:_:)``) or given up (``giveUp(_:)``).
-    mutating func refused(_ id: KafkaProducerMessageID) -> WorkerOutput? {
+    mutating func refused(_ id: KafkaProducerMessageID) -> WorkerOutput.Expected? {
         outputs.remove(Int(truncatingIfNeeded: id.rawValue))
     }
 
     /// Releases what a refused output held, as if Kafka had it: the worker goes on without it.
     /// Returns the message when nothing else is outstanding.
-    mutating func giveUp(_ output: WorkerOutput) -> KafkaConsumerMessage? {
+    mutating func giveUp(_ output: WorkerOutput.Expected) -> KafkaConsumerMessage? {
         guard let settled = settle(output), settled.completed else { return nil }
         return settled.message
     }
@@ -135,7 +137,7 @@ struct MessageLedger {
     }
 
     /// Releases what an output held once Kafka has it (or the worker gave it up).
-    private mutating func settle(_ output: WorkerOutput) -> Acknowledged? {
+    private mutating func settle(_ output: WorkerOutput.Expected) -> Acknowledged? {
         guard let tracked = entries[output.entry] else { return nil }
         let decidesDelivery = output.decidesDelivery
         if decidesDelivery {

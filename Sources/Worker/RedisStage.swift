@@ -13,15 +13,15 @@ import Synchronization
 /// where claims and records happen in order: a claim that finds this worker's own `pending` for a
 /// delivery in that set (another copy of it) defers that copy.
 ///
-/// Every third of the shorter of the pending TTL and `dedupe.owner_ttl`, it says the worker lives
-/// (its liveness key) and renews the `pending` claims of that set in one round trip, so a delivery
-/// held at the sender (an APNs outage, up to `max_hold`) is never taken over by another worker, and
-/// one that a dead worker left is (docs/worker.md, "Uncertain deliveries").
+/// It says the worker lives (its liveness key) every third of `dedupe.owner_ttl`, and renews the
+/// `pending` claims of that set every third of the pending TTL (``KeepAliveSchedule``), so a
+/// delivery held at the sender (an APNs outage, up to `max_hold`) is never taken over by another
+/// worker, and one that a dead worker left is (docs/worker.md, "Uncertain deliveries").
 ///
 /// So do the partitions' recorded watermarks that moved since they were last written
-/// (``noteRecorded(_:)``): each record round trip carries them, and when none comes they are written
-/// alone, at most once per ``watermarkFlushMilliseconds``, so the window in which a redelivery emits
-/// an outcome Kafka already has stays short (docs/worker.md).
+/// (``noteRecorded(_:)``), at most once per ``watermarkFlushMilliseconds``: with the record round
+/// trip that runs when they are due, or alone when none comes, so the window in which a redelivery
+/// emits an outcome Kafka already has stays short (docs/worker.md).
 final class RedisStage: Sendable {
     enum Job: Sendable {
         case claim([PlannedDelivery])
@@ -92,40 +92,49 @@ final class RedisStage: Sendable {
     private func run(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
-        var lastRecorded = ContinuousClock.now
-        let livenessMilliseconds = configuration.ownerTTL.wholeMilliseconds
-        let keepAliveInterval = min(configuration.ownerTTL, .milliseconds(configuration.idempotency.pendingMilliseconds)) / 3
-        var nextKeepAlive = ContinuousClock.now
+        let flush = Duration.milliseconds(Self.watermarkFlushMilliseconds)
+        var watermarksWritten = ContinuousClock.now - flush
+        var keepAlive = KeepAliveSchedule(ownerTTL: configuration.ownerTTL,
+                                          pendingTTL: .milliseconds(configuration.idempotency.pendingMilliseconds))
         /// Says the worker lives, and renews its claims, when due; a failure is tried again next turn
         /// (the jobs meet the same Redis and report the outage).
         func keepAliveIfDue(_ stages: DeliveryStages) {
-            guard ContinuousClock.now >= nextKeepAlive else { return }
+            let now = ContinuousClock.now
+            guard let renewing = keepAlive.due(at: now) else { return }
             do {
-                try stages.keepAlive(holding: claimed, livenessMilliseconds: livenessMilliseconds)
-                nextKeepAlive = .now + keepAliveInterval
+                try stages.keepAlive(holding: renewing ? claimed : [], livenessMilliseconds: keepAlive.livenessMilliseconds)
+                keepAlive.done(renewing: renewing, at: now)
             } catch {}
         }
+        /// Whether the watermarks noted may be written now: at most once per `flush`, so that
+        /// records of small chunks of answers, one round trip each, do not each carry a Lua call
+        /// per partition.
+        func watermarksDue() -> Bool {
+            ContinuousClock.now >= watermarksWritten + flush
+        }
         while !stopping.load(ordering: .acquiring) {
-            let idle = stages == nil ? 1000 : max(1, min(1000, (nextKeepAlive - .now).wholeMilliseconds))
-            _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? idle : Self.watermarkFlushMilliseconds)
+            let idle = stages == nil ? 1000 : max(1, min(1000, (keepAlive.next - .now).wholeMilliseconds))
+            let untilWatermarks = max(1, (watermarksWritten + flush - .now).wholeMilliseconds)
+            _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? idle : min(idle, untilWatermarks))
             for job in Self.coalesced(jobs.take()) where !stopping.load(ordering: .acquiring) {
-                if case .record = job { lastRecorded = .now }
                 do {
                     if stages == nil {
                         stages = try DeliveryStages(configuration: configuration, planner: planner, stores: stores, owner: owner)
                     }
                     // The liveness key stands before this worker's first claim names it.
                     keepAliveIfDue(stages!)
-                    outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed)])
+                    let carriesWatermarks = watermarksDue()
+                    outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed, carryingWatermarks: carriesWatermarks)])
+                    if case .record = job, carriesWatermarks { watermarksWritten = .now }
                 } catch {
                     outcomes.append(contentsOf: [.failed(job, error)])
                 }
             }
             if let stages { keepAliveIfDue(stages) }
-            if let stages, ContinuousClock.now >= lastRecorded + .milliseconds(Self.watermarkFlushMilliseconds) {
+            if let stages, watermarksDue() {
                 let watermarks = takeRecorded()
                 guard !watermarks.isEmpty else { continue }
-                lastRecorded = .now
+                watermarksWritten = .now
                 // Written alone; a failure keeps them for later (the next job meets the same Redis).
                 do { try stages.record(watermarks) } catch { putBack(watermarks) }
             }
@@ -133,14 +142,15 @@ final class RedisStage: Sendable {
         stopped.signal()
     }
 
-    private func perform(_ job: Job, stages: DeliveryStages, claimed: inout Set<DeliveryKey>) throws(RedisError) -> Outcome {
+    private func perform(_ job: Job, stages: DeliveryStages, claimed: inout Set<DeliveryKey>,
+                         carryingWatermarks: Bool) throws(RedisError) -> Outcome {
         switch job {
         case .claim(let planned):
             let claims = try stages.claim(planned, inFlight: claimed)
             for delivery in claims.admitted { claimed.insert(delivery.key) }
             return .claimed(claims)
         case .record(let sent):
-            let watermarks = takeRecorded()
+            let watermarks = carryingWatermarks ? takeRecorded() : []
             let tokenEvents: [WorkerOutput]
             do {
                 tokenEvents = try stages.record(sent, recorded: watermarks)
@@ -159,13 +169,18 @@ final class RedisStage: Sendable {
     static func coalesced(_ jobs: [Job]) -> [Job] {
         var joined: [Job] = []
         joined.reserveCapacity(jobs.count)
+        // Appended to one array per run (joining two arrays at each step copied the run so far).
+        var run: [SentDelivery]?
         for job in jobs {
-            if case .record(let sent) = job, case .record(let before)? = joined.last {
-                joined[joined.count - 1] = .record(before + sent)
-            } else {
-                joined.append(job)
+            if case .record(let sent) = job {
+                if run == nil { run = sent } else { run?.append(contentsOf: sent) }
+                continue
             }
+            if let sent = run { joined.append(.record(sent)) }
+            run = nil
+            joined.append(job)
         }
+        if let sent = run { joined.append(.record(sent)) }
         return joined
     }
 

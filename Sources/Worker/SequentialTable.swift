@@ -55,8 +55,8 @@ struct SequentialTable<Value> {
     mutating func remove(_ id: Int) -> Value? {
         guard id >= first, id - first < slots.count - head else { return nil }
         let index = head + id - first
-        guard let value = slots[index] else { return nil }
-        slots[index] = nil
+        // Moved out, not copied: a produced record's value is not retained and released on the way.
+        guard let value = slots[index].take() else { return nil }
         count -= 1
         if index == head { dropSpentFront() }
         return value

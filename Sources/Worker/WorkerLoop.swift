@@ -188,7 +188,9 @@ final class WorkerLoop {
                 try submit(.plan(planned.message, planned.entry))
             }
         }
-        for completion in completions.take() { try recordSend(completion) }
+        // The answers of every send that arrived since the last turn go to Redis as one job.
+        let answered = try completions.take().flatMap { try recordSend($0) }
+        if !answered.isEmpty { try submit(.record(answered)) }
         for outcome in redisStage.take() { try handle(outcome) }
         try acknowledge(acknowledgements.take())
         let now = ContinuousClock.now
@@ -383,18 +385,17 @@ final class WorkerLoop {
         return groups
     }
 
-    /// A send's answers so far: recorded now, or when Redis answers again; its last frees its place.
-    private func recordSend(_ completion: SendCompletions.Completion) throws {
+    /// A send's answers so far, to record; its last frees its place.
+    private func recordSend(_ completion: SendCompletions.Completion) throws -> [SentDelivery] {
         // A send abandoned at the shutdown deadline may still answer: nothing waits for it.
-        guard let batch = sends[completion.send] else { return }
+        guard let batch = sends[completion.send] else { return [] }
         if completion.isLast {
             sends[completion.send] = nil
             if let remaining = batchesAtSender[batch] {
                 batchesAtSender[batch] = remaining > 1 ? remaining - 1 : nil
             }
         }
-        let delivered = try completion.delivered.get()
-        if !delivered.isEmpty { try submit(.record(delivered)) }
+        return try completion.delivered.get()
     }
 
     // MARK: Kafka
@@ -424,7 +425,7 @@ final class WorkerLoop {
         var complete: [KafkaConsumerMessage] = []
         for report in reports {
             if case .failure(let error) = report.result {
-                if let given = try refused(report.id, error) { complete.append(given) }
+                if let given = try refused(report.id, error, record: report.refusedMessage) { complete.append(given) }
                 continue
             }
             outputRetryRounds = 0
@@ -441,8 +442,15 @@ final class WorkerLoop {
     /// it is replaced by its stand-in (``WorkerOutput/standIn(after:)``); a stand-in refused too is
     /// given up, and its message completes without it. Refused for a reason that may pass, the same
     /// record is produced again after a delay. Returns a message that giving up completed.
-    private func refused(_ id: KafkaProducerMessageID, _ error: KafkaError) throws -> KafkaConsumerMessage? {
-        guard let output = ledger.refused(id) else { return nil }
+    private func refused(_ id: KafkaProducerMessageID, _ error: KafkaError, record: KafkaProducerMessage?) throws -> KafkaConsumerMessage? {
+        guard let expected = ledger.refused(id) else { return nil }
+        guard let record else {
+            // Every failed report of the worker's producer carries its record; without one there is
+            // nothing to send again or replace.
+            logger.error("output refused without its record; dropped", metadata: ["error": .string(error.code.name)])
+            return ledger.giveUp(expected)
+        }
+        let output = expected.output(record: record)
         var metadata: Logger.Metadata = ["topic": .string(output.record.topic), "error": .string(error.code.name),
                                          "size": .string("\(output.record.value?.count ?? 0)")]
         if let message = ledger.message(of: output.entry) {
@@ -462,7 +470,7 @@ final class WorkerLoop {
         metrics.refused(output, error)
         if output.isStandIn {
             logger.error("output dropped: its stand-in was refused too", metadata: metadata)
-            return ledger.giveUp(output)
+            return ledger.giveUp(expected)
         }
         logger.warning("output replaced", metadata: metadata)
         try produceAgain([output.standIn(after: error)])

@@ -18,9 +18,29 @@ struct WorkerOutput: Sendable {
     /// Whether this record is the stand-in for one Kafka refused for good (it is not replaced again).
     var isStandIn = false
 
-    /// Whether this record is a delivery's outcome: its acknowledgement decides the delivery.
-    var decidesDelivery: Bool {
-        if case .outcome(_, _, let decides) = kind { decides } else { false }
+    /// What the ``MessageLedger`` keeps of a produced output until Kafka acknowledges it: not the
+    /// record, whose bytes a refusal's report hands back (``KafkaDeliveryReport/refusedMessage``),
+    /// so no outcome's bytes are held (and freed cold) for the round trip to Kafka.
+    struct Expected: Sendable {
+        let kind: Kind
+        let entry: MessageLedger.EntryID
+        let isStandIn: Bool
+
+        /// Whether the output is a delivery's outcome: its acknowledgement decides the delivery.
+        var decidesDelivery: Bool {
+            if case .outcome(_, _, let decides) = kind { decides } else { false }
+        }
+
+        /// The output again, with the record Kafka handed back.
+        func output(record: KafkaProducerMessage) -> WorkerOutput {
+            var output = WorkerOutput(record: record, kind: kind, entry: entry)
+            output.isStandIn = isStandIn
+            return output
+        }
+    }
+
+    var expected: Expected {
+        Expected(kind: kind, entry: entry, isStandIn: isStandIn)
     }
 
     /// The record that takes this one's place after Kafka refused it for good with `error`

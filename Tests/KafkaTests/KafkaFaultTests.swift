@@ -95,13 +95,17 @@ struct KafkaFaultTests {
         try await DedicatedThread.run {
             let cluster = try KafkaTestCluster(topics: ["refusing": 1])
             cluster.mock.pushRequestErrors([code], for: .produce)
-            let report = try #require(try cluster.produce(1, to: "refusing", partitions: 1).first)
+            let report = try #require(try cluster.produce([KafkaProducerMessage(topic: "refusing", key: Array("k".utf8),
+                                                                                value: Array("refused".utf8))]).first)
             guard case .failure(let error) = report.result else {
                 Issue.record("the message was delivered despite the injected error")
                 return
             }
             #expect(error.code == code)
             #expect(error.isPermanent && !error.isRetryable)
+            let handedBack = try #require(report.refusedMessage, "a failed report hands its message back")
+            #expect(handedBack.topic == "refusing" && handedBack.partition == 0)
+            #expect(handedBack.key == Array("k".utf8) && handedBack.value == Array("refused".utf8))
         }
     }
 
@@ -125,7 +129,10 @@ struct KafkaFaultTests {
                 return
             }
             #expect(error.code == .messageSizeTooLarge && error.isPermanent)
+            #expect(reports.all.sorted { $0.id < $1.id }[0].refusedMessage?.value == [UInt8](repeating: 1, count: 3000),
+                    "refused at produce time: the message is handed back as it was sent")
             if case .failure(let error) = results[1] { Issue.record("the small record failed: \(error)") }
+            #expect(reports.all.sorted { $0.id < $1.id }[1].refusedMessage == nil, "a delivered message is not handed back")
         }
     }
 
