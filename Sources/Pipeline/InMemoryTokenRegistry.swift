@@ -85,6 +85,13 @@ public final class InMemoryTokenRegistry: TokenStore, Sendable {
         contents.withLock { contents in users.map { contents.locales[$0] } }
     }
 
+    public func recipients(_ queries: [UserQuery]) -> [UserRecipients] {
+        queries.map { query in
+            UserRecipients(devices: devices(users: [query.user], app: query.app, environment: query.environment)[0],
+                           locale: locales(users: [query.user])[0])
+        }
+    }
+
     /// Applies the records in order, under one lock, as ``TokenRegistry/apply(_:)`` does in one
     /// round trip: a record's locale is set whatever its effect.
     public func apply(_ registrations: [TokenRegistration]) -> [TokenRegistry.RegistrationEffect] {

@@ -37,15 +37,35 @@ public struct TokenRegistry: TokenStore {
     /// Every user's devices, in one round trip, in the order of `users`.
     public func devices(users: [String], app: String, environment: String) throws(RedisError) -> [[Device]] {
         let replies = try connection.pipeline(users.map { RedisCommand("HGETALL", Self.tokensKey(app, environment, $0)) })
-        return try replies.map { (reply) throws(RedisError) -> [Device] in
-            if case .error(let error) = reply { throw error }
-            let fields = reply.array ?? []
-            return stride(from: 0, to: fields.count - 1, by: 2).compactMap { index in
-                guard let hex = fields[index].string, let token = try? DeviceToken(hex),
-                      let registered = fields[index + 1].string.flatMap({ Int64($0) }) else { return nil }
-                return Device(token: token, registeredAt: registered)
-            }
+        return try replies.map { (reply) throws(RedisError) in try Self.devices(in: reply) }
+    }
+
+    /// Each query's devices and its user's locale, in one round trip (`HGETALL` and `HGET` per query).
+    public func recipients(_ queries: [UserQuery]) throws(RedisError) -> [UserRecipients] {
+        let replies = try connection.pipeline(queries.flatMap { query in
+            [RedisCommand("HGETALL", Self.tokensKey(query.app, query.environment, query.user)),
+             RedisCommand("HGET", Self.profileKey(query.user), "locale")]
+        })
+        return try stride(from: 0, to: replies.count, by: 2).map { (index) throws(RedisError) in
+            UserRecipients(devices: try Self.devices(in: replies[index]), locale: try Self.locale(in: replies[index + 1]))
         }
+    }
+
+    /// The devices of an `HGETALL` of a user's tokens key (token → registration time).
+    private static func devices(in reply: RedisReply) throws(RedisError) -> [Device] {
+        if case .error(let error) = reply { throw error }
+        let fields = reply.array ?? []
+        return stride(from: 0, to: fields.count - 1, by: 2).compactMap { index in
+            guard let hex = fields[index].string, let token = try? DeviceToken(hex),
+                  let registered = fields[index + 1].string.flatMap({ Int64($0) }) else { return nil }
+            return Device(token: token, registeredAt: registered)
+        }
+    }
+
+    /// The locale of an `HGET` of a user's profile (nil when unknown).
+    private static func locale(in reply: RedisReply) throws(RedisError) -> String? {
+        if case .error(let error) = reply { throw error }
+        return reply == .null ? nil : reply.string
     }
 
     /// Removes a token APNs declared invalid at `invalidatedAt` (ms), unless it was registered
@@ -63,9 +83,8 @@ public struct TokenRegistry: TokenStore {
 
     /// Every user's locale (nil when unknown), in one round trip.
     public func locales(users: [String]) throws(RedisError) -> [String?] {
-        try connection.pipeline(users.map { RedisCommand("HGET", Self.profileKey($0), "locale") }).map { (reply) throws(RedisError) -> String? in
-            if case .error(let error) = reply { throw error }
-            return reply == .null ? nil : reply.string
+        try connection.pipeline(users.map { RedisCommand("HGET", Self.profileKey($0), "locale") }).map { (reply) throws(RedisError) in
+            try Self.locale(in: reply)
         }
     }
 

@@ -19,6 +19,10 @@ public protocol TokenStore {
     /// Every user's locale (nil when unknown).
     func locales(users: [String]) throws(RedisError) -> [String?]
 
+    /// Each query's devices and its user's locale, in the order of `queries`: what a batch of
+    /// user-addressed intents needs, in one round trip in Redis.
+    func recipients(_ queries: [UserQuery]) throws(RedisError) -> [UserRecipients]
+
     /// Applies `pushline.tokens` records in order (the latest registration of a token wins); one
     /// effect per record, and applying the same records again changes nothing more.
     func apply(_ registrations: [TokenRegistration]) throws(RedisError) -> [TokenRegistry.RegistrationEffect]

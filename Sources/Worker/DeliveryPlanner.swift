@@ -38,18 +38,37 @@ struct DeliveryPlanner: Sendable {
     /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
     ///   gives ``Plan/needsRegistry``.
     func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
-        let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
+        switch decode(message, entry: entry) {
+        case .intent(let intent): try plan(intent, message: message, entry: entry, registry: registry)
+        case .undecodable(let plan): plan
+        }
+    }
+
+    /// What decoding a message gave.
+    enum Decoding {
+        case intent(Intent)
+        /// Not a v1 intent, or too large: its dead letter and `invalid` outcome.
+        case undecodable(Plan)
+    }
+
+    /// The message's intent, or the plan of a message that cannot be one.
+    func decode(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID) -> Decoding {
         let bytes = message.value ?? []
-        let intent: Intent
         do {
-            intent = try IntentDecoder.decode(bytes, maximumBytes: maximumIntentBytes)
+            return .intent(try IntentDecoder.decode(bytes, maximumBytes: maximumIntentBytes))
         } catch {
-            return .planned([], outputs: [
+            let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
+            return .undecodable(.planned([], outputs: [
                 records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: DeadLetter.Original(bytes),
                                    intentID: nil, entry: entry),
                 records.undecodable(reason: error.code.rawValue, source: source, entry: entry),
-            ])
+            ]))
         }
+    }
+
+    /// The deliveries of a decoded intent (``plan(_:entry:registry:)`` after decoding).
+    func plan(_ intent: Intent, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
+        let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
         let user: String?
         let devices: [RecipientDevice]
         switch intent.recipients {

@@ -22,9 +22,12 @@ import Telemetry
 /// after `batch.linger` unless `concurrency` batches are being claimed or at the sender; pause or
 /// resume the partitions; then poll for more intents unless the sender or the planners have enough.
 final class WorkerLoop {
+    /// A polled message to plan, with its place in the ledger.
+    typealias MessageToPlan = (message: KafkaConsumerMessage, entry: MessageLedger.EntryID)
+
     /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
     private enum RedisStep {
-        case plan(KafkaConsumerMessage, MessageLedger.EntryID)
+        case plan([MessageToPlan])
         case claim([PlannedDelivery])
         case record([SentDelivery])
     }
@@ -180,14 +183,17 @@ final class WorkerLoop {
         // Each arrival signals once; what is taken below makes the signals so far stale, and a
         // count left standing would turn every later wait into a spin.
         while wakeUp.wait(milliseconds: 0) {}
+        // Messages that address users are planned again together, with one registry round trip.
+        var needRegistry: [MessageToPlan] = []
         for planned in planning.take() {
             messagesPlanning -= 1
             if case .planned = planned.plan {
                 try accept(planned.plan, entry: planned.entry)
             } else {
-                try submit(.plan(planned.message, planned.entry))
+                needRegistry.append((planned.message, planned.entry))
             }
         }
+        if !needRegistry.isEmpty { try submit(.plan(needRegistry)) }
         // The answers of every send that arrived since the last turn go to Redis as one job.
         let answered = try completions.take().flatMap { try recordSend($0) }
         if !answered.isEmpty { try submit(.record(answered)) }
@@ -281,10 +287,13 @@ final class WorkerLoop {
     /// Does one step; a Redis failure leaves nothing half-done that a repetition would not redo.
     private func perform(_ step: RedisStep) throws {
         switch step {
-        case .plan(let message, let entry):
-            let plan = outage.isOut ? try planner.plan(message, entry: entry, registry: nil)
-                : try connectedStages().plan(message, entry: entry)
-            if case .needsRegistry = plan { waitingForRedis.append(step) } else { try accept(plan, entry: entry) }
+        case .plan(let messages):
+            // Out of Redis, every one of them still needs the registry.
+            guard !outage.isOut else {
+                waitingForRedis.append(step)
+                return
+            }
+            for (plan, planning) in zip(try connectedStages().plan(messages), messages) { try accept(plan, entry: planning.entry) }
         case .claim(let planned):
             guard !outage.isOut else {
                 // fail_open: the claims and collapse windows are skipped, and no encryption key can be read.
@@ -556,7 +565,9 @@ final class WorkerLoop {
         deferred.removeAll { !ledger.isTracked($0.entry) }
         waitingForRedis = waitingForRedis.compactMap { step in
             switch step {
-            case .plan(_, let entry): return ledger.isTracked(entry) ? step : nil
+            case .plan(let messages):
+                let kept = messages.filter { ledger.isTracked($0.entry) }
+                return kept.isEmpty ? nil : .plan(kept)
             case .claim(let planned):
                 let kept = planned.filter { ledger.isTracked($0.entry) }
                 return kept.isEmpty ? nil : .claim(kept)
@@ -571,7 +582,9 @@ final class WorkerLoop {
     /// Redis under the `pause` policy; resumes them otherwise. The loop keeps polling either way,
     /// so the consumer stays in its group.
     private func updatePausing() {
-        let waitingMessages = waitingForRedis.count { if case .plan = $0 { true } else { false } }
+        let waitingMessages = waitingForRedis.reduce(0) { count, step in
+            if case .plan(let messages) = step { count + messages.count } else { count }
+        }
         let saturated = ledger.deliveriesInFlight + waitingMessages >= configuration.maximumInFlight
         let redisWait = outage.isOut && configuration.redisUnreachable == .pause
         // A pool this worker sends to is out (its circuit open): what is taken would only be held.

@@ -286,4 +286,27 @@ struct TokenRegistryTests {
         }
         #expect(locales == ["ja-JP", nil])
     }
+
+    @Test("recipients answer each query with its app and environment's devices and the user's locale, in order, repeats included",
+          arguments: StoreBackend.allCases)
+    func recipients(backend: StoreBackend) async throws {
+        let found = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
+            _ = try registry.apply([
+                TokenRegistration(action: .register, app: "com.example.app", environment: .production, user: "anna", token: token(1), occurredAt: 10,
+                                  locale: "de"),
+                TokenRegistration(action: .register, app: "com.example.app", environment: .sandbox, user: "anna", token: token(2), occurredAt: 20),
+                TokenRegistration(action: .register, app: "com.example.other", environment: .production, user: "ben", token: token(3), occurredAt: 30),
+            ])
+            return try registry.recipients([
+                UserQuery(user: "anna", app: "com.example.app", environment: "sandbox"),
+                UserQuery(user: "ben", app: "com.example.app", environment: "production"),
+                UserQuery(user: "ben", app: "com.example.other", environment: "production"),
+                UserQuery(user: "anna", app: "com.example.app", environment: "production"),
+                UserQuery(user: "anna", app: "com.example.app", environment: "sandbox"),
+            ])
+        }
+        #expect(found.map { $0.devices.map(\.token.hex) } == [[try token(2).hex], [], [try token(3).hex], [try token(1).hex], [try token(2).hex]])
+        #expect(found.map(\.locale) == ["de", nil, nil, "de", "de"])
+    }
 }
