@@ -11,8 +11,9 @@ struct DeliveryPlanner: Sendable {
     enum Plan: Sendable {
         /// Its deliveries, and the records decided already (dead letters, `invalid` outcomes).
         case planned([PlannedDelivery], outputs: [WorkerOutput])
-        /// It addresses a user, and the token registry was not to be asked.
-        case needsRegistry
+        /// It addresses a user, and the token registry was not to be asked: the decoded intent, to be
+        /// planned with the registry (``plan(_:message:entry:registry:)``) without decoding it again.
+        case needsRegistry(Intent)
     }
 
     /// Looks up a user's devices (with the profile locale) for an intent's app and environment.
@@ -31,17 +32,6 @@ struct DeliveryPlanner: Sendable {
         self.enricher = enricher
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
                                 dlqTopic: configuration.dlqTopic)
-    }
-
-    /// The deliveries of one message; bad input (too large, not a v1 intent, not deliverable)
-    /// becomes a dead letter and `invalid` outcomes.
-    /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
-    ///   gives ``Plan/needsRegistry``.
-    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
-        switch decode(message, entry: entry) {
-        case .intent(let intent): try plan(intent, message: message, entry: entry, registry: registry)
-        case .undecodable(let plan): plan
-        }
     }
 
     /// What decoding a message gave.
@@ -66,7 +56,10 @@ struct DeliveryPlanner: Sendable {
         }
     }
 
-    /// The deliveries of a decoded intent (``plan(_:entry:registry:)`` after decoding).
+    /// The deliveries of a decoded intent; one that cannot be delivered becomes a dead letter and
+    /// `invalid` outcomes.
+    /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
+    ///   gives ``Plan/needsRegistry(_:)``.
     func plan(_ intent: Intent, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
         let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
         let user: String?
@@ -76,7 +69,7 @@ struct DeliveryPlanner: Sendable {
             user = nil
             devices = tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
         case .user(let id):
-            guard let registry else { return .needsRegistry }
+            guard let registry else { return .needsRegistry(intent) }
             user = id
             devices = try registry(id, intent)
         }

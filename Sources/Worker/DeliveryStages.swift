@@ -69,27 +69,22 @@ struct DeliveryStages {
 
     // MARK: Plan
 
-    /// Plans messages, asking the token registry for every `user` recipient among them in one round
-    /// trip (devices and profile locales together); one plan per message, in order.
+    /// Plans decoded messages, asking the token registry for every `user` recipient among them in
+    /// one round trip (devices and profile locales together); one plan per message, in order.
     func plan(_ messages: [WorkerLoop.MessageToPlan]) throws(RedisError) -> [DeliveryPlanner.Plan] {
-        let decoded = messages.map { planner.decode($0.message, entry: $0.entry) }
         var queries: [UserQuery] = []
         var seen = Set<UserQuery>()
-        for case .intent(let intent) in decoded {
+        for intent in messages.map(\.intent) {
             guard case .user(let user) = intent.recipients else { continue }
             let query = UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)
             if seen.insert(query).inserted { queries.append(query) }
         }
         let found = Dictionary(uniqueKeysWithValues: zip(queries, try registry.recipients(queries)))
-        return try zip(messages, decoded).map { (planning, decoding) throws(RedisError) in
-            switch decoding {
-            case .undecodable(let plan): return plan
-            case .intent(let intent):
-                return try planner.plan(intent, message: planning.message, entry: planning.entry) { user, intent in
-                    let recipients = found[UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)]
-                    return (recipients?.devices ?? []).map {
-                        RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale)
-                    }
+        return try messages.map { (planning) throws(RedisError) in
+            try planner.plan(planning.intent, message: planning.message, entry: planning.entry) { user, intent in
+                let recipients = found[UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)]
+                return (recipients?.devices ?? []).map {
+                    RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale)
                 }
             }
         }

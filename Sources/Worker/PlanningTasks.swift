@@ -3,7 +3,7 @@ import Runtime
 
 /// Plans polled messages on Swift's cooperative pool, off the worker's thread, and hands the plans
 /// back through an ``Inbox``. A `user` recipient is not looked up here: its message comes back as
-/// ``DeliveryPlanner/Plan/needsRegistry`` for the worker's thread, which owns the Redis connection.
+/// ``DeliveryPlanner/Plan/needsRegistry(_:)``, decoded, for the worker's thread, which owns the Redis connection.
 final class PlanningTasks: Sendable {
     /// One message's plan.
     struct Planned: Sendable {
@@ -25,7 +25,13 @@ final class PlanningTasks: Sendable {
         Task.detached { [self] in
             // Without a registry planning cannot fail.
             let plans = messages.map { message, entry in
-                Planned(message: message, entry: entry, plan: (try? planner.plan(message, entry: entry, registry: nil)) ?? .needsRegistry)
+                switch planner.decode(message, entry: entry) {
+                case .undecodable(let plan):
+                    Planned(message: message, entry: entry, plan: plan)
+                case .intent(let intent):
+                    Planned(message: message, entry: entry,
+                            plan: (try? planner.plan(intent, message: message, entry: entry, registry: nil)) ?? .needsRegistry(intent))
+                }
             }
             planned.append(contentsOf: plans)
         }

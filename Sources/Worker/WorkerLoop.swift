@@ -22,8 +22,8 @@ import Telemetry
 /// after `batch.linger` unless `concurrency` batches are being claimed or at the sender; pause or
 /// resume the partitions; then poll for more intents unless the sender or the planners have enough.
 final class WorkerLoop {
-    /// A polled message to plan, with its place in the ledger.
-    typealias MessageToPlan = (message: KafkaConsumerMessage, entry: MessageLedger.EntryID)
+    /// A polled message addressed to a user, decoded, with its place in the ledger.
+    typealias MessageToPlan = (intent: Intent, message: KafkaConsumerMessage, entry: MessageLedger.EntryID)
 
     /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
     private enum RedisStep {
@@ -187,10 +187,9 @@ final class WorkerLoop {
         var needRegistry: [MessageToPlan] = []
         for planned in planning.take() {
             messagesPlanning -= 1
-            if case .planned = planned.plan {
-                try accept(planned.plan, entry: planned.entry)
-            } else {
-                needRegistry.append((planned.message, planned.entry))
+            switch planned.plan {
+            case .planned: try accept(planned.plan, entry: planned.entry)
+            case .needsRegistry(let intent): needRegistry.append((intent, planned.message, planned.entry))
             }
         }
         if !needRegistry.isEmpty { try submit(.plan(needRegistry)) }
