@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import Kafka
+import Runtime
 
 /// `pushline dev-kafka`: librdkafka's mock Kafka cluster as a local server, for development, demos
 /// and tests that talk to Kafka from another process (kcat, a second pushline).
