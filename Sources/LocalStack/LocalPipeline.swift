@@ -5,6 +5,7 @@ import Enrichment
 import Foundation
 import Kafka
 import Redis
+import Runtime
 import Worker
 
 /// A worker wired to real components: a mock Kafka cluster, a real redis-server (or, for the demo
@@ -116,7 +117,7 @@ public final class LocalPipeline: Sendable {
 
     /// The example app's templates (`Config/templates`) and strings (`Config/locales`).
     public static func catalogStore() throws -> CatalogStore {
-        try CatalogStore(templatesDirectory: RepositoryPaths.file("Config/templates"), localesDirectory: RepositoryPaths.file("Config/locales"))
+        try CatalogStore(templatesDirectory: SharedFiles.path("Config/templates"), localesDirectory: SharedFiles.path("Config/locales"))
     }
 
     /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.
