@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: setup build run test fuzz clean
+.PHONY: setup build run test install fuzz clean
 
 ## setup: install the Debian packages the build, tests and demo need (quiet when all are present)
 setup:
@@ -12,9 +12,16 @@ setup:
 build: setup
 	$(SWIFT) build -c release
 
-## run: build, validate the example payloads, then run `pushline demo` (the pipeline end to end, docs/demo.md)
+## run: build, validate the example payloads, then run `pushline-dev demo` (the pipeline end to end, docs/demo.md)
 run: build
-	@bash scripts/run.sh $(RELEASE_BIN)/pushline
+	@bash scripts/run.sh $(RELEASE_BIN)
+
+## install: release build, then pushline, pushline-dev and apns-sim into PREFIX/bin and the shared files
+## (schemas, example configuration, templates, strings and pipelines, the simulator's dev key, alert
+## rules, dashboard) into PREFIX/share/pushline, where the installed binaries find them (docs/operations.md)
+PREFIX ?= /usr/local
+install: build
+	@bash scripts/install.sh $(RELEASE_BIN) "$(PREFIX)"
 
 ## test: build and run every test
 test: setup

@@ -7,6 +7,7 @@ let package = Package(
     name: "Pushline",
     products: [
         .executable(name: "pushline", targets: ["pushline"]),
+        .executable(name: "pushline-dev", targets: ["pushline-dev"]),
         .executable(name: "apns-sim", targets: ["apns-sim"]),
     ],
     targets: [
@@ -66,11 +67,18 @@ let package = Package(
 
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "KafkaBenchmark", "Runtime",
-                                                         "PushlineConfiguration", "Redis", "LocalStack", "Worker", "OutputTopics",
+        // The production binary: no simulator, local stack or benchmark (`pushline-dev` has those).
+        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "Runtime",
+                                                         "PushlineConfiguration", "Redis", "Worker", "OutputTopics",
                                                          "APNsTelemetry", "Telemetry"],
                           // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
                           // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
+                          linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
+        // The development tools: the demo, dev-kafka and the benchmarks, on local components.
+        .executableTarget(name: "pushline-dev", dependencies: ["CLI", "APNsClient", "APNsCore", "APNsTelemetry", "Enrichment", "Kafka",
+                                                             "KafkaBenchmark", "LocalStack", "Pipeline", "Redis", "Runtime", "Telemetry", "TLS",
+                                                             "Worker"],
+                          // jemalloc, like pushline: the benchmarks measure what the worker runs with.
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"],
                           // jemalloc, like pushline: glibc's malloc cost the simulator ~4 µs of CPU per request more.
@@ -102,10 +110,10 @@ let package = Package(
         ]),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "PushlineTestKit"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "PushlineTestKit"]),
-        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime",
+        .testTarget(name: "PushlineCLITests", dependencies: ["pushline", "pushline-dev", "APNsCore", "APNsSimulator", "Kafka", "PushlineTestKit", "Runtime",
                                                               "Enrichment", "OutputTopics", "TLS", "Worker"]),
         // `pushline run` subprocesses through crashes, a second member, a Redis outage and SIGTERM.
-        .testTarget(name: "EndToEndTests", dependencies: ["pushline", "APNsCore", "Kafka", "PushlineTestKit"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["pushline", "pushline-dev", "APNsCore", "Kafka", "PushlineTestKit"]),
         .testTarget(name: "APNsSimulatorServerTests", dependencies: [
             "apns-sim", "APNsSimulatorServer", "APNsSimulator", "APNsClient", "APNsCore", "HTTP2", "Runtime", "TLS", "PushlineTestKit",
         ]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the APNs sender (`pushline bench sender`), each against a reference in one run:
+# Benchmarks of the APNs sender (`pushline-dev bench sender`), each against a reference in one run:
 #   1. raw speed: against nghttpd over TLS, side by side with h2load (same connections, streams,
 #      request count and payload); prints both rates and the ratio (goal ≥ 0.8).
 #   2. pool efficiency: against apns-sim with 50 ms injected latency and 1000 streams per
@@ -49,7 +49,7 @@ summarize_h2load() {
   echo "$ok succeeded in $(python3 -c "print(f'{$seconds:.2f}')") s = $(python3 -c "print(round($ok / $seconds))") req/s; CPU $cpu µs per request"
 }
 h2=$(summarize_h2load "$(run_h2load -H "authorization: bearer $jwt")")
-ours=$("$bin/pushline" bench sender --host localhost --port "$ng_port" --ca-file "$work/cert.pem" \
+ours=$("$bin/pushline-dev" bench sender --host localhost --port "$ng_port" --ca-file "$work/cert.pem" \
   --requests "$requests" --connections "$connections" --payload "$payload")
 # For comparison with figures taken before h2load carried the token.
 h2_without_token=$(summarize_h2load "$(run_h2load)")
@@ -64,7 +64,7 @@ sim_port=$(free_port)
 "$bin/apns-sim" --port "$sim_port" --management-port 0 --admin-port -1 --certificate "$work/cert.pem" \
   --private-key "$work/key.pem" --max-concurrent-streams 1000 --fault latency_ms=50 > /dev/null &
 wait_port "$sim_port"
-ours=$("$bin/pushline" bench sender --host localhost --port "$sim_port" --ca-file "$work/cert.pem" \
+ours=$("$bin/pushline-dev" bench sender --host localhost --port "$sim_port" --ca-file "$work/cert.pem" \
   --requests "$requests" --connections "$connections" --payload "$payload")
 echo "$ours"
 # Request size on the wire: the payload as DATA plus about 100 bytes of HPACK-compressed headers

@@ -24,6 +24,8 @@ packages=(
   kcat
   prometheus
   openssl
+  # nm: the test that the production pushline links no simulator, local stack or benchmark (InstallTests)
+  binutils
   # JSON Schema checks of the documented event formats (tests)
   python3-jsonschema
   # the venv that holds duckdb for docs/analytics.md's queries (tests; below)

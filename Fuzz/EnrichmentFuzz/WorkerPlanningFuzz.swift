@@ -22,8 +22,8 @@ enum WorkerPlanningFuzz {
             consumer: KafkaConsumerConfiguration(bootstrapServers: bootstrap, groupID: "fuzz", topics: ["pushline.intents"]),
             producer: KafkaProducerConfiguration(bootstrapServers: bootstrap), stores: .inMemory,
             pools: [.sandbox: "sandbox", .production: "production"])
-        let catalog = try! EnrichmentCatalog.load(templatesDirectory: "Config/templates", localesDirectory: "Config/locales")
-        return DeliveryPlanner(configuration: configuration, enricher: Enricher(catalog: catalog))
+        let catalog = try! CatalogStore(templatesDirectory: "Config/templates", localesDirectory: "Config/locales")
+        return DeliveryPlanner(configuration: configuration, catalog: catalog)
     }()
 
     static func run(_ bytes: [UInt8]) {

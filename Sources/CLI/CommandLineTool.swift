@@ -66,7 +66,7 @@ public struct CommandLineTool: Sendable {
         }
     }
 
-    /// `pushline bench` or `pushline bench --help`: the commands that start with those words.
+    /// `pushline-dev bench` or `pushline-dev bench --help`: the commands that start with those words.
     private func group(_ words: [String]) -> Int32 {
         let asksHelp = words.last == "--help" || words.last == "-h"
         let prefix = asksHelp ? Array(words.dropLast()) : words

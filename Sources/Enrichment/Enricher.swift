@@ -62,7 +62,7 @@ public struct Enricher: Sendable {
     }
 
     /// A template intent's payload before it is written, shortened and validated: for callers
-    /// that write payloads with another encoder, such as `pushline bench enrichment`'s Foundation
+    /// that write payloads with another encoder, such as `pushline-dev bench enrichment`'s Foundation
     /// baseline. An intent with a raw payload has no template and throws `UnknownTemplate`.
     public func templatePayload(for intent: Intent, profileLocale: String? = nil) throws(EnrichmentError) -> APNsPayload {
         guard case .template(let name) = intent.content else {

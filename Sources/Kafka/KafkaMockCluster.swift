@@ -2,7 +2,7 @@ internal import CRdKafka
 
 /// librdkafka's in-process mock Kafka cluster (`rdkafka_mock.h`): real brokers speaking the Kafka
 /// protocol on local ports, with consumer groups, idempotent producers and fault injection. For
-/// tests, benchmarks and `pushline dev-kafka`; not a durable store.
+/// tests, benchmarks and `pushline-dev dev-kafka`; not a durable store.
 public final class KafkaMockCluster: @unchecked Sendable {  // the mock API posts every call to the cluster's own thread; `cluster` never changes
     /// librdkafka needs a client handle to own the cluster; this one never connects anywhere.
     private let owner: RDKafkaClient

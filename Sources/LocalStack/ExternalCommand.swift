@@ -13,11 +13,13 @@ public struct CommandResult: Sendable {
 public enum ExternalCommand {
     /// Runs `executable` with `arguments` and waits for it. Throws when it cannot be started, with a
     /// message naming the program, so a missing tool fails clearly (a test fails instead of skipping).
-    /// `environment` adds to (or replaces in) this process's environment.
+    /// `environment` adds to (or replaces in) this process's environment; `currentDirectory` is the
+    /// program's working directory (by default this process's).
     public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
-                           environment: [String: String] = [:]) throws -> CommandResult {
+                           environment: [String: String] = [:], currentDirectory: String? = nil) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
+        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
         let output = Pipe()

@@ -5,6 +5,7 @@ import Enrichment
 import Foundation
 import Kafka
 import Redis
+import Runtime
 import Worker
 
 /// A worker wired to real components: a mock Kafka cluster, a real redis-server (or, for the demo
@@ -12,7 +13,7 @@ import Worker
 /// templates. Intents go in on `intents` (one
 /// partition, so order is kept); the worker's outputs are read back with a consumer of its own.
 /// Every wait has a deadline; every method blocks, so async callers run it on a thread of their own
-/// (the tests' `DedicatedThread`). The worker tests and `pushline demo` share it.
+/// (the tests' `DedicatedThread`). The worker tests and `pushline-dev demo` share it.
 public final class LocalPipeline: Sendable {
     public static let app = "com.example.pushline"
     public static let intentsTopic = "pushline.intents"
@@ -31,6 +32,8 @@ public final class LocalPipeline: Sendable {
     public let harness: SimulatorHarness
     public let sender: APNsSender
     public let worker: Worker
+    /// The templates and strings the worker serves.
+    public let catalog: CatalogStore
     private let outputs: KafkaConsumer
     /// Everything read back so far: (topic, value).
     private let received = RecordLog<(topic: String, value: [UInt8])>()
@@ -42,12 +45,13 @@ public final class LocalPipeline: Sendable {
     /// - Parameters:
     ///   - stores: a redis-server of its own, or in-memory stores.
     ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    ///   - catalog: the templates and strings to serve; by default the example app's (``catalogStore()``).
     ///   - telemetry: where the worker's metrics and logs go.
     ///   - senderMetrics: where the sender reports (`pushline run` and the demo: a `SenderMetricsRecorder`).
     ///   - configure: changes to the worker's configuration (batching, limits, policies, TTLs).
     ///   - configureSender: changes to the sender's configuration (timeouts, retries); its
     ///     `onUncertain` follows the worker's, as in `pushline run`.
-    public init(stores: Stores = .redisServer, unregistered: [(token: DeviceToken, at: Int64)] = [],
+    public init(stores: Stores = .redisServer, unregistered: [(token: DeviceToken, at: Int64)] = [], catalog: CatalogStore? = nil,
                 telemetry: WorkerTelemetry = WorkerTelemetry(), senderMetrics: SenderMetrics = NoSenderMetrics(),
                 configure: (inout WorkerConfiguration) -> Void = { _ in },
                 configureSender: (inout SenderConfiguration) -> Void = { _ in }) throws {
@@ -73,7 +77,9 @@ public final class LocalPipeline: Sendable {
             sender.onUncertain = onUncertain
             configureSender(&sender)
         }
-        worker = try Worker(configuration: configuration, enricher: try Self.enricher(), sender: sender, telemetry: telemetry)
+        let catalog = try catalog ?? Self.catalogStore()
+        self.catalog = catalog
+        worker = try Worker(configuration: configuration, catalog: catalog, sender: sender, telemetry: telemetry)
 
         outputs = try KafkaConsumer(configuration: KafkaConsumerConfiguration(
             bootstrapServers: cluster.bootstrapServers, groupID: "output-reader", topics: Self.outputTopics))
@@ -110,9 +116,8 @@ public final class LocalPipeline: Sendable {
     }
 
     /// The example app's templates (`Config/templates`) and strings (`Config/locales`).
-    public static func enricher() throws -> Enricher {
-        Enricher(catalog: try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
-                                                     localesDirectory: RepositoryPaths.file("Config/locales")))
+    public static func catalogStore() throws -> CatalogStore {
+        try CatalogStore(templatesDirectory: SharedFiles.path("Config/templates"), localesDirectory: SharedFiles.path("Config/locales"))
     }
 
     /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.

@@ -1,4 +1,5 @@
 import Foundation
+import Runtime
 
 /// `pushline.yaml` and one pipeline (`local`) for `pushline run` against local components — a Kafka
 /// cluster (the mock one), a redis-server on 127.0.0.1 and a simulator on localhost with its own
@@ -85,7 +86,7 @@ public struct LocalRunConfiguration: Sendable {
     private var pipeline: String {
         var lines = [
             "name: \(pipelineName)", "source:", "  topic: \(topic)", "  group: \(group)",
-            "templates: \(RepositoryPaths.file("Config/templates"))", "locales: \(RepositoryPaths.file("Config/locales"))",
+            "templates: \(SharedFiles.path("Config/templates"))", "locales: \(SharedFiles.path("Config/locales"))",
             "apns_pool: simulator",
         ]
         if pendingTTL != nil || onUncertain != nil { lines.append("dedupe:") }

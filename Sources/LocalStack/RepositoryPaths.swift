@@ -1,7 +1,9 @@
 import Foundation
 
-/// Paths inside the repository and the build, for tests, the demo and benchmarks, which run from a
-/// checkout (`#filePath` names this file's place in it).
+/// Paths inside the repository and the build, for tests, which run from a checkout (`#filePath`
+/// names this file's place in it), and the executables beside the running one, for the
+/// benchmarks' subprocesses. What the demo and the benchmarks read comes from `SharedFiles` (Runtime),
+/// which also finds an installed copy.
 public enum RepositoryPaths {
     /// The repository's top folder (where Package.swift is).
     public static let root: URL = {

@@ -15,7 +15,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`. Throws with the program's name when it cannot start.
     /// `environment` adds to (or replaces in) this process's environment. With `standardInput` the
-    /// program reads what ``writeLine(_:)`` sends (a command channel, e.g. `pushline dev-kafka`'s);
+    /// program reads what ``writeLine(_:)`` sends (a command channel, e.g. `pushline-dev dev-kafka`'s);
     /// otherwise it reads /dev/null.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], standardInput: Bool = false) throws {
         logFile = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-\(UUID().uuidString).log").path

@@ -15,7 +15,7 @@ public final class SimulatorProcess: Sendable {
 
     /// Starts `executable` (e.g. `RepositoryPaths.builtExecutable("apns-sim")`) and waits up to 10
     /// seconds until it prints its port and certificate. One event loop by default: beside the other
-    /// busy processes of `pushline bench e2e` on two cores it spends about a tenth less CPU per
+    /// busy processes of `pushline-dev bench e2e` on two cores it spends about a tenth less CPU per
     /// request than two (docs/BENCHMARKS.md, "`apns-sim` against `nghttpd`").
     /// With `adminAPI`, it also serves its admin API on a free port of loopback (``setFaults(_:)``);
     /// with `inboxFile`, it logs every accepted notification there (``inboxCounts()``).

@@ -2,7 +2,7 @@ import Redis
 
 /// Where the worker keeps its idempotency claims, one per (intent, device), and the recorded
 /// watermark of each intents partition: ``IdempotencyStore`` in Redis, or
-/// ``InMemoryIdempotencyStore`` in this process (`pushline demo` without redis-server). Both follow
+/// ``InMemoryIdempotencyStore`` in this process (`pushline-dev demo` without redis-server). Both follow
 /// docs/pipeline-stores.md and pass the same behaviour tests. Failures are ``RedisError``s, which
 /// the worker's outage handling understands; the in-memory store never fails.
 public protocol ClaimStore {

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// ``CollapseWindow`` kept in this process instead of Redis, with the same decisions and window
-/// TTLs (docs/pipeline-stores.md): for `pushline demo` when redis-server is not installed. Nothing
+/// TTLs (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is not installed. Nothing
 /// is kept when the process ends. Safe from any thread (a `Mutex`); never throws.
 public final class InMemoryCollapseWindow: CollapseStore, Sendable {
     /// The intent let through last for a device and collapse id.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// ``IdempotencyStore``'s claims and recorded watermarks kept in this process instead of Redis, with
-/// the same semantics and TTLs (docs/pipeline-stores.md): for `pushline demo` when redis-server is
+/// the same semantics and TTLs (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is
 /// not installed. Nothing is kept when the process ends and nothing is shared with another process.
 /// Safe from any thread (a `Mutex`); never throws.
 public final class InMemoryIdempotencyStore: ClaimStore, Sendable {

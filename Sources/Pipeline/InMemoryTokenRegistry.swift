@@ -2,7 +2,7 @@ import APNsCore
 import Synchronization
 
 /// ``TokenRegistry`` kept in this process instead of Redis, with the same semantics (docs/tokens.md,
-/// docs/pipeline-stores.md): for `pushline demo` when redis-server is not installed. Nothing is
+/// docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is not installed. Nothing is
 /// kept when the process ends. Safe from any thread (a `Mutex`); never throws.
 public final class InMemoryTokenRegistry: TokenStore, Sendable {
     /// The registry's contents, keyed like the Redis keys (``TokenRegistry``).

@@ -2,7 +2,7 @@ import APNsCore
 import Redis
 
 /// Where the token registry lives: ``TokenRegistry`` in Redis, or ``InMemoryTokenRegistry`` in this
-/// process (`pushline demo` without redis-server). Both follow docs/pipeline-stores.md and
+/// process (`pushline-dev demo` without redis-server). Both follow docs/pipeline-stores.md and
 /// docs/tokens.md and pass the same behaviour tests; the in-memory one never fails.
 public protocol TokenStore {
     /// Every user's devices, in the order of `users`.

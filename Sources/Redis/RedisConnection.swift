@@ -22,7 +22,7 @@ public final class RedisConnection {
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private var random = SystemRandomNumberGenerator()
     /// How many commands a call's first write carries, so the server starts on them while the rest
-    /// is encoded (in `pushline bench redis`, a median about 15% higher than one write per batch).
+    /// is encoded (in `pushline-dev bench redis`, a median about 15% higher than one write per batch).
     /// Each later write may carry four times as many as the one before: encoding is several times
     /// faster than the server's work, so the server stays busy while the next chunk is encoded, and a
     /// deep pipeline takes few writes.

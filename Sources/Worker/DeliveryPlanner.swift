@@ -22,14 +22,15 @@ struct DeliveryPlanner: Sendable {
     let pools: [Intent.Environment: String]
     /// Messages larger than this are not decoded (`IntentTooLarge`).
     let maximumIntentBytes: Int
-    let enricher: Enricher
+    /// The templates and strings; a reload applies from the next intent planned.
+    let catalog: CatalogStore
     let records: OutputRecords
 
     /// A planner for a worker's pools, writing to its output topics.
-    init(configuration: WorkerConfiguration, enricher: Enricher) {
+    init(configuration: WorkerConfiguration, catalog: CatalogStore) {
         pools = configuration.pools
         maximumIntentBytes = configuration.maximumIntentBytes
-        self.enricher = enricher
+        self.catalog = catalog
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
                                 dlqTopic: configuration.dlqTopic)
     }
@@ -84,7 +85,7 @@ struct DeliveryPlanner: Sendable {
         do {
             var deliveries: [PlannedDelivery] = []
             deliveries.reserveCapacity(devices.count)
-            try enricher.forEachDelivery(for: intent, devices: devices) { delivery in
+            try catalog.enricher.forEachDelivery(for: intent, devices: devices) { delivery in
                 deliveries.append(PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message,
                                                   source: source, entry: entry))
             }

@@ -15,19 +15,21 @@ import Synchronization
 /// ``stop()`` report it.
 public final class Worker: Sendable {
     private let configuration: WorkerConfiguration
-    private let enricher: Enricher
+    private let catalog: CatalogStore
     private let sender: APNsSender
     private let telemetry: WorkerTelemetry
     private let metrics: WorkerMetrics
     private let status = WorkerStatus()
     private let thread = ServiceThread()
 
+    /// - Parameter catalog: the templates and strings; each intent is planned with the catalog in
+    ///   force when its planning starts, so a reload (``CatalogReloader``) applies from the next intents.
     /// - Throws: ``MetricsRegistryError`` when the registry holds one of the worker's metric names
     ///   with another type or other labels.
-    public init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender,
+    public init(configuration: WorkerConfiguration, catalog: CatalogStore, sender: APNsSender,
                 telemetry: WorkerTelemetry = WorkerTelemetry()) throws {
         self.configuration = configuration
-        self.enricher = enricher
+        self.catalog = catalog
         self.sender = sender
         self.telemetry = telemetry
         metrics = try WorkerMetrics(registry: telemetry.registry, pipeline: configuration.pipelineName)
@@ -43,7 +45,7 @@ public final class Worker: Sendable {
     public func start(whenFailed: @escaping @Sendable (any Error) -> Void = { _ in }) {
         thread.start(name: "pushline-worker-\(configuration.pipelineName)", { [self] in
             defer { status.ended.store(true, ordering: .releasing) }
-            try WorkerLoop(configuration: configuration, enricher: enricher, sender: sender, metrics: metrics,
+            try WorkerLoop(configuration: configuration, catalog: catalog, sender: sender, metrics: metrics,
                            logger: telemetry.logger, status: status).run()
         }, whenFailed: { [self] error in
             telemetry.logger.error("worker failed", metadata: ["pipeline": .string(configuration.pipelineName), "error": .string("\(error)")])

@@ -22,7 +22,7 @@ public struct WorkerConfiguration: Sendable {
         case redis(RedisConfiguration)
         /// In this process (``InMemoryIdempotencyStore``, ``InMemoryCollapseWindow``,
         /// ``InMemoryTokenRegistry``): nothing is shared with other workers nor kept after the
-        /// process ends, and Redis outage handling never triggers. For `pushline demo` without
+        /// process ends, and Redis outage handling never triggers. For `pushline-dev demo` without
         /// redis-server only; the YAML configuration does not offer it.
         case inMemory
     }

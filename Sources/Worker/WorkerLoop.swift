@@ -104,7 +104,7 @@ final class WorkerLoop {
     /// drain, so that a drain that used the whole deadline still commits what it completed.
     static let closingAllowance = Duration.seconds(2)
 
-    init(configuration: WorkerConfiguration, enricher: Enricher, sender: APNsSender, metrics: WorkerMetrics, logger: Logger,
+    init(configuration: WorkerConfiguration, catalog: CatalogStore, sender: APNsSender, metrics: WorkerMetrics, logger: Logger,
          status: WorkerStatus) throws {
         self.configuration = configuration
         self.sender = sender
@@ -134,7 +134,7 @@ final class WorkerLoop {
             consumerEvents.append(contentsOf: [event])
         }
         stores = StoreAccess(configuration.stores, idempotency: configuration.idempotency, owner: owner)
-        planner = DeliveryPlanner(configuration: configuration, enricher: enricher)
+        planner = DeliveryPlanner(configuration: configuration, catalog: catalog)
         redisStage = RedisStage(configuration: configuration, planner: planner, stores: stores, owner: owner, wakeUp: wakeUp)
         completions = SendCompletions(records: planner.records, wakeUp: wakeUp)
         planning = PlanningTasks(planner: planner, wakeUp: wakeUp)

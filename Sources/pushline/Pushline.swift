@@ -6,10 +6,10 @@ enum Pushline {
     static let tool = CommandLineTool(
         name: "pushline",
         summary: "Pushline delivers Apple push notifications from Kafka intents.",
+        // The demo, dev-kafka and the benchmarks are `pushline-dev`'s: this binary links no simulator,
+        // local stack or benchmark.
         commands: [ValidatePayloadCommand.self, ValidateConfigCommand.self, JWTCommand.self, SendCommand.self, RenderCommand.self,
-                   DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
-                   BenchRedisCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self, RunCommand.self, DemoCommand.self,
-                   TokensRegisterCommand.self, TokensUnregisterCommand.self, TokensListCommand.self, TokensPublishCommand.self,
+                   RunCommand.self, TokensRegisterCommand.self, TokensUnregisterCommand.self, TokensListCommand.self, TokensPublishCommand.self,
                    OutcomesReportCommand.self, OutcomesExportCommand.self, DLQReplayCommand.self,
                    KeysRegisterCommand.self]
     )

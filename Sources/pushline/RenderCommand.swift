@@ -2,6 +2,7 @@ import APNsCore
 import CLI
 import Enrichment
 import Foundation
+import Runtime
 
 /// `pushline render`: turns an intent file into the APNs requests Pushline would send, without
 /// sending anything.
@@ -24,9 +25,11 @@ enum RenderCommand: Command {
         registry and are reported as invalid here.
 
         Options:
-          --templates DIR       template files, <app>.yaml (default: Config/templates)
+          --templates DIR       template files, <app>.yaml (default: the example app's,
+                                Config/templates of the shared files: PREFIX/share/pushline
+                                beside an installed pushline, else its checkout)
           --locales DIR         string catalogs, <app>/*.xcstrings and <app>/<locale>.json
-                                (default: Config/locales)
+                                (default: Config/locales of the shared files)
           --locale L            render as if the intent named locale L
           --simulator-dir DIR   also write each delivery as an .apns file for the iOS Simulator
                                 (drag it onto the Simulator, or: xcrun simctl push booted FILE)
@@ -39,8 +42,8 @@ enum RenderCommand: Command {
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let catalog = try EnrichmentCatalog.load(
-            templatesDirectory: arguments.optional("--templates") ?? "Config/templates",
-            localesDirectory: arguments.optional("--locales") ?? "Config/locales"
+            templatesDirectory: arguments.optional("--templates") ?? SharedFiles.path("Config/templates"),
+            localesDirectory: arguments.optional("--locales") ?? SharedFiles.path("Config/locales")
         )
         let bytes = try readFile(arguments.positionals[0], purpose: "intent")
         var intent: Intent

@@ -33,6 +33,10 @@ enum RunCommand: Command {
         has joined its group and reaches Redis (docs/operations.md).
         Logs JSON lines to standard error at `telemetry.log_level` (docs/telemetry.md).
 
+        Templates and strings are reloaded when a file under a pipeline's `templates` or `locales`
+        directory changes, and on SIGHUP; a file that does not load is rejected (logged with its
+        file, line and key) and the catalog in force stays (docs/templates.md#reload).
+
         SIGINT or SIGTERM: every worker stops fetching, finishes its in-flight work within
         `shutdown.deadline`, hands back what is unfinished, flushes its outputs, commits its offsets
         and closes; exit 0. Exit 1 when the configuration is invalid, the metrics port cannot be
@@ -48,7 +52,7 @@ enum RunCommand: Command {
     static let arguments = ArgumentSpec(valueOptions: ["--config", "--pipelines"])
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let signals = TerminationSignals()
+        let signals = TerminationSignals(hangUp: true)
         let configuration: PushlineConfiguration
         do {
             configuration = try PushlineConfiguration.load(
@@ -71,6 +75,7 @@ enum RunCommand: Command {
                                         logger: Logger(label: "pushline.worker") { JSONLogHandler(label: $0, logLevel: configuration.telemetry.logLevel) })
         var senders: [APNsSender] = []
         var workers: [Worker] = []
+        var catalogs: [(pipeline: String, store: CatalogStore)] = []
         for pipeline in configuration.pipelines {
             // `load` checked that the pool and its credentials exist.
             guard let pool = configuration.apns.pools.first(where: { $0.name == pipeline.apnsPool }),
@@ -83,12 +88,15 @@ enum RunCommand: Command {
             senders.append(sender)
             try sender.addPool(named: pool.name, credentials: apnsCredentials(credentials), environment: pool.environment)
             recorder.registerPool(named: pool.name)
-            let catalog = try EnrichmentCatalog.load(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
+            let catalog = try CatalogStore(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
+            catalogs.append((pipeline.name, catalog))
             var worker = workerConfiguration(pipeline, pool: pool, configuration)
             worker.keyEncryptionKey = keyEncryptionKey
-            workers.append(try Worker(configuration: worker, enricher: Enricher(catalog: catalog),
+            workers.append(try Worker(configuration: worker, catalog: catalog,
                                       sender: sender, telemetry: telemetry))
         }
+        // Templates and strings reloaded on a file change or SIGHUP (docs/templates.md#reload).
+        let reloaders = try catalogs.map { try CatalogReloading.start(store: $0.store, pipeline: $0.pipeline, telemetry: telemetry) }
         // The first of: a termination signal, a worker or the token feed failing.
         let ended = Semaphore()
         let cause = Mutex<String?>(nil)
@@ -115,7 +123,7 @@ enum RunCommand: Command {
             }
         }
         Thread.detachNewThread {
-            let signal = signals.wait()
+            let signal = signals.wait { reloaders.forEach { $0.reload() } }
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
         }
@@ -125,6 +133,7 @@ enum RunCommand: Command {
         let reason = cause.withLock { $0 } ?? ""
         logger.info("stopping", metadata: ["cause": .string(reason)])
         stopWithin(configuration.shutdown.deadline + shutdownGrace, logger: logger)
+        reloaders.forEach { $0.cancel() }
         var status: Int32 = 0
         for worker in workers {
             do {

@@ -3,7 +3,7 @@ import Foundation
 import PushlineTestKit
 import Testing
 
-/// The short fault matrix (`pushline bench faults --short`, docs/RELIABILITY.md) inside `make test`:
+/// The short fault matrix (`pushline-dev bench faults --short`, docs/RELIABILITY.md) inside `make test`:
 /// the rows whose goals the code meets today, each on its own stack of processes, and the figures
 /// they print checked here.
 @Suite("the fault matrix, short", .serialized, .timeLimit(.minutes(3)))
@@ -21,10 +21,10 @@ struct FaultMatrixTests {
         let goals: [String: Bool]
     }
 
-    /// Runs `pushline bench faults --short --json` on `rows` and returns each row's figures.
+    /// Runs `pushline-dev bench faults --short --json` on `rows` and returns each row's figures.
     private func run(_ rows: [String]) async throws -> [Row] {
         try await DedicatedThread.run(timeout: .seconds(170)) {
-            let result = try ExternalCommand.run(try RepositoryPaths.builtExecutable("pushline"), [
+            let result = try ExternalCommand.run(try RepositoryPaths.builtExecutable("pushline-dev"), [
                 "bench", "faults", "--short", "--json", "--rows", rows.joined(separator: ","),
                 // A killed or stopped member's partitions move on within seconds (librdkafka's default: 45 s).
                 "--kafka-property", "session.timeout.ms=6000",

@@ -1,20 +1,20 @@
 import PushlineTestKit
 import Testing
 
-@Suite("pushline bench e2e", .timeLimit(.minutes(5)))
+@Suite("pushline-dev bench e2e", .timeLimit(.minutes(5)))
 struct BenchE2ECommandTests {
     @Test("--help names the workloads and exits 0")
     func help() throws {
-        let result = try pushline("bench", "e2e", "--help")
+        let result = try pushlineDev("bench", "e2e", "--help")
         #expect(result.status == 0)
-        #expect(result.standardOutput.hasPrefix("Usage: pushline bench e2e"))
+        #expect(result.standardOutput.hasPrefix("Usage: pushline-dev bench e2e"))
         #expect(result.standardOutput.contains("mixed") && result.standardOutput.contains("users"))
     }
 
     @Test("the mixed workload beside tokens: every delivery ends with its expected outcome (accepted, suppressed copies, invalid), side by side")
     func mixedBesideTokens() async throws {
         let result = try await DedicatedThread.run {
-            try pushline("bench", "e2e", "--workloads", "tokens,mixed", "--intents", "20000", "--h2load-requests", "2000",
+            try pushlineDev("bench", "e2e", "--workloads", "tokens,mixed", "--intents", "20000", "--h2load-requests", "2000",
                          "--half-load-seconds", "1")
         }
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
@@ -30,7 +30,7 @@ struct BenchE2ECommandTests {
 
     @Test("an unknown workload is a usage error that lists the workloads")
     func unknownWorkload() throws {
-        let result = try pushline("bench", "e2e", "--workloads", "tokens,everything")
+        let result = try pushlineDev("bench", "e2e", "--workloads", "tokens,everything")
         #expect(result.status == 2)
         #expect(result.standardError.contains("unknown workload \"everything\"; workloads: tokens, sealed, users, mixed"))
     }

@@ -1,11 +1,11 @@
 import PushlineTestKit
 import Testing
 
-@Suite("pushline bench redis")
+@Suite("pushline-dev bench redis")
 struct BenchRedisCommandTests {
     @Test("a short run prints both rates and their ratio, with progress on stderr")
     func shortRun() async throws {
-        let executable = try RepositoryPaths.builtExecutable("pushline")
+        let executable = try RepositoryPaths.builtExecutable("pushline-dev")
         let result = try await DedicatedThread.run {
             try ExternalCommand.run(executable, ["bench", "redis", "--requests", "2000", "--depth", "16", "--rounds", "1"])
         }
@@ -18,7 +18,7 @@ struct BenchRedisCommandTests {
 
     @Test("a depth of zero is a usage error")
     func zeroDepth() throws {
-        let result = try pushline("bench", "redis", "--depth", "0")
+        let result = try pushlineDev("bench", "redis", "--depth", "0")
         #expect(result.status == 2)
         #expect(result.standardError.contains("--depth must be at least 1"))
     }

@@ -40,9 +40,8 @@ struct DLQReplayCommandTests {
             try pipeline.worker.stop()
             var configuration = LocalPipeline.workerConfiguration(kafka: pipeline.cluster.bootstrapServers, redisPort: pipeline.redis!.port)
             configuration.consumer.sessionTimeout = .seconds(3)
-            let enricher = Enricher(catalog: try EnrichmentCatalog.load(templatesDirectory: templates,
-                                                                        localesDirectory: RepositoryPaths.file("Config/locales")))
-            let worker = try Worker(configuration: configuration, enricher: enricher, sender: pipeline.sender)
+            let catalog = try CatalogStore(templatesDirectory: templates, localesDirectory: RepositoryPaths.file("Config/locales"))
+            let worker = try Worker(configuration: configuration, catalog: catalog, sender: pipeline.sender)
             worker.start()
             return worker
         }

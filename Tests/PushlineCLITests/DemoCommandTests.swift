@@ -2,14 +2,14 @@ import Foundation
 import PushlineTestKit
 import Testing
 
-/// `pushline demo` (what `make run` runs) as a subprocess: the examples of Pipelines/examples go
+/// `pushline-dev demo` (what `make run` runs) as a subprocess: the examples of Pipelines/examples go
 /// through mock Kafka, redis-server (or, without one, the in-memory stores), the worker and the
 /// in-process simulator, with the worker's metrics served on a free port.
-@Suite("pushline demo", .timeLimit(.minutes(3)))
+@Suite("pushline-dev demo", .timeLimit(.minutes(3)))
 struct DemoCommandTests {
     @Test("publishes the examples and prints their outcomes, token events, dead letters, the inbox and the metrics; exit 0")
     func runsDemo() throws {
-        let result = try pushline("demo")
+        let result = try pushlineDev("demo")
         expectDemoReport(result)
         #expect(result.standardError.contains(", redis-server :"), "the demo uses redis-server when it is installed")
         #expect(!result.standardError.contains("warning"))
@@ -18,7 +18,7 @@ struct DemoCommandTests {
     @Test("without redis-server on PATH: a warning naming the package, in-memory stores, the same outcomes; exit 0")
     func runsDemoWithoutRedis() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-no-redis-\(UUID().uuidString)").path
-        let result = try pushline(environment: ["PATH": path], "demo")
+        let result = try pushlineDev(environment: ["PATH": path], "demo")
         expectDemoReport(result)
         #expect(result.standardError.contains("warning: redis-server is not installed (Debian package redis-server"))
         #expect(result.standardError.contains("in memory instead"))

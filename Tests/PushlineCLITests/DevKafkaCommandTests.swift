@@ -2,21 +2,21 @@ import Foundation
 import PushlineTestKit
 import Testing
 
-/// `pushline dev-kafka` started as a subprocess, with Debian's `kcat` as an independent client.
-@Suite("pushline dev-kafka", .timeLimit(.minutes(2)))
+/// `pushline-dev dev-kafka` started as a subprocess, with Debian's `kcat` as an independent client.
+@Suite("pushline-dev dev-kafka", .timeLimit(.minutes(2)))
 struct DevKafkaCommandTests {
     @Test("--help explains the command and exits 0")
     func help() throws {
-        let result = try pushline("dev-kafka", "--help")
+        let result = try pushlineDev("dev-kafka", "--help")
         #expect(result.status == 0)
-        #expect(result.standardOutput.hasPrefix("Usage: pushline dev-kafka"))
+        #expect(result.standardOutput.hasPrefix("Usage: pushline-dev dev-kafka"))
         #expect(result.standardOutput.contains("pushline.intents"))
     }
 
     @Test("kcat produces to and consumes from a topic given with --topic; SIGTERM stops the cluster with status 0")
     func kcatRoundTrip() async throws {
         try await DedicatedThread.run {
-            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["dev-kafka", "--topic", "demo:3"])
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline-dev"), ["dev-kafka", "--topic", "demo:3"])
             let servers = try bootstrapServers(of: server)
             let produced = try kcat(["-b", servers, "-t", "demo", "-P"], input: "one\ntwo\nthree\n")
             #expect(produced.status == 0, "kcat -P: \(produced.standardError)")
@@ -30,7 +30,7 @@ struct DevKafkaCommandTests {
     @Test("without --topic the pipeline's topics exist, as kcat's metadata shows; SIGINT stops it with status 0")
     func defaultTopics() async throws {
         try await DedicatedThread.run {
-            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["dev-kafka", "--brokers", "1"])
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline-dev"), ["dev-kafka", "--brokers", "1"])
             let servers = try bootstrapServers(of: server)
             let metadata = try kcat(["-b", servers, "-L", "-J"])
             #expect(metadata.status == 0, "kcat -L: \(metadata.standardError)")
@@ -51,7 +51,7 @@ struct DevKafkaCommandTests {
 
     @Test("a --topic with a bad partition count is a usage error")
     func badTopic() throws {
-        let result = try pushline("dev-kafka", "--topic", "demo:0")
+        let result = try pushlineDev("dev-kafka", "--topic", "demo:0")
         #expect(result.status == 2)
         #expect(result.standardError.contains("PARTITIONS must be a whole number from 1 to 1000"))
     }
@@ -60,7 +60,7 @@ struct DevKafkaCommandTests {
     /// holds standard output and error together; nothing is written to either before that line.
     private func bootstrapServers(of server: ServerProcess) throws -> String {
         var line = ""
-        try Deadline.wait(for: "pushline dev-kafka to print its first line") {
+        try Deadline.wait(for: "pushline-dev dev-kafka to print its first line") {
             guard let first = server.log.split(separator: "\n", omittingEmptySubsequences: false).first,
                   server.log.contains("\n") else { return !server.isRunning }
             line = String(first)

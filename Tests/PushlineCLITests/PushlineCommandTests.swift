@@ -7,6 +7,11 @@ func pushline(_ arguments: String...) throws -> CommandResult {
     try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), arguments)
 }
 
+/// Runs the built `pushline-dev` executable (the demo, dev-kafka, the benchmarks), as a developer would.
+func pushlineDev(_ arguments: String...) throws -> CommandResult {
+    try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"), arguments)
+}
+
 /// Writes `contents` to a fresh temporary file and returns its path.
 func temporaryFile(_ contents: String, name: String = "payload.json") throws -> String {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cli-\(UUID().uuidString)")
@@ -40,16 +45,30 @@ struct PushlineCommandTests {
         #expect(result.standardError.contains("unknown command \"frobnicate\""))
     }
 
-    @Test("every command has --help", arguments: [["validate", "payload"], ["jwt"], ["bench", "redis"], ["demo"]])
+    @Test("every command has --help", arguments: [["pushline", "validate", "payload"], ["pushline", "jwt"], ["pushline", "run"],
+                                                  ["pushline-dev", "bench", "redis"], ["pushline-dev", "demo"], ["pushline-dev", "dev-kafka"]])
     func commandHelp(words: [String]) throws {
-        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), words + ["--help"])
+        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable(words[0]), Array(words.dropFirst()) + ["--help"])
         #expect(result.status == 0)
-        #expect(result.standardOutput.hasPrefix("Usage: pushline \(words.joined(separator: " "))"))
+        #expect(result.standardOutput.hasPrefix("Usage: \(words.joined(separator: " "))"))
+    }
+
+    @Test("the development commands are pushline-dev's, not pushline's")
+    func developmentCommandsApart() throws {
+        let production = try pushline("--help").standardOutput
+        let development = try pushlineDev("--help").standardOutput
+        for command in ["demo", "dev-kafka", "bench"] {
+            #expect(!production.contains("  \(command)"), "pushline lists \(command)")
+            #expect(development.contains("  \(command)"), "pushline-dev does not list \(command)")
+        }
+        let moved = try pushline("demo")
+        #expect(moved.status == 2)
+        #expect(moved.standardError.contains("unknown command \"demo\""))
     }
 
     @Test("a command group lists its commands: --help exits 0, the bare group 2")
     func commandGroup() throws {
-        let help = try pushline("bench", "--help")
+        let help = try pushlineDev("bench", "--help")
         #expect(help.status == 0)
         #expect(help.standardOutput.contains("bench sender"))
         #expect(help.standardOutput.contains("bench kafka"))

@@ -138,11 +138,11 @@ struct RenderCommandTests {
     }
 }
 
-@Suite("pushline bench enrichment")
+@Suite("pushline-dev bench enrichment")
 struct BenchEnrichmentCommandTests {
     @Test("both paths agree on every payload, and both rates and the ratio are printed")
     func printsRatesAndRatio() throws {
-        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), [
+        let result = try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"), [
             "bench", "enrichment", "--seconds", "1", "--templates", RepositoryPaths.file("Config/templates"),
             "--locales", RepositoryPaths.file("Config/locales"),
         ])

@@ -66,3 +66,8 @@ struct ValidateConfigCommandTests {
 func pushline(environment: [String: String], _ arguments: String...) throws -> CommandResult {
     try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline"), arguments, environment: environment)
 }
+
+/// Runs the built `pushline-dev` executable with variables added to the environment.
+func pushlineDev(environment: [String: String], _ arguments: String...) throws -> CommandResult {
+    try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"), arguments, environment: environment)
+}

@@ -46,7 +46,7 @@ struct RedeliveryTests {
         var configuration = LocalPipeline.workerConfiguration(kafka: pipeline.cluster.bootstrapServers, redisPort: fixture.redis.port)
         configuration.consumer.groupID = group
         configuration.consumer.autoCommitInterval = .milliseconds(200)
-        let worker = try Worker(configuration: configuration, enricher: LocalPipeline.enricher(), sender: pipeline.sender,
+        let worker = try Worker(configuration: configuration, catalog: LocalPipeline.catalogStore(), sender: pipeline.sender,
                                 telemetry: WorkerTelemetry(registry: registry))
         worker.start()
         return worker

@@ -1,5 +1,6 @@
 import APNsClient
 import APNsCore
+import Enrichment
 import Foundation
 import Kafka
 import Pipeline
@@ -20,11 +21,14 @@ final class WorkerFixture: Sendable {
 
     let registry: MetricsRegistry
     let logLines: LogLines
+    /// The worker's registry and logger (into ``logLines``), for what runs beside it.
+    let telemetry: WorkerTelemetry
 
     /// - Parameters:
     ///   - unregistered: tokens the simulator answers with 410 `Unregistered`, and when.
+    ///   - catalog: the templates and strings; by default the example app's.
     ///   - configure: changes to the worker's configuration.
-    init(unregistered: [(token: DeviceToken, at: Int64)] = [],
+    init(unregistered: [(token: DeviceToken, at: Int64)] = [], catalog: CatalogStore? = nil,
          configure: @escaping @Sendable (inout WorkerConfiguration) -> Void = { _ in },
          sender configureSender: @escaping @Sendable (inout SenderConfiguration) -> Void = { _ in }) async throws {
         let registry = MetricsRegistry()
@@ -34,7 +38,8 @@ final class WorkerFixture: Sendable {
         let telemetry = WorkerTelemetry(registry: registry, logger: Logger(label: "pushline.worker") {
             JSONLogHandler(label: $0, logLevel: .info, writer: logLines)
         })
-        pipeline = try await DedicatedThread.run { try LocalPipeline(unregistered: unregistered, telemetry: telemetry, configure: configure,
+        self.telemetry = telemetry
+        pipeline = try await DedicatedThread.run { try LocalPipeline(unregistered: unregistered, catalog: catalog, telemetry: telemetry, configure: configure,
                                                                       configureSender: configureSender) }
     }
 

@@ -37,7 +37,7 @@ struct WorkerGroupTests {
                 var configuration = LocalPipeline.workerConfiguration(kafka: cluster.bootstrapServers, redisPort: redis.port)
                 configuration.consumer.sessionTimeout = .seconds(3)
                 configuration.consumer.autoCommitInterval = .milliseconds(200)
-                return try Worker(configuration: configuration, enricher: LocalPipeline.enricher(), sender: sender,
+                return try Worker(configuration: configuration, catalog: LocalPipeline.catalogStore(), sender: sender,
                                   telemetry: WorkerTelemetry(registry: registry))
             }
             for worker in workers { worker.start() }

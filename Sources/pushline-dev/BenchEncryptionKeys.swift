@@ -5,7 +5,7 @@ import Pipeline
 import Redis
 import TLS
 
-/// The keys of `pushline bench e2e`'s `sealed` workload: a random key-encryption key in a temporary file
+/// The keys of `pushline-dev bench e2e`'s `sealed` workload: a random key-encryption key in a temporary file
 /// (the worker's `encryption.kek_file`) and one device key, registered for every token the intents
 /// address before they are produced, so every delivery is sealed.
 final class BenchEncryptionKeys {

@@ -2,14 +2,15 @@ import APNsCore
 import CLI
 import Enrichment
 import Foundation
+import Runtime
 
-/// `pushline bench enrichment`: decode → render → payload bytes on one core, Pushline's path
+/// `pushline-dev bench enrichment`: decode → render → payload bytes on one core, Pushline's path
 /// against Foundation's `JSONDecoder` + `JSONEncoder` on the same intents, in one run.
 enum BenchEnrichmentCommand: Command {
     static let name = "bench enrichment"
     static let summary = "measure intents/s per core: Pushline's decoder and writer vs Foundation's JSON"
     static let help = """
-        Usage: pushline bench enrichment [--seconds N] [--templates DIR] [--locales DIR]
+        Usage: pushline-dev bench enrichment [--seconds N] [--templates DIR] [--locales DIR]
 
         Decodes intents, renders the example app's templates (client and server localization,
         plurals) and writes the payload bytes, on one thread: first with Pushline's path
@@ -21,8 +22,9 @@ enum BenchEnrichmentCommand: Command {
 
         Options:
           --seconds N       measuring time per path, split over 10 rounds (default: 5)
-          --templates DIR   template files (default: Config/templates)
-          --locales DIR     string catalogs (default: Config/locales)
+          --templates DIR   template files (default: Config/templates of the shared files:
+                            PREFIX/share/pushline beside an installed pushline-dev, else its checkout)
+          --locales DIR     string catalogs (default: Config/locales of the shared files)
           -h, --help        show this help
         """
     static let arguments = ArgumentSpec(valueOptions: ["--seconds", "--templates", "--locales"])
@@ -34,8 +36,8 @@ enum BenchEnrichmentCommand: Command {
         let seconds = try arguments.optionalInteger("--seconds") ?? 5
         guard seconds > 0 else { throw UsageError(message: "--seconds must be positive") }
         let enricher = Enricher(catalog: try EnrichmentCatalog.load(
-            templatesDirectory: arguments.optional("--templates") ?? "Config/templates",
-            localesDirectory: arguments.optional("--locales") ?? "Config/locales"
+            templatesDirectory: arguments.optional("--templates") ?? SharedFiles.path("Config/templates"),
+            localesDirectory: arguments.optional("--locales") ?? SharedFiles.path("Config/locales")
         ))
         let intents = sampleIntents()
         let datas = intents.map { Data($0) }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One workload's figures in `pushline bench e2e`, and how they are printed.
+/// One workload's figures in `pushline-dev bench e2e`, and how they are printed.
 struct BenchE2EResult {
     let workload: BenchWorkload
     let settings: BenchE2ECommand.Settings

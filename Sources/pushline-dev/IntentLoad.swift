@@ -3,7 +3,7 @@ import Kafka
 import LocalStack
 import Synchronization
 
-/// The intents of `pushline bench e2e` and the producer that puts them on Kafka: those of a
+/// The intents of `pushline-dev bench e2e` and the producer that puts them on Kafka: those of a
 /// ``BenchWorkload``, token-addressed ones to `tokensPerIntent` device tokens no other intent uses —
 /// or, with a token pool, tokens taken in turn from a pool of that many (a server that accepts only
 /// known tokens) — and `created_at` the moment each is produced.

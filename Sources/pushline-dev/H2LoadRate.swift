@@ -1,5 +1,6 @@
 import CLI
 import LocalStack
+import Runtime
 
 /// h2load's raw rate against an APNs-like server: the neutral reference a benchmark's own rate is
 /// compared with, measured against the same server in the same run.
@@ -16,7 +17,7 @@ struct H2LoadRate {
         let h2load = try ExternalCommand.locate("h2load", package: "nghttp2-client")
         let result = try ExternalCommand.run(h2load, [
             "-n", String(requests), "-c", String(connections), "-m", String(streams),
-            "-d", RepositoryPaths.file("Config/examples/alert/new-message.json"),
+            "-d", SharedFiles.path("Config/examples/alert/new-message.json"),
             "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.pushline", "-H", "apns-push-type: alert",
             "https://127.0.0.1:\(port)/3/device/\(Self.deviceToken)",
         ])

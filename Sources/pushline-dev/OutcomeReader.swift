@@ -3,7 +3,7 @@ import Foundation
 import Kafka
 import LocalStack
 
-/// Reads `pushline bench e2e`'s outcomes back from Kafka: counts them for the sustained rate, and
+/// Reads `pushline-dev bench e2e`'s outcomes back from Kafka: counts them for the sustained rate, and
 /// takes each one's latency at half load. Fails when no outcome arrives for `stallTimeout` or the
 /// worker process has exited.
 final class OutcomeReader {

@@ -1,7 +1,7 @@
 import Foundation
 import LocalStack
 
-/// The `pushline run` of one row of `pushline bench faults`, under a supervisor as a container
+/// The `pushline run` of one row of `pushline-dev bench faults`, under a supervisor as a container
 /// platform would keep it: a worker that exits by itself (not by the row's own signal) is counted
 /// and started again, up to ``restartLimit`` times, so one that exits on input shows how often.
 /// Used from the row's thread only.

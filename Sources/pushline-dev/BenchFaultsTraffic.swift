@@ -2,7 +2,7 @@ import Foundation
 import Kafka
 import LocalStack
 
-/// The intents of one row of `pushline bench faults` and the producer that puts them on Kafka.
+/// The intents of one row of `pushline-dev bench faults` and the producer that puts them on Kafka.
 /// Intent `n` is a raw alert to device token `n` alone (so a device notified twice is a delivery
 /// sent twice), and among them, when asked, poison: random bytes, malformed JSON, or an intent that
 /// looks valid but is too large, up to ``poisonMaximumBytes``. Every message Kafka acknowledged

@@ -2,20 +2,22 @@ import APNsClient
 import APNsCore
 import CLI
 import Foundation
+import LocalStack
 import Runtime
 import Synchronization
 
-/// `pushline bench sender`: pushes N notifications through the sender as fast as it can and prints
+/// `pushline-dev bench sender`: pushes N notifications through the sender as fast as it can and prints
 /// the rate and peak memory. `scripts/bench-sender.sh` runs it beside h2load and a capacity model.
 enum BenchSenderCommand: Command {
     static let name = "bench sender"
     static let summary = "measure the sender's requests per second against a server"
     static let help = """
-        Usage: pushline bench sender --host HOST --port PORT [--ca-file FILE | --insecure]
+        Usage: pushline-dev bench sender --host HOST --port PORT [--ca-file FILE | --insecure]
                                      [--requests N] [--connections C] [--payload FILE] [--topic TOPIC]
 
         Sends N notifications (default 100000) to one device token through a pool of C connections
-        (default 4) with the dev provider key (Config/dev/), and prints:
+        (default 4) with the dev provider key (Config/dev/ of the shared files: PREFIX/share/pushline
+        beside an installed pushline-dev, else its checkout), and prints:
 
           sender: <accepted> accepted, <other> not, in <seconds> s = <rate> req/s; CPU <µs> µs per request; peak RSS <MiB> MiB
 
@@ -47,8 +49,8 @@ enum BenchSenderCommand: Command {
         configuration.maximumPending = 50_000
         configuration.caFile = arguments.optional("--ca-file")
         configuration.insecureSkipVerification = arguments.flags.contains("--insecure")
-        let key = String(decoding: try readFile("Config/dev/dev-provider-key.p8", purpose: "dev key"), as: UTF8.self)
-        let credentials = try ProviderTokenCredentials(keyID: "DEVKEY0001", teamID: "DEVTEAM001", p8: key)
+        let key = String(decoding: try readFile(DevCredentials.privateKeyFile, purpose: "dev key"), as: UTF8.self)
+        let credentials = try ProviderTokenCredentials(keyID: DevCredentials.keyID, teamID: DevCredentials.teamID, p8: key)
         let sender = try APNsSender(configuration: configuration)
         defer { sender.shutdown() }
         try sender.addPool(named: "bench", credentials: .token(ProviderTokenSource(credentials: credentials)),

@@ -3,15 +3,16 @@ import APNsTelemetry
 import CLI
 import Foundation
 import LocalStack
+import Runtime
 import Telemetry
 import Worker
 
-/// `pushline demo`: the whole pipeline on one machine, what `make run` shows.
+/// `pushline-dev demo`: the whole pipeline on one machine, what `make run` shows.
 enum DemoCommand: Command {
     static let name = "demo"
     static let summary = "run the pipeline end to end on local components and print what came out"
     static let help = """
-        Usage: pushline demo
+        Usage: pushline-dev demo
 
         Starts, in this process, librdkafka's mock Kafka cluster, the APNs simulator (apns-sim) on a
         self-signed certificate, a redis-server on a free port, and one worker of the example app
@@ -45,7 +46,7 @@ enum DemoCommand: Command {
     static let timeout: Duration = .seconds(60)
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let directory = RepositoryPaths.file("Pipelines/examples")
+        let directory = SharedFiles.path("Pipelines/examples")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
         let examples = try files.map { (file: $0, intent: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)))) }
 
@@ -174,6 +175,6 @@ enum DemoCommand: Command {
     }
 
     private static func note(_ message: String) {
-        FileHandle.standardError.write(Data("pushline demo: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("pushline-dev demo: \(message)\n".utf8))
     }
 }

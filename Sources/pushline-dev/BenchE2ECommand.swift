@@ -6,13 +6,13 @@ import LocalStack
 import Pipeline
 import Redis
 
-/// `pushline bench e2e`: deliveries per second and end-to-end latency of `pushline run` on local
+/// `pushline-dev bench e2e`: deliveries per second and end-to-end latency of `pushline run` on local
 /// components, beside h2load's raw rate against the same server.
 enum BenchE2ECommand: Command {
     static let name = "bench e2e"
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
-        Usage: pushline bench e2e [--workloads tokens,sealed,users,mixed] [--intents N] [--tokens K]
+        Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed] [--intents N] [--tokens K]
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd]

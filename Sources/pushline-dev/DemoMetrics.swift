@@ -1,6 +1,6 @@
 import Telemetry
 
-/// The figures `pushline demo` prints at the end, read from the worker's metrics registry through
+/// The figures `pushline-dev demo` prints at the end, read from the worker's metrics registry through
 /// its Prometheus exposition (the text `/metrics` serves): deliveries by status and the APNs
 /// request latency. Only the demo's own families are read; their label values hold no `,` or `}`.
 struct DemoMetrics {

@@ -2,7 +2,7 @@ import APNsCore
 import Enrichment
 import Foundation
 
-/// What `pushline bench enrichment` compares against: the same intents decoded with Foundation's
+/// What `pushline-dev bench enrichment` compares against: the same intents decoded with Foundation's
 /// `JSONDecoder` and their payloads written with `JSONEncoder`, around the same template rendering.
 enum FoundationBaseline {
     /// Decodes an intent with `JSONDecoder` into the Codable mirror, then into an ``Intent``.

@@ -1,6 +1,6 @@
 import APNsCore
 
-/// The figures of one row of `pushline bench faults`, and its goals met or not.
+/// The figures of one row of `pushline-dev bench faults`, and its goals met or not.
 struct BenchFaultsResult {
     let row: String
     /// Intents Kafka acknowledged (poison included).

@@ -2,12 +2,12 @@ import CLI
 import Foundation
 import KafkaBenchmark
 
-/// `pushline bench kafka`: the Kafka wrapper's throughput against plain librdkafka C loops.
+/// `pushline-dev bench kafka`: the Kafka wrapper's throughput against plain librdkafka C loops.
 enum BenchKafkaCommand: Command {
     static let name = "bench kafka"
     static let summary = "measure Kafka produce/consume throughput: wrapper vs a plain C loop"
     static let help = """
-        Usage: pushline bench kafka [--messages N] [--size BYTES] [--partitions N] [--brokers N] [--rounds N]
+        Usage: pushline-dev bench kafka [--messages N] [--size BYTES] [--partitions N] [--brokers N] [--rounds N]
 
         Starts a mock Kafka cluster and, in one run, produces and consumes the same messages through
         Pushline's Kafka wrapper and through plain librdkafka C loops doing the same work. Prints
@@ -33,7 +33,7 @@ enum BenchKafkaCommand: Command {
         benchmark.rounds = try positive(arguments, "--rounds") ?? benchmark.rounds
         guard benchmark.messageSize <= 1_000_000 else { throw UsageError(message: "--size must be at most 1000000") }
 
-        print("pushline bench kafka: \(benchmark.messages) messages of \(benchmark.messageSize) bytes, "
+        print("pushline-dev bench kafka: \(benchmark.messages) messages of \(benchmark.messageSize) bytes, "
               + "\(benchmark.partitions) partitions, \(benchmark.brokers) mock brokers, best of \(benchmark.rounds) rounds")
         let results = try benchmark.run { line in
             FileHandle.standardError.write(Data("bench kafka: \(line)\n".utf8))

@@ -3,7 +3,7 @@ import Foundation
 import Kafka
 import LocalStack
 
-/// What `pushline bench faults` reads back from the worker's outputs, on a thread of its own: every
+/// What `pushline-dev bench faults` reads back from the worker's outputs, on a thread of its own: every
 /// outcome on `pushline.outcomes`, keyed by the source position of its intent (so an intent that
 /// is not JSON, whose id nobody knows, still has its outcome found), and the dead letters on
 /// `pushline.dlq`.

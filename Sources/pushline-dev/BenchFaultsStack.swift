@@ -1,8 +1,8 @@
 import Foundation
 import LocalStack
 
-/// The components of one row of `pushline bench faults`, each a process of its own as the README's
-/// local stack runs them: `pushline dev-kafka` (3 brokers), a `redis-server`, `apns-sim` (admin API
+/// The components of one row of `pushline-dev bench faults`, each a process of its own as the README's
+/// local stack runs them: `pushline-dev dev-kafka` (3 brokers), a `redis-server`, `apns-sim` (admin API
 /// for the faults, an inbox file for what devices received), and the supervised `pushline run`;
 /// plus, in this process, the row's producer and the reader of its outputs.
 final class BenchFaultsStack {
@@ -16,14 +16,13 @@ final class BenchFaultsStack {
     let ledger: BenchFaultsLedger
     let worker: BenchFaultsWorker
     let configurationFile: String
-    /// How the row takes a broker down: `pushline dev-kafka`'s command lines.
+    /// How the row takes a broker down: `pushline-dev dev-kafka`'s command lines.
     var brokerControl: any BenchFaultsBrokerControl { kafka }
 
     /// Starts everything and the worker, whose pipeline is `notifications` (so its variables are
     /// `PUSHLINE_PIPELINES_NOTIFICATIONS_…`) with `environment` added to its own.
     init(kafkaProperties: [String: String], environment: [String: String]) throws {
-        let pushline = try RepositoryPaths.builtExecutable("pushline")
-        kafka = try DevKafkaProcess(pushline: pushline, topics: [(LocalPipeline.intentsTopic, 4)] + LocalPipeline.outputTopics.map { ($0, 1) })
+        kafka = try DevKafkaProcess(pushlineDev: try RepositoryPaths.builtExecutable("pushline-dev"), topics: [(LocalPipeline.intentsTopic, 4)] + LocalPipeline.outputTopics.map { ($0, 1) })
         redis = try RedisServer()
         let inbox = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-faults-inbox-\(UUID().uuidString).jsonl").path
         simulator = try SimulatorProcess(executable: try RepositoryPaths.builtExecutable("apns-sim"), adminAPI: true, inboxFile: inbox)

@@ -3,14 +3,14 @@ import Foundation
 import LocalStack
 import Redis
 
-/// `pushline bench redis`: pipelined `SET key value NX PX 60000` per second through Pushline's Redis
+/// `pushline-dev bench redis`: pipelined `SET key value NX PX 60000` per second through Pushline's Redis
 /// client, against `redis-benchmark` sending the same command with the same pipeline depth and
 /// request count, both against one `redis-server` started for the run.
 enum BenchRedisCommand: Command {
     static let name = "bench redis"
     static let summary = "pipelined SET NX PX per second: Pushline's Redis client vs redis-benchmark"
     static let help = """
-        Usage: pushline bench redis [--depth N] [--requests COUNT] [--rounds R]
+        Usage: pushline-dev bench redis [--depth N] [--requests COUNT] [--rounds R]
 
         Starts a redis-server (Debian package redis-server) on a free port and, R times in turn,
         sends COUNT "SET key:<12 digits> pending NX PX 60000" commands in pipelines of N:

@@ -1,14 +1,15 @@
 import CLI
 import Foundation
 import Kafka
+import Runtime
 
-/// `pushline dev-kafka`: librdkafka's mock Kafka cluster as a local server, for development, demos
+/// `pushline-dev dev-kafka`: librdkafka's mock Kafka cluster as a local server, for development, demos
 /// and tests that talk to Kafka from another process (kcat, a second pushline).
 enum DevKafkaCommand: Command {
     static let name = "dev-kafka"
     static let summary = "serve librdkafka's in-memory mock Kafka cluster until SIGINT/SIGTERM"
     static let help = """
-        Usage: pushline dev-kafka [--brokers N] [--topic NAME[:PARTITIONS] ...]
+        Usage: pushline-dev dev-kafka [--brokers N] [--topic NAME[:PARTITIONS] ...]
 
         Starts librdkafka's mock Kafka cluster: real brokers speaking the Kafka protocol on local
         ports, with consumer groups and idempotent producers, keeping everything in memory. Serves
@@ -16,7 +17,7 @@ enum DevKafkaCommand: Command {
 
         The first line on standard output is "bootstrap.servers=<host:port,...>"; the rest of what it
         says goes to standard error. For example:
-          pushline dev-kafka --topic demo:3 > servers.txt &
+          pushline-dev dev-kafka --topic demo:3 > servers.txt &
           kcat -b "$(cut -d= -f2 servers.txt)" -t demo -P <<< 'hello'
           kcat -b "$(cut -d= -f2 servers.txt)" -t demo -C -e
 
@@ -24,7 +25,7 @@ enum DevKafkaCommand: Command {
           down [BROKER]   take broker BROKER (1...N) down, or every broker without one
           up [BROKER]     bring it (or every broker) back
         each answered on standard error ("dev-kafka: brokers 1,2,3 down"). For example:
-          mkfifo control; pushline dev-kafka < control > servers.txt & exec 3> control
+          mkfifo control; pushline-dev dev-kafka < control > servers.txt & exec 3> control
           echo down >&3; sleep 30; echo up >&3
 
         Without --topic it creates the pipeline's topics:

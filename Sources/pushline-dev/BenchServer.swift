@@ -1,7 +1,7 @@
 import CLI
 import LocalStack
 
-/// The APNs server `pushline bench e2e` sends to (`--server`), as a process of its own: the
+/// The APNs server `pushline-dev bench e2e` sends to (`--server`), as a process of its own: the
 /// release `apns-sim` (checks every request as APNs does, keeps an inbox), or `nghttpd` (nghttp2's
 /// own server, checks nothing: `200` for each device token it has a file for).
 struct BenchServer {

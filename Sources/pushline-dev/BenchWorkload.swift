@@ -3,7 +3,7 @@ import Foundation
 import LocalStack
 import Pipeline
 
-/// What `pushline bench e2e` publishes, intent by intent; each intent follows from its index alone.
+/// What `pushline-dev bench e2e` publishes, intent by intent; each intent follows from its index alone.
 ///
 /// - `tokens`: the example app's `chat_message` in English, each to its own device tokens.
 /// - `sealed`: `tokens` with every delivery sealed for a Notification Service Extension

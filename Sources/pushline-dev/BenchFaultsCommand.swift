@@ -2,17 +2,17 @@ import CLI
 import Foundation
 import LocalStack
 
-/// `pushline bench faults`: the fault matrix of issue 14 — each row a fault injected into real local
+/// `pushline-dev bench faults`: the fault matrix of issue 14 — each row a fault injected into real local
 /// components while intents flow, and what it cost (docs/RELIABILITY.md).
 enum BenchFaultsCommand: Command {
     static let name = "bench faults"
     static let summary = "the fault matrix: SIGKILL, APNs brownouts and GOAWAYs, Redis and Kafka outages, poison, SIGTERM"
     static let help = """
-        Usage: pushline bench faults [--rows ROW,ROW…] [--intents N] [--short] [--json]
+        Usage: pushline-dev bench faults [--rows ROW,ROW…] [--intents N] [--short] [--json]
                                      [--kafka-property KEY=VALUE]…
 
         Runs each row of the fault matrix on a fresh local stack, every component a process of its
-        own: `pushline dev-kafka` (3 brokers; pushline.intents with 4 partitions), a redis-server,
+        own: `pushline-dev dev-kafka` (3 brokers; pushline.intents with 4 partitions), a redis-server,
         the apns-sim built beside this executable (admin API for the faults, an inbox file for what
         devices received) and `pushline run` (pipeline `notifications`, shutdown.deadline 10 s),
         under a supervisor that starts it again, up to 5 times, when it exits by itself. Each
@@ -47,7 +47,7 @@ enum BenchFaultsCommand: Command {
           --short                 the small version: 5000 intents, faults of 3 s (the brownout 4 s)
           --json                  also print each row as one JSON line, prefixed "faults-row "
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties); repeatable.
-                                  Default: fetch.wait.max.ms=2, as for `pushline bench e2e`, and
+                                  Default: fetch.wait.max.ms=2, as for `pushline-dev bench e2e`, and
                                   session.timeout.ms=4000: the mock cluster's coordinator holds every
                                   rejoin for the session timeout less 1 s, where a real broker lets a
                                   group that is empty again start after group.initial.rebalance.delay.ms
@@ -93,7 +93,7 @@ enum BenchFaultsCommand: Command {
             progress("\(error)")
             return 1
         }
-        print("pushline bench faults: \(settings.intents) intents for the SIGKILL rows, \(settings.steadyIntents) for the others; "
+        print("pushline-dev bench faults: \(settings.intents) intents for the SIGKILL rows, \(settings.steadyIntents) for the others; "
             + "worker kafka.properties \(kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
         print(BenchFaultsResult.tableHeader)
         for result in results { print(result.tableLine) }
