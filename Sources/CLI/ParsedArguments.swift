@@ -90,6 +90,18 @@ public struct ParsedArguments {
         values[name] ?? []
     }
 
+    /// The `KEY=VALUE` values of a repeatable option laid over `defaults` (a later value of a key
+    /// wins), e.g. `--kafka-property fetch.wait.max.ms=2`.
+    public func keyValues(_ name: String, over defaults: [String: String] = [:]) throws(UsageError) -> [String: String] {
+        var pairs = defaults
+        for setting in all(name) {
+            let parts = setting.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "\(name) must be KEY=VALUE, got \"\(setting)\"") }
+            pairs[parts[0]] = parts[1]
+        }
+        return pairs
+    }
+
     /// An optional option that must be a whole number.
     public func optionalInteger(_ name: String) throws(UsageError) -> Int64? {
         guard let text = values[name]?.first else { return nil }

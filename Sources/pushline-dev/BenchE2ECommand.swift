@@ -105,11 +105,7 @@ enum BenchE2ECommand: Command {
                                 partitions: try arguments.positiveInteger("--partitions", default: 4))
         settings.batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
-        for property in arguments.all("--kafka-property") {
-            let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }
-            settings.kafkaProperties[parts[0]] = parts[1]
-        }
+        settings.kafkaProperties = try arguments.keyValues("--kafka-property", over: settings.kafkaProperties)
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")
             let bench = try BenchServer(serverName)

@@ -62,12 +62,8 @@ enum BenchFaultsCommand: Command {
                                         repeatableOptions: ["--kafka-property"])
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        var kafkaProperties = ["fetch.wait.max.ms": "2", "session.timeout.ms": "4000", "heartbeat.interval.ms": "1000"]
-        for property in arguments.all("--kafka-property") {
-            let parts = property.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty else { throw UsageError(message: "--kafka-property must be KEY=VALUE, got \"\(property)\"") }
-            kafkaProperties[parts[0]] = parts[1]
-        }
+        let kafkaProperties = try arguments.keyValues("--kafka-property",
+                                                      over: ["fetch.wait.max.ms": "2", "session.timeout.ms": "4000", "heartbeat.interval.ms": "1000"])
         var settings = arguments.flags.contains("--short") ? BenchFaultsRow.Settings.short(kafkaProperties: kafkaProperties)
             : BenchFaultsRow.Settings(kafkaProperties: kafkaProperties)
         settings.intents = try arguments.positiveInteger("--intents", default: settings.intents)

@@ -34,4 +34,11 @@ struct BenchE2ECommandTests {
         #expect(result.status == 2)
         #expect(result.standardError.contains("unknown workload \"everything\"; workloads: tokens, sealed, users, mixed"))
     }
+
+    @Test("a --kafka-property without KEY=VALUE is a usage error that names the option and the value")
+    func malformedKafkaProperty() throws {
+        let result = try pushlineDev("bench", "e2e", "--kafka-property", "fetch.wait.max.ms")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--kafka-property must be KEY=VALUE, got \"fetch.wait.max.ms\""), "\(result.standardError)")
+    }
 }
