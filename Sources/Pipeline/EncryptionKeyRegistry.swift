@@ -5,8 +5,9 @@ import TLS
 
 /// The recipients' keys for encrypted notification fields (docs/service-extension.md): one per
 /// user or per device of an app, each with an id and a version, stored sealed under the
-/// ``KeyEncryptionKey``. Filled by `pushline keys register`; read by the worker once per claimed
-/// batch. Confined like its `RedisConnection`.
+/// ``KeyEncryptionKey``. Filled by `pushline keys register` and the token feed; read by the worker
+/// once per claimed batch, each stored key opened once and then taken from an
+/// ``UnwrappedKeyCache`` while its stored value stays the same. Confined like its `RedisConnection`.
 ///
 /// Keys: `pushline:e2e-key:<app>:user:<user>` and `pushline:e2e-key:<app>:device:<token hex>` →
 /// `v1 <key id> <version> <base64 of the sealed key>`.
@@ -57,11 +58,15 @@ public struct EncryptionKeyRegistry {
 
     let connection: RedisConnection
     let keyEncryptionKey: KeyEncryptionKey
+    private let unwrapped = UnwrappedKeyCache()
 
     public init(connection: RedisConnection, keyEncryptionKey: KeyEncryptionKey) {
         self.connection = connection
         self.keyEncryptionKey = keyEncryptionKey
     }
+
+    /// How many opened keys the registry keeps (at most ``UnwrappedKeyCache/capacity``).
+    public var cachedKeyCount: Int { unwrapped.count }
 
     /// One key to register: `key` (32 bytes) as `subject`'s key `id` at `version` (≥ 1).
     public struct Entry: Sendable {
@@ -172,9 +177,15 @@ public struct EncryptionKeyRegistry {
         }
     }
 
-    /// A stored value, `v1 <key id> <version> <base64>`, opened. Read as bytes: every delivery of a
-    /// template that encrypts comes here.
+    /// A stored value, `v1 <key id> <version> <base64>`, opened, or taken from the cache when it was
+    /// opened before. Read as bytes: every delivery of a template that encrypts comes here.
     private func decode(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
+        try unwrapped.key(redisKey: Self.key(app, subject), storedValue: value) { () throws(KeyRegistryError) in
+            try open(value, app: app, subject: subject)
+        }
+    }
+
+    private func open(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
         let parts = value.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].elementsEqual("v1".utf8),
               let version = Int64(String(decoding: parts[2], as: UTF8.self)),
