@@ -75,7 +75,8 @@ struct EncryptionKeyRecordTests {
                                 original: DeadLetter.Original(bad, showing: shown), intentID: nil, recordedAt: 0)
         let text = String(decoding: letter.encoded, as: UTF8.self)
         let fields = try #require(try JSONSerialization.jsonObject(with: Data(letter.encoded)) as? [String: Any])
-        let copy = try #require(Base64.decode(try #require(fields["original_base64"] as? String)))
+        let copyBase64 = try #require(fields["original_base64"] as? String)
+        let copy = try #require(Base64.decode(copyBase64))
         #expect(!text.contains(keyBase64) && !String(decoding: copy, as: UTF8.self).contains(keyBase64))
         #expect(letter.original.size == bad.count)
     }
