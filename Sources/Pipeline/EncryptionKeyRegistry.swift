@@ -131,28 +131,28 @@ public struct EncryptionKeyRegistry {
     /// trip. A stored key that does not open (another key-encryption key) is ``KeyRegistryError``
     /// `UnreadableKey` in its place.
     public func keys(for lookups: [Lookup]) throws(RedisError) -> [Result<EncryptionKey?, KeyRegistryError>] {
-        var commands: [RedisCommand] = []
-        commands.reserveCapacity(lookups.count * 2)
+        var redisKeys: [String] = []
+        redisKeys.reserveCapacity(lookups.count * 2)
         for lookup in lookups {
-            commands.append(RedisCommand("GET", Self.key(lookup.app, .device(lookup.token))))
-            if let user = lookup.user { commands.append(RedisCommand("GET", Self.key(lookup.app, .user(user)))) }
+            redisKeys.append(Self.key(lookup.app, .device(lookup.token)))
+            if let user = lookup.user { redisKeys.append(Self.key(lookup.app, .user(user))) }
         }
-        let replies = try connection.pipeline(commands)
+        let replies = try connection.pipeline(redisKeys.map { RedisCommand("GET", $0) })
         var index = 0
         var keys: [Result<EncryptionKey?, KeyRegistryError>] = []
         keys.reserveCapacity(lookups.count)
         for lookup in lookups {
-            var candidates: [(RedisReply, Subject)] = [(replies[index], .device(lookup.token))]
+            var candidates: [(RedisReply, String, Subject)] = [(replies[index], redisKeys[index], .device(lookup.token))]
             index += 1
             if let user = lookup.user {
-                candidates.append((replies[index], .user(user)))
+                candidates.append((replies[index], redisKeys[index], .user(user)))
                 index += 1
             }
             var found: Result<EncryptionKey?, KeyRegistryError> = .success(nil)
-            for (reply, subject) in candidates {
+            for (reply, redisKey, subject) in candidates {
                 if case .error(let error) = reply { throw error }
                 guard let value = reply.bytes else { continue }
-                found = Result { () throws(KeyRegistryError) in try decode(value, app: lookup.app, subject: subject) }
+                found = Result { () throws(KeyRegistryError) in try decode(value, redisKey: redisKey, app: lookup.app, subject: subject) }
                 break
             }
             keys.append(found)
@@ -162,16 +162,17 @@ public struct EncryptionKeyRegistry {
 
     /// The key of one subject, nil when it has none.
     public func key(app: String, subject: Subject) throws(KeyRegistryFailure) -> EncryptionKey? {
+        let redisKey = Self.key(app, subject)
         let reply: RedisReply
         do {
-            reply = try connection.send(RedisCommand("GET", Self.key(app, subject)))
+            reply = try connection.send(RedisCommand("GET", redisKey))
         } catch {
             throw .redis(error)
         }
         if case .error(let error) = reply { throw .redis(error) }
         guard let value = reply.bytes else { return nil }
         do {
-            return try decode(value, app: app, subject: subject)
+            return try decode(value, redisKey: redisKey, app: app, subject: subject)
         } catch {
             throw .key(error)
         }
@@ -179,8 +180,8 @@ public struct EncryptionKeyRegistry {
 
     /// A stored value, `v1 <key id> <version> <base64>`, opened, or taken from the cache when it was
     /// opened before. Read as bytes: every delivery of a template that encrypts comes here.
-    private func decode(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
-        try unwrapped.key(redisKey: Self.key(app, subject), storedValue: value) { () throws(KeyRegistryError) in
+    private func decode(_ value: [UInt8], redisKey: String, app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
+        try unwrapped.key(redisKey: redisKey, storedValue: value) { () throws(KeyRegistryError) in
             try open(value, app: app, subject: subject)
         }
     }
