@@ -16,8 +16,7 @@ public struct EnrichmentCatalog: Sendable {
 
         init(id: String, templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
             self.templates = templates
-            // A template for a service extension changes its payload per recipient: it never fills a skeleton.
-            payloadSkeletons = templates.compactMapValues { $0.serviceExtension == nil ? PayloadSkeleton(template: $0, app: id) : nil }
+            payloadSkeletons = templates.compactMapValues { PayloadSkeleton(template: $0, app: id) }
             self.strings = strings
             self.defaultLocale = defaultLocale
         }

@@ -58,24 +58,23 @@ struct NotificationComposer {
                                          collapseID: draft.collapseID, payload: encoded.written, locale: draft.locale,
                                          shortened: encoded.shortened)
             if let plaintext, let encryption = serviceExtension?.encryption {
-                composed.sealing = Self.sealing(plaintext, encryption, payload: &payload, written: encoded.written.bytes,
-                                                limit: draft.pushType.payloadLimit)
+                composed.sealing = Self.sealing(plaintext, encryption, written: encoded.written.bytes, limit: draft.pushType.payloadLimit)
             }
             return composed
         }
     }
 
-    /// What ``PayloadSealer`` needs: the payload `written` ends with the box's stand-in, `"` and `}`;
-    /// under `without_key: placeholder`, the payload without the box too.
-    private static func sealing(_ plaintext: [UInt8], _ encryption: ServiceExtensionTemplate.Encryption, payload: inout APNsPayload,
+    /// What ``PayloadSealer`` needs: the payload `written` ends with the box's member,
+    /// `,"e2e":"<stand-in>"}` (after `aps`, so never first); under `without_key: placeholder`, the
+    /// payload without that member too.
+    private static func sealing(_ plaintext: [UInt8], _ encryption: ServiceExtensionTemplate.Encryption,
                                 written: [UInt8], limit: Int) -> SealingRequest {
+        let prefixCount = written.count - ServiceExtensionContent.standInCount(plaintextCount: plaintext.count) - 2
         var placeholder: [UInt8]?
         if encryption.withoutKey == .placeholder {
-            payload.custom.members.removeAll { $0.key == ServiceExtensionTemplate.PayloadKey.sealedBox }
-            placeholder = WrittenPayload(payload.document).bytes
+            placeholder = written[..<(prefixCount - ",\"\(ServiceExtensionTemplate.PayloadKey.sealedBox)\":\"".utf8.count)] + [UInt8(ascii: "}")]
         }
-        let standIn = ServiceExtensionContent.standInCount(plaintextCount: plaintext.count)
-        return SealingRequest(plaintext: plaintext, prefixCount: written.count - standIn - 2, withoutKey: encryption.withoutKey,
+        return SealingRequest(plaintext: plaintext, prefixCount: prefixCount, withoutKey: encryption.withoutKey,
                               placeholderPayload: placeholder, limit: limit)
     }
 
@@ -172,22 +171,36 @@ struct NotificationComposer {
     }
 
     /// The notification with its payload written into the template's skeleton, or nil when the
-    /// intent changes more than the texts, the payload is too large, or a header breaks a rule:
-    /// the general path then shortens the alert or reports every violation.
+    /// intent changes more than the texts, the payload is too large, a header breaks a rule, or a
+    /// service extension's value is refused: the general path then shortens the alert or reports
+    /// every violation or the refusal.
     private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent) -> Composed? {
         let overrides = intent.overrides
         guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, intent.custom.members.isEmpty,
               overrides.threadID == nil, overrides.badge == nil, overrides.sound == nil, overrides.category == nil,
-              overrides.interruptionLevel == nil, overrides.relevanceScore == nil,
-              let bytes = skeleton.payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues),
-              bytes.count <= draft.pushType.payloadLimit else { return nil }
+              overrides.interruptionLevel == nil, overrides.relevanceScore == nil else { return nil }
+        var values = PayloadSkeleton.ExtensionValues()
+        var plaintext: [UInt8]?
+        if let serviceExtension = draft.template.serviceExtension {
+            guard let app = catalog.app(intent.app),
+                  let prepared = try? ServiceExtensionContent(template: draft.template, app: app, args: intent.args, locale: draft.locale)
+                      .skeletonValues(serviceExtension, alert: draft.alert, customValues: draft.customValues) else { return nil }
+            (values, plaintext) = prepared
+        }
+        let limit = draft.pushType.payloadLimit - (plaintext == nil ? 0 : ServiceExtensionContent.keyFieldsReserve)
+        guard let bytes = skeleton.payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues, extension: values),
+              bytes.count <= limit else { return nil }
         let priority = Self.priority(intent, pushType: draft.pushType, templatePriority: draft.template.priority)
         // No topic: the skeleton's was checked with its body.
         let request = NotificationRequest(pushType: draft.pushType, topic: nil, priority: priority, collapseID: draft.collapseID,
                                           payload: bytes)
         guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
-        return Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
-                        payload: bytes, locale: draft.locale, wasShortened: false)
+        var composed = Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
+                                payload: bytes, locale: draft.locale, wasShortened: false)
+        if let plaintext, let encryption = draft.template.serviceExtension?.encryption {
+            composed.sealing = Self.sealing(plaintext, encryption, written: bytes, limit: draft.pushType.payloadLimit)
+        }
+        return composed
     }
 
     /// `apns-topic`: the app's bundle id and the push type's suffix.

@@ -10,7 +10,22 @@ import APNsCore
 /// fill string values, and no APNs rule looks inside those. The topic, fixed by the app and the
 /// template's push type, is checked with the body; the size and the other headers (collapse id,
 /// priority) are still checked per intent. Anything else takes the composer's general path.
+///
+/// A template for a Notification Service Extension has one too, written through the same
+/// ``ServiceExtensionContent/restructure(_:_:_:)`` as the general path with markers for the
+/// attachment URL, the sender, the placeholder body and the sealed box's stand-in: its sealed
+/// fields leave no hole, and the stand-in comes last, where ``PayloadSealer`` puts the box.
 struct PayloadSkeleton: Sendable {
+    /// What one intent puts into a service-extension template's holes
+    /// (``ServiceExtensionContent/skeletonValues(_:alert:customValues:)``).
+    struct ExtensionValues {
+        var attachmentURL: JSONValue?
+        var sender: JSONValue?
+        var placeholder: String?
+        /// The length of the sealed box's base64: the stand-in is as many `A`s.
+        var sealedBoxCount = 0
+    }
+
     /// What fills one hole.
     private enum Hole: Sendable, Equatable {
         case title, subtitle, body, titleLocKey, subtitleLocKey, locKey
@@ -18,6 +33,9 @@ struct PayloadSkeleton: Sendable {
         case threadID
         /// The template's custom key at this index: any JSON value.
         case custom(Int)
+        /// A service extension's: the attachment URL and the sender (any JSON value), the
+        /// placeholder body, the sealed box's stand-in.
+        case attachmentURL, sender, placeholder, sealedBox
     }
 
     /// The literal bytes between the holes, one after the other: before each hole, then after the last.
@@ -46,17 +64,29 @@ struct PayloadSkeleton: Sendable {
         let custom = template.custom.indices.map { JSONValue.string(marker(.custom($0))) }
         let draft = NotificationComposer.Draft(template: template, pushType: template.pushType, alert: alert, threadID: threadID,
                                                customValues: custom, collapseID: nil, locale: nil, liveActivity: nil)
-        let written = WrittenPayload(NotificationComposer.payload(draft, overrides: Intent.Overrides(), intentCustom: JSONObject()).document)
+        var payload = NotificationComposer.payload(draft, overrides: Intent.Overrides(), intentCustom: JSONObject())
+        if let serviceExtension = template.serviceExtension {
+            var values = ServiceExtensionContent.HostValues()
+            values.attachmentURL = serviceExtension.attachment.map { _ in .string(marker(.attachmentURL)) }
+            values.sender = serviceExtension.communication.map { _ in .string(marker(.sender)) }
+            if serviceExtension.encryption?.fields.contains("body") == true { values.placeholder = AlertContent(body: marker(.placeholder)) }
+            if ServiceExtensionContent.restructure(&payload, serviceExtension, values) != nil {
+                payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.sealedBox, .string(marker(.sealedBox))))
+            }
+        }
+        let written = WrittenPayload(payload.document)
         let topic = NotificationComposer.topic(app: app, pushType: template.pushType)
         let request = NotificationRequest(pushType: template.pushType, topic: topic, payload: written.bytes)
         guard NotificationValidator.violations(in: request, payload: written).isEmpty else { return nil }
 
-        // Cut the bytes at each marker, as written; every marker must appear exactly once.
+        // Cut the bytes at each marker, as written; every marker must appear exactly once, but
+        // for the texts of fields a service extension's template seals (they leave the payload).
         var cuts: [(range: Range<Int>, hole: Hole)] = []
         for (index, hole) in holes.enumerated() {
             var markerBytes: [UInt8] = []
             JSONWriter.appendString(Self.marker(index), to: &markerBytes)
             let found = Self.ranges(of: markerBytes, in: written.bytes)
+            if found.isEmpty, template.serviceExtension?.encryption != nil { continue }
             guard found.count == 1 else { return nil }
             cuts.append((found[0], hole))
         }
@@ -80,9 +110,10 @@ struct PayloadSkeleton: Sendable {
         customCount = custom.count
     }
 
-    /// The payload with these texts, exactly the bytes the general path writes for them; nil when
-    /// they do not have the template's shape.
-    func payload(alert: AlertContent?, threadID: String?, customValues: [JSONValue]) -> [UInt8]? {
+    /// The payload with these texts (and a service extension's values), exactly the bytes the
+    /// general path writes for them; nil when they do not have the template's shape.
+    func payload(alert: AlertContent?, threadID: String?, customValues: [JSONValue],
+                 extension values: ExtensionValues = ExtensionValues()) -> [UInt8]? {
         guard AlertShape(alert) == alertShape, (threadID != nil) == hasThreadID, customValues.count == customCount else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(literals.count + 48 * holes.count)
@@ -91,10 +122,18 @@ struct PayloadSkeleton: Sendable {
             for (hole, offset) in zip(holes, holeOffsets) {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: literals[start..<offset]))
                 start = offset
-                if case .custom(let custom) = hole {
+                switch hole {
+                case .custom(let custom):
                     JSONWriter.appendValue(customValues[custom], to: &bytes)
-                } else {
-                    guard let text = Self.text(hole, alert: alert, threadID: threadID) else { return nil }
+                case .attachmentURL, .sender:
+                    guard let value = hole == .sender ? values.sender : values.attachmentURL else { return nil }
+                    JSONWriter.appendValue(value, to: &bytes)
+                case .sealedBox:
+                    bytes.append(UInt8(ascii: "\""))
+                    bytes.append(contentsOf: repeatElement(UInt8(ascii: "A"), count: values.sealedBoxCount))
+                    bytes.append(UInt8(ascii: "\""))
+                default:
+                    guard let text = Self.text(hole, alert: alert, threadID: threadID, placeholder: values.placeholder) else { return nil }
                     JSONWriter.appendString(text, to: &bytes)
                 }
             }
@@ -109,7 +148,7 @@ struct PayloadSkeleton: Sendable {
         "\u{1}pushline-hole-\(index)\u{1}"
     }
 
-    private static func text(_ hole: Hole, alert: AlertContent?, threadID: String?) -> String? {
+    private static func text(_ hole: Hole, alert: AlertContent?, threadID: String?, placeholder: String?) -> String? {
         switch hole {
         case .title: alert?.title
         case .subtitle: alert?.subtitle
@@ -121,7 +160,8 @@ struct PayloadSkeleton: Sendable {
         case .subtitleLocArg(let index): alert?.subtitleLocArgs?[index]
         case .locArg(let index): alert?.locArgs?[index]
         case .threadID: threadID
-        case .custom: nil
+        case .placeholder: placeholder
+        case .custom, .attachmentURL, .sender, .sealedBox: nil
         }
     }
 

@@ -4,7 +4,8 @@ import TLS
 /// Applies a template's ``ServiceExtensionTemplate`` to one intent's payload, before it is
 /// shortened and validated: the attachment URL checked and added, the sender of a communication
 /// notification added, `mutable-content` set, and the fields to seal taken out (the body replaced
-/// by the placeholder) with a stand-in of the sealed box's exact length in their place.
+/// by the placeholder) with a stand-in of the sealed box's exact length in their place — on the
+/// payload tree (the general path), or as values for the template's ``PayloadSkeleton``.
 struct ServiceExtensionContent {
     let template: Template
     let app: EnrichmentCatalog.App
@@ -17,48 +18,109 @@ struct ServiceExtensionContent {
 
     /// Changes `payload` and returns the plaintext to seal, if the template encrypts.
     func apply(_ serviceExtension: ServiceExtensionTemplate, to payload: inout APNsPayload) throws(EnrichmentError) -> [UInt8]? {
-        payload.mutableContent = true
-        if let attachment = serviceExtension.attachment {
-            payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.attachmentURL, .string(try attachmentURL(attachment))))
+        let values = try hostValues(serviceExtension)
+        guard let sealed = Self.restructure(&payload, serviceExtension, values) else { return nil }
+        var plaintext: [UInt8] = []
+        JSONWriter.appendValue(.object(sealed), to: &plaintext)
+        payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.sealedBox, .string(Self.standIn(plaintextCount: plaintext.count))))
+        return plaintext
+    }
+
+    /// What one intent puts into a template's ``PayloadSkeleton`` for the extension — the checked
+    /// attachment URL, the sender, the placeholder body, the stand-in's length — and the plaintext
+    /// to seal (nil when the template does not encrypt): the same as ``apply(_:to:)`` without a
+    /// payload tree. `alert` and `customValues` are the intent's draft's.
+    func skeletonValues(_ serviceExtension: ServiceExtensionTemplate, alert: AlertContent?,
+                        customValues: [JSONValue]) throws(EnrichmentError) -> (values: PayloadSkeleton.ExtensionValues, plaintext: [UInt8]?) {
+        let host = try hostValues(serviceExtension)
+        var values = PayloadSkeleton.ExtensionValues(attachmentURL: host.attachmentURL, sender: host.sender, placeholder: host.placeholder?.body)
+        guard let encryption = serviceExtension.encryption else { return (values, nil) }
+        let sealed = Self.sealedFields(encryption, alert: alert) { key in
+            if let index = template.custom.firstIndex(where: { $0.name == key }) { return customValues[index] }
+            if key == ServiceExtensionTemplate.PayloadKey.attachmentURL { return host.attachmentURL }
+            return key == ServiceExtensionTemplate.PayloadKey.communication ? host.sender : nil
         }
-        if let communication = serviceExtension.communication {
-            payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.communication, .object(try sender(communication))))
+        var plaintext: [UInt8] = []
+        JSONWriter.appendValue(.object(sealed), to: &plaintext)
+        values.sealedBoxCount = Self.standInCount(plaintextCount: plaintext.count)
+        return (values, plaintext)
+    }
+
+    /// What the extension's keys hold for this intent, before they go into a payload.
+    struct HostValues {
+        var attachmentURL: JSONValue?
+        var sender: JSONValue?
+        /// The body that replaces a sealed one.
+        var placeholder: AlertContent?
+    }
+
+    private func hostValues(_ serviceExtension: ServiceExtensionTemplate) throws(EnrichmentError) -> HostValues {
+        var values = HostValues()
+        if let attachment = serviceExtension.attachment { values.attachmentURL = .string(try attachmentURL(attachment)) }
+        if let communication = serviceExtension.communication { values.sender = .object(try sender(communication)) }
+        if let encryption = serviceExtension.encryption, encryption.fields.contains("body") {
+            values.placeholder = try AlertTexts(template: template, app: app, args: args, locale: locale)
+                .content(Template.AlertTemplate(body: encryption.placeholder))
+        }
+        return values
+    }
+
+    /// `payload` changed for the extension: `mutable-content`, the attachment URL and the sender
+    /// added, the sealed fields taken out (a sealed body replaced by the placeholder), the reserved
+    /// keys dropped; returns the fields to seal, nil when the template does not encrypt. The
+    /// general path calls it with the intent's values, ``PayloadSkeleton`` with markers.
+    static func restructure(_ payload: inout APNsPayload, _ serviceExtension: ServiceExtensionTemplate,
+                            _ values: HostValues) -> JSONObject? {
+        payload.mutableContent = true
+        if let url = values.attachmentURL {
+            payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.attachmentURL, url))
+        }
+        if let sender = values.sender {
+            payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.communication, sender))
         }
         guard let encryption = serviceExtension.encryption else { return nil }
-        var sealed = JSONObject()
         var content: AlertContent?
         if case .content(let alert) = payload.alert { content = alert }
+        let custom = payload.custom
+        let sealed = sealedFields(encryption, alert: content) { key in custom.members.first { $0.key == key }?.value }
         for field in encryption.fields {
             switch field {
             case "title":
-                if let title = content?.title { sealed.members.append(.init(field, .string(title))) }
                 content?.title = nil
             case "subtitle":
-                if let subtitle = content?.subtitle { sealed.members.append(.init(field, .string(subtitle))) }
                 content?.subtitle = nil
             case "body":
-                if let body = content?.body { sealed.members.append(.init(field, .string(body))) }
-                let placeholder = try AlertTexts(template: template, app: app, args: args, locale: locale)
-                    .content(Template.AlertTemplate(body: encryption.placeholder))
                 var replaced = content ?? AlertContent()
-                (replaced.body, replaced.locKey, replaced.locArgs) = (placeholder.body, placeholder.locKey, placeholder.locArgs)
+                (replaced.body, replaced.locKey, replaced.locArgs) = (values.placeholder?.body, values.placeholder?.locKey, values.placeholder?.locArgs)
                 content = replaced
             default:
-                if let index = payload.custom.members.firstIndex(where: { $0.key == field }) {
-                    sealed.members.append(payload.custom.members.remove(at: index))
-                }
+                if let index = payload.custom.members.firstIndex(where: { $0.key == field }) { payload.custom.members.remove(at: index) }
             }
         }
         payload.alert = content.map(Alert.content)
-        var plaintext: [UInt8] = []
-        JSONWriter.appendValue(.object(sealed), to: &plaintext)
-        // Last, so the written payload ends with it and sealing replaces only the tail.
         // Reserved: sealing writes them (an intent's custom keys of these names would be repeated keys).
         let reserved = [ServiceExtensionTemplate.PayloadKey.sealedBox, ServiceExtensionTemplate.PayloadKey.keyID,
                         ServiceExtensionTemplate.PayloadKey.keyVersion]
         payload.custom.members.removeAll { reserved.contains($0.key) }
-        payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.sealedBox, .string(Self.standIn(plaintextCount: plaintext.count))))
-        return plaintext
+        return sealed
+    }
+
+    /// The fields `encryption` seals, in its order: alert fields from `alert`, the rest from
+    /// `custom` (the payload's first custom key of the name); absent ones are left out.
+    private static func sealedFields(_ encryption: ServiceExtensionTemplate.Encryption, alert: AlertContent?,
+                                     custom: (String) -> JSONValue?) -> JSONObject {
+        var sealed = JSONObject()
+        for field in encryption.fields {
+            let value: JSONValue?
+            switch field {
+            case "title": value = alert?.title.map(JSONValue.string)
+            case "subtitle": value = alert?.subtitle.map(JSONValue.string)
+            case "body": value = alert?.body.map(JSONValue.string)
+            default: value = custom(field)
+            }
+            if let value { sealed.members.append(.init(field, value)) }
+        }
+        return sealed
     }
 
     /// As many `A`s as the base64 of the sealed box of `plaintextCount` bytes has characters

@@ -120,14 +120,15 @@ public final class LocalPipeline: Sendable {
         try CatalogStore(templatesDirectory: SharedFiles.path("Config/templates"), localesDirectory: SharedFiles.path("Config/locales"))
     }
 
-    /// Publishes intents to the single intents partition, in order, and waits until Kafka has them.
-    public func publish(_ intents: [[UInt8]]) throws {
+    /// Publishes intents (or records of another topic of the cluster) to the topic's partition 0,
+    /// in order, and waits until Kafka has them.
+    public func publish(_ intents: [[UInt8]], to topic: String = LocalPipeline.intentsTopic) throws {
         let reports = RecordLog<KafkaDeliveryReport>()
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)) { event in
             if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
         }
-        _ = try producer.send(intents.map { KafkaProducerMessage(topic: Self.intentsTopic, partition: 0, value: $0) })
-        try Deadline.wait(for: "\(intents.count) intents published") { reports.all.count == intents.count }
+        _ = try producer.send(intents.map { KafkaProducerMessage(topic: topic, partition: 0, value: $0) })
+        try Deadline.wait(for: "\(intents.count) records published to \(topic)") { reports.all.count == intents.count }
         try producer.close()
     }
 

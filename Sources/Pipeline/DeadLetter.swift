@@ -22,7 +22,13 @@ public struct DeadLetter: Sendable, Equatable {
 
         /// The summary of `bytes`, the whole message as read from Kafka.
         public init(_ bytes: [UInt8]) {
-            prefix = Array(bytes.prefix(DeadLetter.originalPrefixLimit))
+            self.init(bytes, showing: bytes)
+        }
+
+        /// The summary of `bytes`, the whole message, showing `shown` (the message with a secret
+        /// taken out, ``EncryptionKeyRecord/redacted(_:)``) in place of its bytes.
+        public init(_ bytes: [UInt8], showing shown: [UInt8]) {
+            prefix = Array(shown.prefix(DeadLetter.originalPrefixLimit))
             size = bytes.count
             sha256 = SHA256Digest.hex(bytes)
         }

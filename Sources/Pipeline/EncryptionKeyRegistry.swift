@@ -5,8 +5,9 @@ import TLS
 
 /// The recipients' keys for encrypted notification fields (docs/service-extension.md): one per
 /// user or per device of an app, each with an id and a version, stored sealed under the
-/// ``KeyEncryptionKey``. Filled by `pushline keys register`; read by the worker once per claimed
-/// batch. Confined like its `RedisConnection`.
+/// ``KeyEncryptionKey``. Filled by `pushline keys register` and the token feed; read by the worker
+/// once per claimed batch, each stored key opened once and then taken from an
+/// ``UnwrappedKeyCache`` while its stored value stays the same. Confined like its `RedisConnection`.
 ///
 /// Keys: `pushline:e2e-key:<app>:user:<user>` and `pushline:e2e-key:<app>:device:<token hex>` →
 /// `v1 <key id> <version> <base64 of the sealed key>`.
@@ -57,11 +58,15 @@ public struct EncryptionKeyRegistry {
 
     let connection: RedisConnection
     let keyEncryptionKey: KeyEncryptionKey
+    private let unwrapped = UnwrappedKeyCache()
 
     public init(connection: RedisConnection, keyEncryptionKey: KeyEncryptionKey) {
         self.connection = connection
         self.keyEncryptionKey = keyEncryptionKey
     }
+
+    /// How many opened keys the registry keeps (at most ``UnwrappedKeyCache/capacity``).
+    public var cachedKeyCount: Int { unwrapped.count }
 
     /// One key to register: `key` (32 bytes) as `subject`'s key `id` at `version` (≥ 1).
     public struct Entry: Sendable {
@@ -126,28 +131,28 @@ public struct EncryptionKeyRegistry {
     /// trip. A stored key that does not open (another key-encryption key) is ``KeyRegistryError``
     /// `UnreadableKey` in its place.
     public func keys(for lookups: [Lookup]) throws(RedisError) -> [Result<EncryptionKey?, KeyRegistryError>] {
-        var commands: [RedisCommand] = []
-        commands.reserveCapacity(lookups.count * 2)
+        var redisKeys: [String] = []
+        redisKeys.reserveCapacity(lookups.count * 2)
         for lookup in lookups {
-            commands.append(RedisCommand("GET", Self.key(lookup.app, .device(lookup.token))))
-            if let user = lookup.user { commands.append(RedisCommand("GET", Self.key(lookup.app, .user(user)))) }
+            redisKeys.append(Self.key(lookup.app, .device(lookup.token)))
+            if let user = lookup.user { redisKeys.append(Self.key(lookup.app, .user(user))) }
         }
-        let replies = try connection.pipeline(commands)
+        let replies = try connection.pipeline(redisKeys.map { RedisCommand("GET", $0) })
         var index = 0
         var keys: [Result<EncryptionKey?, KeyRegistryError>] = []
         keys.reserveCapacity(lookups.count)
         for lookup in lookups {
-            var candidates: [(RedisReply, Subject)] = [(replies[index], .device(lookup.token))]
+            var candidates: [(RedisReply, String, Subject)] = [(replies[index], redisKeys[index], .device(lookup.token))]
             index += 1
             if let user = lookup.user {
-                candidates.append((replies[index], .user(user)))
+                candidates.append((replies[index], redisKeys[index], .user(user)))
                 index += 1
             }
             var found: Result<EncryptionKey?, KeyRegistryError> = .success(nil)
-            for (reply, subject) in candidates {
+            for (reply, redisKey, subject) in candidates {
                 if case .error(let error) = reply { throw error }
                 guard let value = reply.bytes else { continue }
-                found = Result { () throws(KeyRegistryError) in try decode(value, app: lookup.app, subject: subject) }
+                found = Result { () throws(KeyRegistryError) in try decode(value, redisKey: redisKey, app: lookup.app, subject: subject) }
                 break
             }
             keys.append(found)
@@ -157,24 +162,31 @@ public struct EncryptionKeyRegistry {
 
     /// The key of one subject, nil when it has none.
     public func key(app: String, subject: Subject) throws(KeyRegistryFailure) -> EncryptionKey? {
+        let redisKey = Self.key(app, subject)
         let reply: RedisReply
         do {
-            reply = try connection.send(RedisCommand("GET", Self.key(app, subject)))
+            reply = try connection.send(RedisCommand("GET", redisKey))
         } catch {
             throw .redis(error)
         }
         if case .error(let error) = reply { throw .redis(error) }
         guard let value = reply.bytes else { return nil }
         do {
-            return try decode(value, app: app, subject: subject)
+            return try decode(value, redisKey: redisKey, app: app, subject: subject)
         } catch {
             throw .key(error)
         }
     }
 
-    /// A stored value, `v1 <key id> <version> <base64>`, opened. Read as bytes: every delivery of a
-    /// template that encrypts comes here.
-    private func decode(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
+    /// A stored value, `v1 <key id> <version> <base64>`, opened, or taken from the cache when it was
+    /// opened before. Read as bytes: every delivery of a template that encrypts comes here.
+    private func decode(_ value: [UInt8], redisKey: String, app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
+        try unwrapped.key(redisKey: redisKey, storedValue: value) { () throws(KeyRegistryError) in
+            try open(value, app: app, subject: subject)
+        }
+    }
+
+    private func open(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
         let parts = value.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].elementsEqual("v1".utf8),
               let version = Int64(String(decoding: parts[2], as: UTF8.self)),

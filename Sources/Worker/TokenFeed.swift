@@ -12,6 +12,11 @@ import Telemetry
 /// dead letters, and only then mark the batch's messages complete, so offsets advance at the
 /// watermark only over records that are in the registry or the DLQ.
 ///
+/// Key records (``EncryptionKeyRecord``) go to the ``EncryptionKeyRegistry``, sealed under the
+/// configuration's key-encryption key, in a second round trip of the same attempt. No key reaches a
+/// log, a metric or a dead letter: a record that cannot be decoded is dead-lettered
+/// ``EncryptionKeyRecord/redacted(_:)``.
+///
 /// While Redis cannot be reached, the batch in hand is tried again with the worker's backoff
 /// (``RedisOutage``: 100 ms doubling to 5 s, with jitter): no record is
 /// skipped, and applying records again is harmless (``TokenRegistry/apply(_:)``). ``stop()`` ends
@@ -21,8 +26,10 @@ import Telemetry
 public final class TokenFeed: Sendable {
     /// Counts since the feed started.
     public struct Statistics: Sendable, Equatable {
-        /// Records applied to the registry (whatever their effect).
+        /// Records applied to the registry (whatever their effect), key records included.
         public var recordsApplied = 0
+        /// Of those, key records.
+        public var keysApplied = 0
         /// Records sent to the DLQ because they could not be decoded.
         public var deadLetters = 0
         /// Attempts to apply a batch that failed because Redis could not be reached (each was tried again).
@@ -109,21 +116,32 @@ public final class TokenFeed: Sendable {
             }
             lastAsked = .now
             var registrations: [TokenRegistration] = []
+            var keys: [EncryptionKeyRecord] = []
             var deadLetters: [KafkaProducerMessage] = []
             for message in batch {
                 do {
-                    registrations.append(try TokenRegistrationDecoder.decode(message.value ?? []))
+                    switch try TokenRegistrationDecoder.decodeRecord(message.value ?? []) {
+                    case .registration(let registration):
+                        registrations.append(registration)
+                    case .key where configuration.keyEncryptionKey == nil:
+                        deadLetters.append(deadLetter(for: message, reason: Self.missingKeyEncryptionKey,
+                                                      detail: "\(Self.missingKeyEncryptionKey): this process has no key-encryption key "
+                                                          + "(encryption.kek_file or PUSHLINE_ENCRYPTION_KEK) to store the key with"))
+                    case .key(let key):
+                        keys.append(key)
+                    }
                 } catch {
-                    deadLetters.append(deadLetter(for: message, error))
+                    deadLetters.append(deadLetter(for: message, reason: error.code.rawValue, detail: error.description))
                 }
             }
-            guard let effects = try apply(registrations, connection: &connection) else { break }
+            guard let effects = try apply(registrations, keys, connection: &connection) else { break }
             if !deadLetters.isEmpty {
                 try acknowledgements.wait(for: try producer.send(deadLetters), timeout: configuration.outputTimeout)
             }
             metrics?.recorded(effects, deadLetters: deadLetters.count)
             counts.withLock {
-                $0.recordsApplied += registrations.count
+                $0.recordsApplied += registrations.count + keys.count
+                $0.keysApplied += keys.count
                 $0.deadLetters += deadLetters.count
             }
             consumer.complete(batch)
@@ -133,15 +151,16 @@ public final class TokenFeed: Sendable {
         try consumer.close()
     }
 
-    /// Applies `registrations` to the registry, trying again while Redis cannot be reached, and
-    /// returns their effects; nil when the feed was stopped before they could be applied.
-    private func apply(_ registrations: [TokenRegistration],
-                       connection: inout RedisConnection?) throws(RedisError) -> [TokenRegistry.RegistrationEffect]? {
-        guard !registrations.isEmpty else { return [] }
+    /// Applies `registrations` to the token registry and `keys` to the key registry, trying again
+    /// while Redis cannot be reached, and returns their effects; nil when the feed was stopped
+    /// before they could be applied.
+    private func apply(_ registrations: [TokenRegistration], _ keys: [EncryptionKeyRecord],
+                       connection: inout RedisConnection?) throws -> [TokenRegistry.RegistrationEffect]? {
+        guard !registrations.isEmpty || !keys.isEmpty else { return [] }
         var outage = RedisOutage()
         var failedAttempts = 0
         while true {
-            do throws(RedisError) {
+            do {
                 let link: RedisConnection
                 if let connection {
                     link = connection
@@ -149,15 +168,14 @@ public final class TokenFeed: Sendable {
                     link = try RedisConnection(configuration: configuration.redis)
                     connection = link
                 }
-                let effects = try TokenRegistry(connection: link).apply(registrations)
+                let effects = try TokenRegistry(connection: link).apply(registrations) + register(keys, on: link)
                 redisAnswers.store(true, ordering: .releasing)
                 if outage.answered() {
                     metrics?.redisAvailable.set(to: 1)
                     eventHandler(.redisRecovered(failedAttempts: failedAttempts))
                 }
                 return effects
-            } catch {
-                guard error.isRetryable else { throw error }
+            } catch let error as RedisError where error.isRetryable {
                 redisAnswers.store(false, ordering: .releasing)
                 let now = ContinuousClock.now
                 if outage.failed(at: now) {
@@ -171,6 +189,31 @@ public final class TokenFeed: Sendable {
                 if isStopping { return nil }
             }
         }
+    }
+
+    /// Registers `keys` (versions only move forward), one round trip per app; a key whose subject
+    /// has the same or a later version is ``TokenRegistry/RegistrationEffect/superseded``. A key
+    /// that cannot be sealed (OpenSSL's random generator failing) stops the feed: its
+    /// ``KeyRegistryError`` is thrown.
+    private func register(_ keys: [EncryptionKeyRecord], on connection: RedisConnection) throws -> [TokenRegistry.RegistrationEffect] {
+        guard let keyEncryptionKey = configuration.keyEncryptionKey, !keys.isEmpty else { return [] }
+        let registry = EncryptionKeyRegistry(connection: connection, keyEncryptionKey: keyEncryptionKey)
+        var effects: [TokenRegistry.RegistrationEffect] = []
+        var apps: [String] = []
+        for key in keys where !apps.contains(key.app) { apps.append(key.app) }
+        for app in apps {
+            let registrations: [EncryptionKeyRegistry.Registration]
+            do {
+                registrations = try registry.register(app: app, keys.filter { $0.app == app }.map(\.entry))
+            } catch {
+                switch error {
+                case .redis(let error): throw error
+                case .key(let error): throw error
+                }
+            }
+            effects += registrations.map { $0 == .registered ? .applied : .superseded }
+        }
+        return effects
     }
 
     /// Asks Redis whether it answers (`PING`, connecting first if need be) while no batch does, for
@@ -188,10 +231,16 @@ public final class TokenFeed: Sendable {
         }
     }
 
-    /// The dead letter of a record that could not be decoded: its bytes, the code and the JSON path.
-    private func deadLetter(for message: KafkaConsumerMessage, _ error: TokenRegistrationDecodingError) -> KafkaProducerMessage {
+    /// The dead letter's reason for a key record that arrives while the feed has no key-encryption key.
+    static let missingKeyEncryptionKey = "MissingKeyEncryptionKey"
+
+    /// The dead letter of a record that was not applied: its bytes with any key redacted, the code
+    /// and the detail (the JSON path of a decoding error).
+    private func deadLetter(for message: KafkaConsumerMessage, reason: String, detail: String) -> KafkaProducerMessage {
         let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
-        let letter = DeadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: message.value ?? [],
+        let bytes = message.value ?? []
+        let letter = DeadLetter(reason: reason, detail: detail, source: source,
+                                original: DeadLetter.Original(bytes, showing: EncryptionKeyRecord.redacted(bytes)),
                                 intentID: nil, recordedAt: Int64(Date().timeIntervalSince1970 * 1000))
         return KafkaProducerMessage(topic: configuration.dlqTopic, key: message.key, value: letter.encoded)
     }

@@ -1,4 +1,5 @@
 import Kafka
+import Pipeline
 import Redis
 
 /// What a ``TokenFeed`` needs: the `pushline.tokens` topic and its own consumer group, the producer
@@ -9,6 +10,9 @@ public struct TokenFeedConfiguration: Sendable {
     /// The producer for dead letters.
     public var producer: KafkaProducerConfiguration
     public var redis: RedisConfiguration
+    /// Seals the keys of key records for the encryption key registry; without it, a key record
+    /// becomes a dead letter (`MissingKeyEncryptionKey`).
+    public var keyEncryptionKey: KeyEncryptionKey?
     public var dlqTopic = "pushline.dlq"
     /// The most records taken in one poll, applied in one Redis round trip.
     public var batchSize = 500

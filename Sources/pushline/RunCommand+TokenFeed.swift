@@ -1,3 +1,4 @@
+import Pipeline
 import PushlineConfiguration
 import Telemetry
 import Worker
@@ -6,15 +7,16 @@ extension RunCommand {
     /// The token feed of `configuration`, started, when `tokens.enabled` is set; nil otherwise. Its
     /// start, each Redis outage it waits out, and its failure are logged; `whenFailed` is called
     /// when it stops on an error of its own.
-    /// Its metrics go to `registry`.
-    static func startTokenFeed(_ configuration: PushlineConfiguration, logger: Logger, registry: MetricsRegistry,
-                               whenFailed: @escaping @Sendable (any Error) -> Void) throws -> TokenFeed? {
+    /// Its metrics go to `registry`; `keyEncryptionKey` seals the keys of the feed's key records.
+    static func startTokenFeed(_ configuration: PushlineConfiguration, keyEncryptionKey: KeyEncryptionKey?, logger: Logger,
+                               registry: MetricsRegistry, whenFailed: @escaping @Sendable (any Error) -> Void) throws -> TokenFeed? {
         let tokens = configuration.tokens
         guard tokens.enabled else { return nil }
         var feedConfiguration = TokenFeedConfiguration(consumer: configuration.kafka.consumerConfiguration(for: tokens),
                                                        producer: configuration.kafka.producerConfiguration, redis: configuration.redis)
         feedConfiguration.dlqTopic = tokens.dlq
         feedConfiguration.batchSize = tokens.batchSize
+        feedConfiguration.keyEncryptionKey = keyEncryptionKey
         let feed = try TokenFeed(configuration: feedConfiguration, registry: registry) { event in
             switch event {
             case .redisUnreachable(let error):
@@ -28,7 +30,8 @@ extension RunCommand {
             whenFailed(error)
         }
         logger.info("token feed started", metadata: ["topic": .string(tokens.topic), "group": .string(tokens.group),
-                                                     "dlq": .string(tokens.dlq), "batch_size": .string("\(tokens.batchSize)")])
+                                                     "dlq": .string(tokens.dlq), "batch_size": .string("\(tokens.batchSize)"),
+                                                     "key_records": .string(keyEncryptionKey == nil ? "dead-lettered (no key-encryption key)" : "registered")])
         return feed
     }
 

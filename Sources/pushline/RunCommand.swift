@@ -100,7 +100,7 @@ enum RunCommand: Command {
         // The first of: a termination signal, a worker or the token feed failing.
         let ended = Semaphore()
         let cause = Mutex<String?>(nil)
-        let tokenFeed = try startTokenFeed(configuration, logger: logger, registry: registry) { error in
+        let tokenFeed = try startTokenFeed(configuration, keyEncryptionKey: keyEncryptionKey, logger: logger, registry: registry) { error in
             cause.withLock { $0 = $0 ?? "token feed failed: \(error)" }
             ended.signal()
         }

@@ -30,10 +30,39 @@ struct PayloadSkeletonTests {
         return (filled, general.bytes)
     }
 
-    @Test("every example template but the Live Activity one and those for a service extension has a skeleton")
+    @Test("every example template but the Live Activity one has a skeleton, those for a service extension too")
     func exampleSkeletons() throws {
         let app = try #require(catalog.app(Self.exampleApp))
-        #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "cart_reminder", "chat_message", "order_update", "smoke_alarm"])
+        #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "cart_reminder", "chat_message", "chat_message_sealed",
+                                                       "chat_message_sealed_or_placeholder", "order_update", "smoke_alarm"])
+    }
+
+    @Test("a service extension's payload filled into its skeleton is byte for byte what the general path writes, with the same plaintext and placeholder payload", arguments: [
+        #""template":"chat_message_sealed","locale":"en","args":{"sender":"Anna","sender_id":"u-anna","chat":{"id":"4521"},"message_id":"m-1","text":"Rope is in the car","photo":"https://media.example.com/p/1.jpg"}"#,
+        #""template":"chat_message_sealed","args":{"sender":"Q \"x\" \\ y","sender_id":7,"chat":{"id":7},"message_id":{"n":[1,2.5,true]},"text":"line\nnext 🎉","photo":"https://MEDIA.example.com:8443/p?q=1#f"}"#,
+        #""template":"chat_message_sealed_or_placeholder","args":{"sender":"Bo","text":"t"}"#,
+    ])
+    func sameBytesForAServiceExtension(_ members: String) throws {
+        let intent = try intent(members)
+        guard case .template(let name) = intent.content else { throw CatalogFixture.FixtureError.unexpectedShape }
+        let composer = NotificationComposer(catalog: catalog)
+        let (draft, skeleton) = try composer.draft(intent, templateName: name, profileLocale: nil)
+        let serviceExtension = try #require(draft.template.serviceExtension)
+        let content = ServiceExtensionContent(template: draft.template, app: try #require(catalog.app(Self.exampleApp)), args: intent.args,
+                                              locale: draft.locale)
+        var payload = NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
+        let plaintext = try content.apply(serviceExtension, to: &payload)
+        let general = WrittenPayload(payload.document).bytes
+        let prepared = try content.skeletonValues(serviceExtension, alert: draft.alert, customValues: draft.customValues)
+        let filled = try #require(skeleton).payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues,
+                                                    extension: prepared.values)
+        #expect(filled.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
+        #expect(prepared.plaintext == plaintext)
+        let composed = try composer.compose(intent, profileLocale: nil)
+        #expect(composed.payload == general, "compose writes the same bytes")
+        payload.custom.members.removeAll { $0.key == "e2e" }
+        let placeholder = serviceExtension.encryption?.withoutKey == .placeholder ? WrittenPayload(payload.document).bytes : nil
+        #expect(composed.sealing?.placeholderPayload.map { String(decoding: $0, as: UTF8.self) } == placeholder.map { String(decoding: $0, as: UTF8.self) })
     }
 
     @Test("a payload filled into its skeleton is byte for byte what the general path writes", arguments: [

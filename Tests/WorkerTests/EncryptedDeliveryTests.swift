@@ -1,6 +1,7 @@
 import APNsCore
 import Enrichment
 import Foundation
+import Kafka
 import Pipeline
 import PushlineTestKit
 import Redis
@@ -42,6 +43,11 @@ struct EncryptedDeliveryTests {
             return try EncryptionKeyRegistry(connection: connection, keyEncryptionKey: kek)
                 .register(app: WorkerFixture.app, subject: .device(token), id: "device-key", version: version, key: key)
         }
+    }
+
+    /// A key record of the tokens feed for `token`'s key `feed-key`.
+    private static func keyRecord(_ key: [UInt8], version: Int64, token: DeviceToken) -> [UInt8] {
+        EncryptionKeyRecord(app: WorkerFixture.app, subject: .device(token), id: "feed-key", version: version, key: key).encoded
     }
 
     private static func payload(of delivered: [UInt8]) throws -> [String: Any] {
@@ -133,5 +139,51 @@ struct EncryptedDeliveryTests {
         let rotated = try #require(payloads.first { $0["e2e_kv"] as? Int == 2 }?["e2e"] as? String)
         #expect(try PythonAESGCM.open(box: rotated, key: new) != nil)
         #expect(try PythonAESGCM.open(box: rotated, key: old) == nil)
+    }
+
+    @Test("keys through the tokens feed: a key record, then a rotation to version 2; the next delivery opens with the new key in python's AESGCM")
+    func rotationThroughTheTokensFeed() async throws {
+        let fixture = try await fixture()
+        let pipeline = fixture.pipeline
+        let token = try WorkerFixture.token(5)
+        let old = try AES256GCM.randomKey()
+        let new = try AES256GCM.randomKey()
+        var feedConfiguration = TokenFeedConfiguration(
+            consumer: KafkaConsumerConfiguration(bootstrapServers: pipeline.cluster.bootstrapServers, groupID: "token-feed", topics: ["pushline.tokens"]),
+            producer: KafkaProducerConfiguration(bootstrapServers: pipeline.cluster.bootstrapServers),
+            redis: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: fixture.redis.port)))
+        feedConfiguration.keyEncryptionKey = keyEncryptionKey
+        let configuration = feedConfiguration
+        let feed = try await DedicatedThread.run {
+            try pipeline.cluster.createTopic("pushline.tokens", partitions: 1)
+            let feed = try TokenFeed(configuration: configuration)
+            feed.start()
+            try pipeline.publish([Self.keyRecord(old, version: 1, token: token)], to: "pushline.tokens")
+            try Deadline.wait(for: "the first key registered") { feed.statistics.keysApplied == 1 }
+            return feed
+        }
+        try await fixture.publish([Self.chatIntent(id: "feed-before", token: token)])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        try await DedicatedThread.run {
+            try pipeline.publish([Self.keyRecord(new, version: 2, token: token), Self.keyRecord(old, version: 1, token: token)], to: "pushline.tokens")
+            try Deadline.wait(for: "the rotation read") { feed.statistics.keysApplied == 3 }
+        }
+        try await fixture.publish([Self.chatIntent(id: "feed-after", token: token)])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 2)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(500))
+        try await DedicatedThread.run { try feed.stop() }
+        try await fixture.stop()
+
+        #expect(outcomes.count == 2 && outcomes.allSatisfy { $0["status"] as? String == "accepted" })
+        #expect(feed.statistics.deadLetters == 0)
+        let payloads = try fixture.harness.simulator.inbox().map { try Self.payload(of: $0.body) }
+        #expect(payloads.compactMap { $0["e2e_kv"] as? Int }.sorted() == [1, 2], "the replayed version 1 did not roll the key back")
+        #expect(payloads.allSatisfy { $0["e2e_kid"] as? String == "feed-key" })
+        let before = try #require(payloads.first { $0["e2e_kv"] as? Int == 1 }?["e2e"] as? String)
+        let after = try #require(payloads.first { $0["e2e_kv"] as? Int == 2 }?["e2e"] as? String)
+        #expect(try PythonAESGCM.open(box: before, key: old) != nil)
+        let opened = try #require(try PythonAESGCM.open(box: after, key: new))
+        #expect(try Self.payload(of: opened)["body"] as? String == "the code is 4711")
+        #expect(try PythonAESGCM.open(box: after, key: old) == nil)
     }
 }

@@ -41,12 +41,20 @@ final class TokenFeedFixture: Sendable {
     }
 
     /// A started feed on the fixture's topic, group and Redis, its events recorded in `events` and
-    /// the error it fails on, if any, in `failures`.
+    /// the error it fails on, if any, in `failures`; it registers key records under `keyEncryptionKey`.
     func startFeed(events: RecordLog<TokenFeed.Event> = RecordLog(), failures: RecordLog<String> = RecordLog(),
-                   metrics: MetricsRegistry? = nil) throws -> TokenFeed {
+                   metrics: MetricsRegistry? = nil, keyEncryptionKey: KeyEncryptionKey? = nil) throws -> TokenFeed {
+        var configuration = configuration
+        configuration.keyEncryptionKey = keyEncryptionKey
         let feed = try TokenFeed(configuration: configuration, registry: metrics) { events.append(contentsOf: [$0]) }
         feed.start { failures.append(contentsOf: ["\($0)"]) }
         return feed
+    }
+
+    /// A string value of the fixture's Redis, read past the registries.
+    func redisValue(_ key: String) throws -> String? {
+        try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port)))
+            .send(RedisCommand("GET", key)).bytes.map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Runs one command on the fixture's Redis, past the registry (to break what it expects).
@@ -83,6 +91,12 @@ final class TokenFeedFixture: Sendable {
 
     func locales(_ users: [String]) throws -> [String?] {
         try registry().locales(users: users)
+    }
+
+    /// The encryption key registry of the fixture's Redis, opening keys with `keyEncryptionKey`.
+    func keyRegistry(_ keyEncryptionKey: KeyEncryptionKey) throws -> EncryptionKeyRegistry {
+        EncryptionKeyRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redis.port))),
+                              keyEncryptionKey: keyEncryptionKey)
     }
 
     private func registry() throws -> TokenRegistry {

@@ -1,6 +1,8 @@
 import APNsCore
 import Foundation
+import Pipeline
 import PushlineTestKit
+import TLS
 import Telemetry
 import Testing
 import Worker
@@ -174,5 +176,73 @@ struct TokenFeedTests {
         }
         #expect(committedWhileDown == 1, "only the record applied before the outage is committed")
         #expect(devices == [try TokenFeedFixture.token(1).hex + "@200"])
+    }
+
+    @Test("key records register a user's and a device's key, sealed under the key-encryption key; an older version does not replace a later one")
+    func keyRecordsRegisterKeys() async throws {
+        let registry = MetricsRegistry()
+        let (found, statistics, stored) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let kek = try KeyEncryptionKey(base64: Base64.encode(try AES256GCM.randomKey()), source: "the test")
+            let feed = try fixture.startFeed(metrics: registry, keyEncryptionKey: kek)
+            let device = try TokenFeedFixture.token(1)
+            try fixture.publish([
+                EncryptionKeyRecord(app: TokenFeedFixture.app, subject: .user("anna"), id: "chat", version: 2, key: try AES256GCM.randomKey()).encoded,
+                EncryptionKeyRecord(app: TokenFeedFixture.app, subject: .device(device), id: "phone", version: 1, key: try AES256GCM.randomKey()).encoded,
+                // Replayed late: version 2 stands.
+                EncryptionKeyRecord(app: TokenFeedFixture.app, subject: .user("anna"), id: "chat", version: 1, key: try AES256GCM.randomKey()).encoded,
+            ])
+            try fixture.waitUntilHandled(3, by: feed)
+            try feed.stop()
+            let keys = try fixture.keyRegistry(kek).keys(for: [
+                EncryptionKeyRegistry.Lookup(app: TokenFeedFixture.app, token: try TokenFeedFixture.token(2), user: "anna"),
+                EncryptionKeyRegistry.Lookup(app: TokenFeedFixture.app, token: device, user: "anna"),
+            ])
+            let found = try keys.map { try $0.get().map { "\($0.id) v\($0.version)" } ?? "none" }
+            let stored = try fixture.redisValue("pushline:e2e-key:\(TokenFeedFixture.app):user:anna")
+            return (found, feed.statistics, stored)
+        }
+        #expect(found == ["chat v2", "phone v1"])
+        #expect(statistics.recordsApplied == 3 && statistics.keysApplied == 3 && statistics.deadLetters == 0)
+        #expect(stored?.hasPrefix("v1 chat 2 ") == true, "stored sealed, in the registry's format")
+        let metrics = exposition(registry)
+        #expect(metrics.contains(#"pushline_token_records_total{result="applied"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"pushline_token_records_total{result="superseded"} 1"#), "\(metrics)")
+    }
+
+    @Test("a malformed key record, and a key record while the feed has no key-encryption key, reach the DLQ with the key redacted")
+    func keyRecordsRedactedInDLQ() async throws {
+        let key = try AES256GCM.randomKey()
+        let keyBase64 = Base64.encode(key)
+        let (values, statistics) = try await DedicatedThread.run {
+            let fixture = try TokenFeedFixture()
+            let kek = try KeyEncryptionKey(base64: Base64.encode(try AES256GCM.randomKey()), source: "the test")
+            let withKey = try fixture.startFeed(keyEncryptionKey: kek)
+            try fixture.publish([
+                Array(#"{"action":"key","app":"\#(TokenFeedFixture.app)","user":"anna","key_id":"chat","key_version":0,"key":"\#(keyBase64)"}"#.utf8),
+                Array(#"{"action":"key","app":"\#(TokenFeedFixture.app)","user":"anna","key_id":"chat","key":"\#(keyBase64)""#.utf8),
+            ])
+            try fixture.waitUntilHandled(2, by: withKey)
+            try withKey.stop()
+            let withoutKey = try fixture.startFeed()
+            try fixture.publish([EncryptionKeyRecord(app: TokenFeedFixture.app, subject: .user("bo"), id: "chat", version: 1, key: key).encoded])
+            try fixture.waitUntilHandled(1, by: withoutKey)
+            try withoutKey.stop()
+            return (try fixture.deadLetters(count: 3), withoutKey.statistics)
+        }
+        #expect(statistics.deadLetters == 1 && statistics.recordsApplied == 0)
+        let letters = values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
+        #expect(letters.map { $0["reason"] as? String } == ["InvalidValue", "MalformedJSON", "MissingKeyEncryptionKey"])
+        #expect((letters[0]["detail"] as? String)?.hasPrefix("InvalidValue: $.key_version") == true)
+        for (value, letter) in zip(values, letters) {
+            let text = String(decoding: value, as: UTF8.self)
+            #expect(!text.contains(keyBase64), "the dead letter carries the key: \(text)")
+            let copy = Base64.decode(letter["original_base64"] as? String ?? "") ?? []
+            #expect(!String(decoding: copy, as: UTF8.self).contains(keyBase64))
+            #expect(!copy.indices.contains { copy[$0...].starts(with: key) }, "the key's bytes are not in the copy")
+            #expect(letter["original_size"] as? Int != copy.count, "never taken for the whole original (replay reads the source)")
+        }
+        #expect((letters[0]["original_text"] as? String)?.contains(#""key":"<redacted>""#) == true, "\(letters[0])")
+        #expect((letters[2]["original_text"] as? String)?.contains(#""user":"bo""#) == true, "\(letters[2])")
     }
 }

@@ -1,0 +1,112 @@
+import APNsCore
+import Foundation
+import Pipeline
+import PushlineTestKit
+import Redis
+import TLS
+import Testing
+
+private let schema = "Config/schemas/token-key-v1.schema.json"
+private let hex = String(repeating: "ab", count: 32)
+/// A key whose base64 is easy to look for.
+private let key = [UInt8](repeating: 0x5A, count: 32)
+private let keyBase64 = Base64.encode(key)
+
+@Suite("Encryption key records on pushline.tokens")
+struct EncryptionKeyRecordTests {
+    @Test("a user's and a device's key record match the schema and decode to themselves; a registration still decodes as one")
+    func encodedRecordsMatchSchema() throws {
+        let records = [EncryptionKeyRecord(app: "com.example.app", subject: .user("anna"), id: "chat-2026", version: 2, key: key),
+                       EncryptionKeyRecord(app: "com.example.app", subject: .device(try DeviceToken(hex)), id: "d", version: 1, key: key)]
+        let problems = try JSONSchemaValidator.problems(of: records.map(\.encoded), schemaFile: RepositoryPaths.file(schema))
+        #expect(problems == [[], []])
+        #expect(try records.map { try TokenRegistrationDecoder.decodeRecord($0.encoded) } == records.map(TokenFeedRecord.key))
+        let registration = TokenRegistration(action: .register, app: "com.example.app", environment: .sandbox, user: "anna",
+                                             token: try DeviceToken(hex), occurredAt: 5)
+        #expect(try TokenRegistrationDecoder.decodeRecord(registration.encoded) == .registration(registration))
+        #expect(!"\(records[0])".contains(keyBase64) && !String(reflecting: records[0]).contains("90, 90"), "the key never prints")
+        #expect("\(records[0])" == "key chat-2026 v2 of user:anna (com.example.app)")
+    }
+
+    /// Bad key records, each with the code and path the decoder must report; the schema refuses each too.
+    static let badRecords: [(fields: String, code: TokenRegistrationDecodingError.Code, path: String)] = [
+        (#""action":"key","app":"a","key_id":"k","key_version":1,"key":"\#(keyBase64)""#, .missingField, "$.user"),
+        (#""action":"key","app":"a","user":"u","token":"\#(hex)","key_id":"k","key_version":1,"key":"\#(keyBase64)""#, .invalidValue, "$.token"),
+        (#""action":"key","app":"a","user":"u","key_version":1,"key":"\#(keyBase64)""#, .missingField, "$.key_id"),
+        (#""action":"key","app":"a","user":"u","key_id":"a b","key_version":1,"key":"\#(keyBase64)""#, .invalidValue, "$.key_id"),
+        (#""action":"key","app":"a","user":"u","key_id":"k","key":"\#(keyBase64)""#, .missingField, "$.key_version"),
+        (#""action":"key","app":"a","user":"u","key_id":"k","key_version":0,"key":"\#(keyBase64)""#, .invalidValue, "$.key_version"),
+        (#""action":"key","app":"a","user":"u","key_id":"k","key_version":1"#, .missingField, "$.key"),
+        (#""action":"key","app":"a","user":"u","key_id":"k","key_version":1,"key":"\#(keyBase64.dropLast(4))""#, .invalidValue, "$.key"),
+        (#""action":"key","app":"a","user":"u","key_id":"k","key_version":1,"key":"\#(keyBase64)!""#, .invalidValue, "$.key"),
+        (#""action":"key","app":"a","user":"u","key_id":"k","key_version":1,"key":42"#, .wrongType, "$.key"),
+        (#""action":"key","app":"a:b","user":"u","key_id":"k","key_version":1,"key":"\#(keyBase64)""#, .invalidValue, "$.app"),
+    ]
+
+    @Test("bad key records are refused with a code and the JSON path, never quoting the key, and the schema refuses them too")
+    func badRecordsAreRefused() throws {
+        let documents = Self.badRecords.map { Array("{\($0.fields)}".utf8) }
+        for (document, expected) in zip(documents, Self.badRecords) {
+            let error = #expect(throws: TokenRegistrationDecodingError.self) { try TokenRegistrationDecoder.decodeRecord(document) }
+            #expect(error?.code == expected.code, "\(expected.fields)")
+            #expect(error?.path == expected.path, "\(expected.fields)")
+            #expect(error.map { !$0.description.contains(String(keyBase64.prefix(20))) } == true, "\(expected.fields)")
+        }
+        let problems = try JSONSchemaValidator.problems(of: documents, schemaFile: RepositoryPaths.file(schema))
+        for (problem, expected) in zip(problems, Self.badRecords) {
+            #expect(!problem.isEmpty, "the schema accepts \(expected.fields)")
+        }
+    }
+
+    @Test("redaction: a record's key is replaced, unparseable bytes are cut before any key, other records stay as they are")
+    func redaction() throws {
+        let bad = Array(#"{"action":"key","app":"a","user":"u","key_id":"k","key_version":0,"key":"\#(keyBase64)"}"#.utf8)
+        let shown = EncryptionKeyRecord.redacted(bad)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(shown)) as? [String: Any])
+        #expect(object["key"] as? String == "<redacted>" && object["key_version"] as? Int == 0)
+        #expect(shown.count != bad.count, "never taken for the whole original")
+        let broken = Array(#"{"user":"u","key":"\#(keyBase64)"#.utf8)
+        #expect(EncryptionKeyRecord.redacted(broken) == Array(#"{"user":"u",""#.utf8))
+        let escaped = Array(#"{"user":"u","k\u0065y":"\#(keyBase64)"#.utf8)
+        #expect(EncryptionKeyRecord.redacted(escaped) == Array(#"{"user":"u","k"#.utf8))
+        let registration = Array(#"{"action":"register","app":"a","user":"u"}"#.utf8)
+        #expect(EncryptionKeyRecord.redacted(registration) == registration)
+        let letter = DeadLetter(reason: "InvalidValue", detail: "", source: SourcePosition(topic: "pushline.tokens", partition: 0, offset: 1),
+                                original: DeadLetter.Original(bad, showing: shown), intentID: nil, recordedAt: 0)
+        let text = String(decoding: letter.encoded, as: UTF8.self)
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(letter.encoded)) as? [String: Any])
+        let copyBase64 = try #require(fields["original_base64"] as? String)
+        let copy = try #require(Base64.decode(copyBase64))
+        #expect(!text.contains(keyBase64) && !String(decoding: copy, as: UTF8.self).contains(keyBase64))
+        #expect(letter.original.size == bad.count)
+    }
+
+    @Test("the registry opens a stored key once: read again it comes from the cache; a rotated value is opened anew")
+    func openedKeysAreCached() async throws {
+        let server = try await RedisServer.start()
+        let port = server.port
+        let (ids, cached) = try await DedicatedThread.run {
+            let kek = try KeyEncryptionKey(base64: Base64.encode(try AES256GCM.randomKey()), source: "the test")
+            let registry = EncryptionKeyRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))),
+                                                 keyEncryptionKey: kek)
+            let lookup = EncryptionKeyRegistry.Lookup(app: "com.example.app", token: try DeviceToken(hex), user: "anna")
+            var ids: [String] = []
+            var cached: [Int] = []
+            func read() throws {
+                let found = try registry.keys(for: [lookup, lookup])
+                ids += try found.map { try $0.get().map { "\($0.id) v\($0.version)" } ?? "none" }
+                cached.append(registry.cachedKeyCount)
+            }
+            try read()
+            _ = try registry.register(app: "com.example.app", subject: .user("anna"), id: "chat", version: 1, key: key)
+            try read()
+            try read()
+            _ = try registry.register(app: "com.example.app", subject: .user("anna"), id: "chat", version: 2, key: try AES256GCM.randomKey())
+            try read()
+            return (ids, cached)
+        }
+        withExtendedLifetime(server) {}
+        #expect(ids == ["none", "none", "chat v1", "chat v1", "chat v1", "chat v1", "chat v2", "chat v2"])
+        #expect(cached == [0, 1, 1, 1], "one entry per subject: the rotated value replaced it")
+    }
+}
