@@ -102,6 +102,17 @@ struct StateMachineFixture {
         perform(machine.tick(now: at(now), apnsCircuitOpen: apnsCircuitOpen))
     }
 
+    /// Takes one message with a token-addressed intent through planning, the batch, its claim
+    /// (every delivery admitted), the send (answered `outcome`) and recording: its records are
+    /// produced, none acknowledged yet.
+    mutating func deliverToRecords(tokens: [Int], _ outcome: DeliveryResult.Outcome = .accepted) throws {
+        _ = pollAndPlan([Self.message(try Self.intent(id: "i1", tokens: tokens), offset: 0)])
+        _ = tick(1)
+        _ = try answerClaim()
+        _ = try answerSend(outcome)
+        _ = try answerRecord()
+    }
+
     /// The oldest claim job's answer: every delivery claimed, unless `decide` says otherwise.
     mutating func answerClaim(now: Int = 0, _ decide: (PlannedDelivery) -> Claim = { _ in .admitted }) throws -> [String] {
         let job = claimJobs.removeFirst()

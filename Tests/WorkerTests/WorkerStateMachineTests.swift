@@ -81,11 +81,9 @@ struct WorkerStateMachineTests {
     @Test("410 Unregistered: the rejected outcome and a token event, the message completes with both")
     func rejected() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
-        _ = f.tick(1)
-        _ = try f.answerClaim()
-        #expect(try f.answerSend(.rejected) == ["record 1"])
-        #expect(try f.answerRecord() == ["produce outcome rejected Unregistered, token event unregistered"])
+        try f.deliverToRecords(tokens: [0], .rejected)
+        #expect(f.produced.map { Fixture.summary(.produce([$0.output])) }
+            == ["produce outcome rejected Unregistered", "produce token event unregistered"])
         #expect(f.acknowledge([1]) == [])
         #expect(f.acknowledge([0]) == ["decided 1", "complete 0:0"])
     }
@@ -169,11 +167,7 @@ struct WorkerStateMachineTests {
     @Test("a record refused because the producer's queue is full: partitions paused, produced again after the back-off, then resumed")
     func producerQueueFull() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
-        _ = f.tick(1)
-        _ = try f.answerClaim()
-        _ = try f.answerSend()
-        _ = try f.answerRecord()
+        try f.deliverToRecords(tokens: [0])
         let queueFull = KafkaError.Code.queueFull.name
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull): retrying(firstOfRound: true)"])
         #expect(f.tick(10) == ["pause kafka_producer"])
@@ -185,11 +179,7 @@ struct WorkerStateMachineTests {
     @Test("a record refused for good is replaced by its stand-in; a stand-in refused too is given up and its message completes")
     func refusedForGood() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
-        _ = f.tick(1)
-        _ = try f.answerClaim()
-        _ = try f.answerSend()
-        _ = try f.answerRecord()
+        try f.deliverToRecords(tokens: [0])
         let tooLarge = KafkaError.Code.messageSizeTooLarge.name
         #expect(f.refuse(0, .messageSizeTooLarge) == ["refused \(tooLarge): replaced", "produce again stand-in of outcome accepted"])
         #expect(f.refuse(1, .messageSizeTooLarge) == ["refused \(tooLarge): dropped", "complete 0:0"])
