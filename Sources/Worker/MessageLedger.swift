@@ -93,7 +93,8 @@ struct MessageLedger {
     /// decided (before the producer hands out its id, ``expect(_:_:)``), so the message cannot
     /// complete in between. A delivery's outcome is held already, by its delivery (``hold(_:deliveries:)``).
     mutating func willProduce(_ output: WorkerOutput) {
-        if !output.expected.decidesDelivery { entries[output.entry]?.outstanding += 1 }
+        if case .outcome(_, _, decidesDelivery: true) = output.kind { return }
+        entries[output.entry]?.outstanding += 1
     }
 
     /// Records the producer's id of an output Kafka is to acknowledge: one decided
