@@ -341,10 +341,11 @@ final class WorkerLoop {
                 try serve()
                 if machine.tracks(any: partitions) { _ = wakeUp.wait(milliseconds: 10) }
             }
-            try perform(machine.handBack(partitions))
         } catch {
             rebalanceFailure = error
         }
+        // Handed back even after a failure: nothing of those messages may be produced any more.
+        do { try perform(machine.handBack(partitions)) } catch { rebalanceFailure = rebalanceFailure ?? error }
     }
 
     /// The brokers the consumer reaches: none makes the worker not ready (logged once per outage).
