@@ -13,7 +13,8 @@ import Redis
 struct DeliveryStages {
     /// What claiming a set of deliveries decided.
     struct Claims: Sendable {
-        /// Claimed and through the collapse windows: send these.
+        /// Claimed and through the collapse windows: send these. This worker holds each one's claim
+        /// (ownership comes back here, as values, not written into the deliveries).
         var admitted: [PlannedDelivery] = []
         /// Another attempt holds the claim: check again later.
         var deferred: [PlannedDelivery] = []
@@ -117,7 +118,6 @@ struct DeliveryStages {
                     claims.deferred.append(delivery)
                     continue
                 }
-                delivery.holdsClaim = true
                 claimed.append(delivery)
             case .sent, .failed:
                 claims.outputs.append(records.outcome(delivery, .suppressed, reason: "DuplicateIntent"))
@@ -151,12 +151,18 @@ struct DeliveryStages {
         let sealing = admitted.filter { $0.delivery.sealing != nil }
         guard !sealing.isEmpty else { return admitted }
         let found = try keys?.keys(for: sealing.map { .init(app: $0.app, token: $0.delivery.token, user: $0.user) })
-        let refused = Self.seal(sealing, keys: found, records: records)
-        guard !refused.isEmpty else { return admitted }
-        try idempotency.settle(refused.map { SettledClaim($0.planned.key, outcome: $0.outcome) }, released: [], recorded: [])
-        outputs += refused.map { records.outcome($0.planned, $0.outcome) }
-        let keys = Set(refused.map(\.planned.key))
-        return admitted.filter { !keys.contains($0.key) }
+        let (sealed, refused) = Self.seal(sealing, keys: found, records: records)
+        if !refused.isEmpty {
+            try idempotency.settle(refused.map { SettledClaim($0.planned.key, outcome: $0.outcome) }, released: [], recorded: [])
+            outputs += refused.map { records.outcome($0.planned, $0.outcome) }
+        }
+        return Self.replacingSealed(admitted, with: sealed)
+    }
+
+    /// The deliveries in their order, each that was to be sealed replaced by its sealed value, and
+    /// those that could not be sealed (absent from `sealed`) left out.
+    private static func replacingSealed(_ planned: [PlannedDelivery], with sealed: [DeliveryKey: PlannedDelivery]) -> [PlannedDelivery] {
+        planned.compactMap { $0.delivery.sealing == nil ? $0 : sealed[$0.key] }
     }
 
     /// Under `fail_open` while Redis is out: no key can be read, so deliveries of templates that
@@ -164,27 +170,27 @@ struct DeliveryStages {
     static func sealWithoutKeys(_ planned: [PlannedDelivery], records: OutputRecords) -> (ready: [PlannedDelivery], outputs: [WorkerOutput]) {
         let sealing = planned.filter { $0.delivery.sealing != nil }
         guard !sealing.isEmpty else { return (planned, []) }
-        let refused = seal(sealing, keys: nil, records: records)
-        let keys = Set(refused.map(\.planned.key))
-        return (planned.filter { !keys.contains($0.key) }, refused.map { records.outcome($0.planned, $0.outcome) })
+        let (sealed, refused) = seal(sealing, keys: nil, records: records)
+        return (replacingSealed(planned, with: sealed), refused.map { records.outcome($0.planned, $0.outcome) })
     }
 
-    /// Seals each delivery with its key (`keys` in the same order; nil: none found); returns those
-    /// that cannot be sent, with their `invalid` outcome.
-    private static func seal(_ sealing: [PlannedDelivery], keys: [Result<EncryptionKey?, KeyRegistryError>]?,
-                             records: OutputRecords) -> [(planned: PlannedDelivery, outcome: SettledOutcome)] {
+    /// Seals each delivery with its key (`keys` in the same order; nil: none found): the sealed
+    /// deliveries by key, and those that cannot be sent, with their `invalid` outcome.
+    private static func seal(_ sealing: [PlannedDelivery], keys: [Result<EncryptionKey?, KeyRegistryError>]?, records: OutputRecords)
+        -> (sealed: [DeliveryKey: PlannedDelivery], refused: [(planned: PlannedDelivery, outcome: SettledOutcome)]) {
+        var sealed: [DeliveryKey: PlannedDelivery] = [:]
         var refused: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
         for (index, planned) in sealing.enumerated() {
             do throws(EnrichmentError) {
                 switch keys?[index] ?? .success(nil) {
-                case .success(let key): try planned.seal(with: key)
+                case .success(let key): sealed[planned.key] = try planned.sealed(with: key)
                 case .failure(let error): refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
                 }
             } catch {
                 refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
             }
         }
-        return refused
+        return (sealed, refused)
     }
 
     /// Claims held `pending` by other workers: deferred while their holder lives; a dead holder's
@@ -211,7 +217,6 @@ struct DeliveryStages {
                 claims.outputs.append(records.outcome(orphan.delivery, outcome))
                 claims.uncertainSkipped += 1
             } else {
-                orphan.delivery.holdsClaim = true
                 takenOver.append(orphan.delivery)
                 claims.uncertainResent += 1
             }
@@ -254,10 +259,10 @@ struct DeliveryStages {
         planned.dedupeWindow.map { Int($0) } ?? defaultCollapseWindowSeconds
     }
 
-    /// Gives back claims this worker holds and will not send (shutdown).
+    /// Gives back the claims of deliveries this worker will not send (shutdown); a release deletes
+    /// only a claim this worker holds, so a delivery it never claimed is left as it is.
     func release(_ planned: [PlannedDelivery]) throws(RedisError) {
-        let keys = planned.filter(\.holdsClaim).map(\.key)
-        if !keys.isEmpty { try idempotency.release(keys) }
+        if !planned.isEmpty { try idempotency.release(planned.map(\.key)) }
     }
 
     /// Says this worker lives and renews the pending claims it holds for `held`, in one round trip.
@@ -283,7 +288,7 @@ struct DeliveryStages {
         var released: [DeliveryKey] = []
         // Fields read where they lie: a local copy of a delivery's result retained each of its strings.
         for delivery in sent {
-            if delivery.planned.holdsClaim {
+            if delivery.holdsClaim {
                 switch delivery.result.outcome {
                 // Uncertain (`on_uncertain: skip`): settled with its `unknown` outcome, never sent again.
                 case .accepted, .rejected, .expired, .uncertain: settled.append(SettledClaim(delivery.planned.key, outcome: delivery.settled))

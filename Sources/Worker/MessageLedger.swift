@@ -60,7 +60,7 @@ struct MessageLedger {
         entries[entry]?.message
     }
 
-    /// Holds the entry for `count` planned deliveries, each released by its outcome's ``expect(_:for:decidesDelivery:)``.
+    /// Holds the entry for `count` planned deliveries, each released by its outcome's acknowledgement.
     mutating func hold(_ entry: EntryID, deliveries count: Int) {
         guard let tracked = entries[entry] else { return }
         tracked.outstanding += count
@@ -89,22 +89,24 @@ struct MessageLedger {
         entries.ids.contains { id in entries[id].map { partitions.contains($0.message.topicPartition) } ?? false }
     }
 
-    /// Records an output Kafka is to acknowledge; a delivery's outcome also releases that delivery's hold.
-    mutating func expect(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
-        let expected = output.expected
-        outputs.set(expected, at: Int(truncatingIfNeeded: id.rawValue))
-        if !expected.decidesDelivery { entries[output.entry]?.outstanding += 1 }
+    /// Holds the entry for an output decided and about to be produced, from the moment it is
+    /// decided (before the producer hands out its id, ``expect(_:_:)``), so the message cannot
+    /// complete in between. A delivery's outcome is held already, by its delivery (``hold(_:deliveries:)``).
+    mutating func willProduce(_ output: WorkerOutput) {
+        if case .outcome(_, _, decidesDelivery: true) = output.kind { return }
+        entries[output.entry]?.outstanding += 1
     }
 
-    /// Records an output sent again under a new id — the same record after a passing refusal, or
-    /// the stand-in of one refused for good — in the place of the refused one (``refused(_:)``):
-    /// it holds nothing more.
-    mutating func expectAgain(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
+    /// Records the producer's id of an output Kafka is to acknowledge: one decided
+    /// (``willProduce(_:)``), or one sent again under a new id in the place of a refused one
+    /// (``refused(_:)``) — the same record after a passing refusal, or the stand-in of one refused
+    /// for good —, which holds nothing more.
+    mutating func expect(_ id: KafkaProducerMessageID, _ output: WorkerOutput) {
         outputs.set(output.expected, at: Int(truncatingIfNeeded: id.rawValue))
     }
 
     /// Takes out an output Kafka refused; what it holds stays held until it is sent again
-    /// (``expectAgain(_:_:)``) or given up (``giveUp(_:)``).
+    /// (``expect(_:_:)``) or given up (``giveUp(_:)``).
     mutating func refused(_ id: KafkaProducerMessageID) -> WorkerOutput.Expected? {
         outputs.remove(Int(truncatingIfNeeded: id.rawValue))
     }

@@ -5,66 +5,107 @@ import Kafka
 import Pipeline
 
 /// One delivery (an intent to one device) on its way through the worker: enriched, then claimed,
-/// sent and recorded, or suppressed, or deferred while another attempt holds its claim. A class:
-/// it moves through several collections per batch, and copying its many fields each time showed
-/// up in profiles.
-// @unchecked Sendable: made by a planner task and handed whole to the worker's thread, which alone
-// writes `holdsClaim`, before handing the delivery to a send task; the inboxes' locks order both hand-overs.
-final class PlannedDelivery: @unchecked Sendable {
-    /// Replaced once, by the claim stage, when its payload is sealed (``DeliveryStages``).
-    private(set) var delivery: Delivery
+/// sent and recorded, or suppressed, or deferred while another attempt holds its claim.
+///
+/// A `Sendable` value: nothing is written into it once it is planned. Whether this worker holds
+/// its claim is not a property of the delivery but of the answer it came back in (a claim job's
+/// ``DeliveryStages/Claims/admitted`` hold their claims; a ``SentDelivery`` says whether it holds
+/// one). Sealing the payload makes a new value. Its fields live in one immutable object, so that
+/// moving a delivery through the several arrays of a batch copies one reference, not its many
+/// fields (copying them showed up in profiles when it was a class with its fields inline).
+struct PlannedDelivery: Sendable {
+    private final class Storage: Sendable {
+        let delivery: Delivery
+        let intentID: String
+        let app: String
+        let environment: Intent.Environment
+        let template: String?
+        let createdAt: Int64?
+        let dedupeWindow: Int64?
+        let user: String?
+        let pool: String
+        let message: KafkaConsumerMessage
+        let source: SourcePosition
+        let entry: MessageLedger.EntryID
+        let key: DeliveryKey
+
+        init(delivery: consuming Delivery, intentID: String, app: String, environment: Intent.Environment, template: String?,
+             createdAt: Int64?, dedupeWindow: Int64?, user: String?, pool: String, message: KafkaConsumerMessage,
+             source: SourcePosition, entry: MessageLedger.EntryID, key: DeliveryKey) {
+            self.delivery = delivery
+            self.intentID = intentID
+            self.app = app
+            self.environment = environment
+            self.template = template
+            self.createdAt = createdAt
+            self.dedupeWindow = dedupeWindow
+            self.user = user
+            self.pool = pool
+            self.message = message
+            self.source = source
+            self.entry = entry
+            self.key = key
+        }
+
+        func replacing(_ delivery: consuming Delivery) -> Storage {
+            Storage(delivery: delivery, intentID: intentID, app: app, environment: environment, template: template,
+                    createdAt: createdAt, dedupeWindow: dedupeWindow, user: user, pool: pool, message: message,
+                    source: source, entry: entry, key: key)
+        }
+    }
+
+    private let storage: Storage
+
+    /// Read in place (a plain getter would copy the whole ``Delivery`` out, retaining its fields).
+    var delivery: Delivery {
+        _read { yield storage.delivery }
+    }
     /// What recording needs of the intent, and no more: a copy of the whole ``Intent`` (its
     /// arguments, overrides, custom keys — a dozen references) per delivery, freed on another
     /// thread after recording, showed up in profiles; the rest of the intent is freed where it was
     /// decoded, once planning is done.
-    let intentID: String
-    let app: String
-    let environment: Intent.Environment
+    var intentID: String { storage.intentID }
+    var app: String { storage.app }
+    var environment: Intent.Environment { storage.environment }
     /// The template the intent names, if it names one.
-    let template: String?
+    var template: String? { storage.template }
     /// `created_at`, UNIX milliseconds.
-    let createdAt: Int64?
+    var createdAt: Int64? { storage.createdAt }
     /// `dedupe_window`, seconds.
-    let dedupeWindow: Int64?
-    let user: String?
-    let pool: String
-    let message: KafkaConsumerMessage
-    let source: SourcePosition
+    var dedupeWindow: Int64? { storage.dedupeWindow }
+    var user: String? { storage.user }
+    var pool: String { storage.pool }
+    var message: KafkaConsumerMessage { storage.message }
+    var source: SourcePosition { storage.source }
     /// The message's entry in the ``MessageLedger``.
-    let entry: MessageLedger.EntryID
-    /// Whether this worker holds the delivery's idempotency claim (false when sent fail-open).
-    var holdsClaim = false
-
-    let key: DeliveryKey
+    var entry: MessageLedger.EntryID { storage.entry }
+    var key: DeliveryKey { storage.key }
 
     /// - Parameter delivery: taken, not copied: the enricher hands each delivery over as it makes it.
     init(delivery: consuming Delivery, intent: Intent, user: String?, pool: String, message: KafkaConsumerMessage,
          source: SourcePosition, entry: MessageLedger.EntryID) {
-        key = DeliveryKey(derivedID: delivery.notificationID)
-        self.delivery = delivery
-        intentID = intent.id
-        app = intent.app
-        environment = intent.environment
-        template = intent.templateName
-        createdAt = intent.createdAt
-        dedupeWindow = intent.dedupeWindow
-        self.user = user
-        self.pool = pool
-        self.message = message
-        self.source = source
-        self.entry = entry
+        let key = DeliveryKey(derivedID: delivery.notificationID)
+        storage = Storage(delivery: delivery, intentID: intent.id, app: intent.app, environment: intent.environment,
+                          template: intent.templateName, createdAt: intent.createdAt, dedupeWindow: intent.dedupeWindow,
+                          user: user, pool: pool, message: message, source: source, entry: entry, key: key)
     }
 
-    /// Seals the payload with the recipient's key (or follows the template's rule without one).
-    func seal(with key: EncryptionKey?) throws(EnrichmentError) {
-        delivery = try PayloadSealer.seal(delivery, with: key)
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    /// This delivery with its payload sealed with the recipient's key (or following the template's
+    /// rule without one).
+    func sealed(with key: EncryptionKey?) throws(EnrichmentError) -> PlannedDelivery {
+        PlannedDelivery(storage: storage.replacing(try PayloadSealer.seal(storage.delivery, with: key)))
     }
 
     /// The notification the sender sends.
     func notification() throws -> APNsNotification {
-        APNsNotification(deviceToken: delivery.token, pushType: delivery.pushType, topic: delivery.topic,
-                         priority: delivery.priority, expiration: delivery.expiration,
-                         collapseID: try delivery.collapseID.map(CollapseID.init), id: delivery.notificationID,
-                         payload: delivery.payload)
+        let delivery = storage.delivery
+        return APNsNotification(deviceToken: delivery.token, pushType: delivery.pushType, topic: delivery.topic,
+                                priority: delivery.priority, expiration: delivery.expiration,
+                                collapseID: try delivery.collapseID.map(CollapseID.init), id: delivery.notificationID,
+                                payload: delivery.payload)
     }
 }

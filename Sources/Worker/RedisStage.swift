@@ -158,7 +158,7 @@ final class RedisStage: Sendable {
                 putBack(watermarks)
                 throw error
             }
-            for delivery in sent where delivery.planned.holdsClaim { claimed.remove(delivery.planned.key) }
+            for delivery in sent where delivery.holdsClaim { claimed.remove(delivery.planned.key) }
             return .recorded(sent, tokenEvents: tokenEvents)
         }
     }

@@ -24,8 +24,10 @@ final class SendCompletions: Sendable {
     }
 
     /// Sends the deliveries' `notifications` through `pool` without waiting; the results arrive
-    /// through ``take()``.
-    func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, sender: APNsSender) {
+    /// through ``take()``. `holdingClaims`: whether this worker holds the deliveries' claims (sent
+    /// after a claim job admitted them, not `fail_open`), which their ``SentDelivery`` carries on.
+    func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, holdingClaims: Bool,
+               sender: APNsSender) {
         Task.detached { [self] in
             do {
                 try await sender.send(notifications, pool: pool) { answered in
@@ -34,7 +36,8 @@ final class SendCompletions: Sendable {
                     var originals = LastOriginal()
                     let delivered = answered.map { index, result in
                         let records = records.sent(deliveries[index], result, completedAt: now, originals: &originals)
-                        return SentDelivery(planned: deliveries[index], result: result, outputs: records.outputs, settled: records.settled)
+                        return SentDelivery(planned: deliveries[index], result: result, outputs: records.outputs, settled: records.settled,
+                                            holdsClaim: holdingClaims)
                     }
                     finished.append(contentsOf: [Completion(send: send, delivered: .success(delivered), isLast: false)])
                 }

@@ -13,23 +13,27 @@ final class SentDelivery: Sendable {
     let result: DeliveryResult
     let outputs: [WorkerOutput]
     let settled: SettledOutcome
+    /// Whether this worker holds the delivery's idempotency claim: it was sent as a claim job
+    /// admitted it (false when sent `fail_open` without one).
+    let holdsClaim: Bool
     /// Whether its records were produced already (`fail_open` while Redis was out) and only its
     /// claim is left to settle.
     let onlyClaimLeft: Bool
 
-    init(planned: PlannedDelivery, result: DeliveryResult, outputs: [WorkerOutput], settled: SettledOutcome,
+    init(planned: PlannedDelivery, result: DeliveryResult, outputs: [WorkerOutput], settled: SettledOutcome, holdsClaim: Bool,
          onlyClaimLeft: Bool = false) {
         self.planned = planned
         self.result = result
         self.outputs = outputs
         self.settled = settled
+        self.holdsClaim = holdsClaim
         self.onlyClaimLeft = onlyClaimLeft
     }
 
     /// Whether recording it touches Redis: settling a claim this worker holds, or removing a token
     /// from the registry.
     var needsRedis: Bool {
-        planned.holdsClaim || needsRegistry
+        holdsClaim || needsRegistry
     }
 
     /// Whether its token event removes the token from the registry (`unregistered`, `expired`):
@@ -40,6 +44,6 @@ final class SentDelivery: Sendable {
 
     /// This delivery with its records taken out, once they were produced: only its claim is left.
     func claimLeft() -> SentDelivery {
-        SentDelivery(planned: planned, result: result, outputs: [], settled: settled, onlyClaimLeft: true)
+        SentDelivery(planned: planned, result: result, outputs: [], settled: settled, holdsClaim: holdsClaim, onlyClaimLeft: true)
     }
 }

@@ -1,0 +1,584 @@
+import Kafka
+import Pipeline
+import Redis
+
+extension WorkerLoop {
+    /// The worker's bookkeeping, apart from everything it talks to: the ``MessageLedger``, the open
+    /// batch, deliveries deferred behind another attempt's claim, Redis outages and the steps that
+    /// wait for Redis, the batches being claimed and at the sender, records to produce again, and
+    /// whether the partitions are paused. (In the way swift-kafka-client's consumer and NIO's
+    /// channel handlers keep theirs.)
+    ///
+    /// Each event — messages polled, plans ready, a registry round trip answered or failed, claims
+    /// and records answered, sends answered, outputs acknowledged or refused, Redis lost or back,
+    /// partitions assigned or handed back, a drain requested, a timer's `tick` — is a mutating
+    /// method that returns the ``Action``s the ``WorkerLoop`` then performs: it polls Kafka, runs
+    /// the planners and the Redis round trips, sends, produces, commits, pauses and resumes, logs
+    /// and counts, and feeds what those give back as further events. The machine does no I/O and
+    /// reads no clock: the time comes with the events that need it.
+    struct StateMachine {
+        /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
+        enum RedisStep {
+            case plan([MessageToPlan])
+            case claim([PlannedDelivery])
+            case record([SentDelivery])
+        }
+
+        private struct SendGroup: Equatable {
+            let pool: String
+            let topic: String
+        }
+
+        private let batchSize: Int
+        private let batchLinger: Duration
+        private let concurrency: Int
+        private let maximumInFlight: Int
+        private let redisUnreachable: WorkerConfiguration.RedisUnreachablePolicy
+        private let pendingRecheckInterval: Duration
+        private let pollTimeout: Duration
+
+        private var ledger = MessageLedger()
+        private var deferred = DeferredDeliveries()
+        private var outage = RedisOutage()
+        /// Steps waiting for Redis to answer again, in order.
+        private var waitingForRedis: [RedisStep] = []
+        /// Planned deliveries not yet claimed, and when the first of them was planned.
+        private var openBatch: [PlannedDelivery] = []
+        private var openedAt = ContinuousClock.Instant.now
+        /// Messages handed to the planners and not yet back.
+        private var messagesPlanning = 0
+        /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage
+        /// may record several jobs' deliveries in one round trip).
+        private var claimJobs = 0
+        private var deliveriesRecording = 0
+        /// The batch of each (pool, APNs topic) send at the sender, by send id.
+        private var sends: [Int: Int] = [:]
+        /// Batches at the sender, with how many of their sends are still out.
+        private var batchesAtSender: [Int: Int] = [:]
+        private var nextSend = 0
+        private var nextBatch = 0
+        private(set) var paused = false
+        /// Records Kafka refused for a reason that may pass (a timeout, a broker away), produced
+        /// again as they were at `outputRetryAt`.
+        private var outputsToRetry: [WorkerOutput] = []
+        private var outputRetryAt: ContinuousClock.Instant?
+        /// Rounds of retried records since Kafka last acknowledged one: the delay doubles with
+        /// each, from 100 ms to 5 s.
+        private var outputRetryRounds = 0
+        /// Set once the producer is closed: a record refused then cannot be sent again, and its
+        /// message is left incomplete (handed back).
+        private var producerClosed = false
+        /// Set once stopping began: the open batch closes at once, and nothing more is polled.
+        private var draining = false
+        /// Set while the work of revoked partitions is being finished: the open batch closes at once.
+        private var finishingRevocation = false
+
+        init(configuration: WorkerConfiguration) {
+            batchSize = configuration.batchSize
+            batchLinger = configuration.batchLinger
+            concurrency = configuration.concurrency
+            maximumInFlight = configuration.maximumInFlight
+            redisUnreachable = configuration.redisUnreachable
+            pendingRecheckInterval = configuration.pendingRecheckInterval
+            pollTimeout = configuration.pollTimeout
+        }
+
+        // MARK: Questions the loop asks
+
+        /// Whether no message has work outstanding.
+        var isIdle: Bool { ledger.isEmpty }
+
+        /// Deliveries taken and not yet recorded (`pushline_inflight_deliveries`).
+        var deliveriesInFlight: Int { ledger.deliveriesInFlight }
+
+        /// Batches being claimed or at the sender: what `concurrency` bounds.
+        private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
+
+        /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
+        /// or at the sender, and fewer than two polls' worth of messages are being planned.
+        var mayPoll: Bool { !draining && batchesInProgress < concurrency && messagesPlanning < 2 * batchSize }
+
+        /// How many messages the next poll may take: `batch.size` minus what the open batch holds.
+        var pollLimit: Int { max(1, batchSize - openBatch.count) }
+
+        /// A short wait while other work is out (what it hands back is taken between polls); the
+        /// configured poll timeout when there is nothing else to do.
+        func pollTimeout(now: ContinuousClock.Instant) -> Duration {
+            if !openBatch.isEmpty { return min(.milliseconds(2), max(.zero, openedAt + batchLinger - now)) }
+            if !ledger.isEmpty { return .milliseconds(2) }
+            return pollTimeout
+        }
+
+        /// The message of a ledger entry still tracked (for log lines).
+        func message(of entry: MessageLedger.EntryID) -> KafkaConsumerMessage? {
+            ledger.message(of: entry)
+        }
+
+        /// Whether any message of `partitions` still has work outstanding.
+        func tracks(any partitions: Set<KafkaTopicPartition>) -> Bool {
+            ledger.tracks(any: partitions)
+        }
+
+        /// Whether anything is still under way that finishing can wait for: planning, a batch to
+        /// claim, Redis jobs, sends, records not yet acknowledged. Deliveries deferred behind
+        /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`).
+        var workIsMoving: Bool {
+            messagesPlanning > 0 || !openBatch.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
+                || ledger.awaitsAcknowledgements
+        }
+
+        /// What is still under way, for the log line of a stop that hands work back.
+        var unfinished: (sends: Int, claimJobs: Int, deliveriesRecording: Int, waitingForRedis: Int) {
+            (sends.count, claimJobs, deliveriesRecording, waitingForRedis.count)
+        }
+
+        // MARK: Kafka consumer
+
+        /// Messages taken by a poll: each gets a ledger entry and is planned.
+        mutating func polled(_ messages: [KafkaConsumerMessage]) -> [Action] {
+            guard !messages.isEmpty else { return [] }
+            messagesPlanning += messages.count
+            return [.plan(messages.map { ($0, ledger.open($0)) })]
+        }
+
+        /// Partitions assigned: paused partitions stay paused, new ones join them.
+        func assigned(_ partitions: [KafkaTopicPartition]) -> [Action] {
+            paused && !partitions.isEmpty ? [.pausePartitions(partitions)] : []
+        }
+
+        /// Stops working for the messages of `partitions` (revoked and not finished in time, or
+        /// lost): they leave the ledger (their next owner reads them again); their deliveries not
+        /// yet claimed — in the open batch, deferred, or waiting for Redis — are dropped. Claims
+        /// already taken stay with their deliveries, which are sent and settled without outputs.
+        mutating func handBack(_ partitions: Set<KafkaTopicPartition>) -> [Action] {
+            let messages = ledger.handBack(partitions)
+            guard messages > 0 else { return [] }
+            let ledger = ledger
+            openBatch.removeAll { !ledger.isTracked($0.entry) }
+            deferred.removeAll { !ledger.isTracked($0.entry) }
+            waitingForRedis = waitingForRedis.compactMap { step in
+                switch step {
+                case .plan(let messages):
+                    let kept = messages.filter { ledger.isTracked($0.entry) }
+                    return kept.isEmpty ? nil : .plan(kept)
+                case .claim(let planned):
+                    let kept = planned.filter { ledger.isTracked($0.entry) }
+                    return kept.isEmpty ? nil : .claim(kept)
+                case .record: return step
+                }
+            }
+            return [.handedBack(partitions, messages: messages)]
+        }
+
+        // MARK: Planning
+
+        /// Plans made off the loop's thread: each message's records decided now are produced and
+        /// its deliveries join the open batch; messages that address users are planned again
+        /// together, with one registry round trip (``Action/planWithRegistry(_:)``).
+        mutating func planned(_ plans: [PlanningTasks.Planned], now: ContinuousClock.Instant) -> [Action] {
+            guard !plans.isEmpty else { return [] }
+            var actions: [Action] = []
+            var needRegistry: [MessageToPlan] = []
+            for planned in plans {
+                messagesPlanning -= 1
+                switch planned.plan {
+                case .planned: accept(planned.plan, entry: planned.entry, now: now, into: &actions)
+                case .needsRegistry(let intent): needRegistry.append((intent, planned.message, planned.entry))
+                }
+            }
+            if !needRegistry.isEmpty { submit(.plan(needRegistry), now: now, into: &actions) }
+            return actions
+        }
+
+        /// The plans of messages planned with the token registry, in their order.
+        mutating func plannedWithRegistry(_ plans: [DeliveryPlanner.Plan], for messages: [MessageToPlan],
+                                          now: ContinuousClock.Instant) -> [Action] {
+            var actions: [Action] = []
+            for (plan, message) in zip(plans, messages) { accept(plan, entry: message.entry, now: now, into: &actions) }
+            return actions
+        }
+
+        /// The registry round trip for `messages` met a Redis outage: they wait for Redis.
+        mutating func registryFailed(_ messages: [MessageToPlan], _ error: RedisError, now: ContinuousClock.Instant) -> [Action] {
+            var actions: [Action] = []
+            redisFailed(error, now: now, into: &actions)
+            submit(.plan(messages), now: now, into: &actions)
+            return actions
+        }
+
+        /// A message's plan: its records decided now are produced, its deliveries join the open batch.
+        private mutating func accept(_ plan: DeliveryPlanner.Plan, entry: MessageLedger.EntryID, now: ContinuousClock.Instant,
+                                     into actions: inout [Action]) {
+            // A message handed back (its partition revoked) while it was being planned goes no further.
+            guard case .planned(let deliveries, let outputs) = plan, ledger.isTracked(entry) else { return }
+            if !deliveries.isEmpty {
+                if openBatch.isEmpty { openedAt = now }
+                ledger.hold(entry, deliveries: deliveries.count)
+                openBatch += deliveries
+            }
+            produce(outputs, into: &actions)
+            if let complete = ledger.finishPlanning(entry) { actions.append(.complete([complete])) }
+        }
+
+        // MARK: Redis stage
+
+        /// Answers of claim and record jobs from the ``RedisStage``, in the order the jobs ran. A
+        /// job that met a Redis outage is submitted again, which under the outage keeps it (or its
+        /// part that needs Redis) for later; any other failure is thrown.
+        mutating func redisAnswered(_ outcomes: [RedisStage.Outcome], now: ContinuousClock.Instant) throws -> [Action] {
+            var actions: [Action] = []
+            for outcome in outcomes { try handle(outcome, now: now, into: &actions) }
+            return actions
+        }
+
+        private mutating func handle(_ outcome: RedisStage.Outcome, now: ContinuousClock.Instant, into actions: inout [Action]) throws {
+            switch outcome {
+            case .claimed, .failed(.claim, _): claimJobs -= 1
+            case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
+            }
+            switch outcome {
+            case .claimed(let claims):
+                // Claims taken for handed-back messages are still sent and settled (outputs aside):
+                // the next owner meets them settled and emits their outcome, once.
+                let deferring = claims.deferred.filter { ledger.isTracked($0.entry) }
+                if !deferring.isEmpty { deferred.add(deferring, until: now + pendingRecheckInterval) }
+                let recorded = claims.recorded.compactMap { ledger.decideWithoutOutput($0.entry) }
+                if !recorded.isEmpty { actions.append(.complete(recorded)) }
+                produce(claims.outputs, into: &actions)
+                send(claims.admitted, holdingClaims: true, into: &actions)
+            case .recorded(let sent, let tokenEvents):
+                produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
+            case .failed(let job, let error):
+                guard let error = error as? RedisError, error.isRetryable else { throw error }
+                redisFailed(error, now: now, into: &actions)
+                switch job {
+                case .claim(let planned): submit(.claim(planned), now: now, into: &actions)
+                case .record(let sent): submit(.record(sent), now: now, into: &actions)
+                }
+            }
+        }
+
+        /// Runs a step now, or keeps it (or the part of it that needs Redis) for when Redis answers again.
+        private mutating func submit(_ step: RedisStep, now: ContinuousClock.Instant, into actions: inout [Action]) {
+            guard outage.isOut else {
+                perform(step, into: &actions)
+                return
+            }
+            let (runnable, later) = splitForOutage(step, into: &actions)
+            if let later { waitingForRedis.append(later) }
+            if let runnable { perform(runnable, into: &actions) }
+        }
+
+        /// What of a step can run while Redis is out, and what must wait. Under `pause`, nothing
+        /// runs. Under `fail_open`, planning runs (a user-addressed intent then waits for the
+        /// registry), claiming becomes sending without claims, and recording produces the records
+        /// of every delivery that needs no registry clean-up at once (counted when a claim is left
+        /// to settle), keeping only the settling of their claims for later.
+        private func splitForOutage(_ step: RedisStep, into actions: inout [Action]) -> (now: RedisStep?, later: RedisStep?) {
+            guard redisUnreachable == .failOpen else { return (nil, step) }
+            guard case .record(let sent) = step else { return (step, nil) }
+            let free = sent.filter { !$0.needsRegistry && !$0.onlyClaimLeft }
+            let claimsLeft = free.filter(\.holdsClaim)
+            if !claimsLeft.isEmpty { actions.append(.countRecordedBeforeClaims(claimsLeft.count)) }
+            let later = sent.filter { $0.needsRegistry || $0.onlyClaimLeft } + claimsLeft.map { $0.claimLeft() }
+            return (free.isEmpty ? nil : .record(free), later.isEmpty ? nil : .record(later))
+        }
+
+        /// Does one step, or (Redis out, `fail_open`) what of it can be done without Redis; a Redis
+        /// failure leaves nothing half-done that a repetition would not redo.
+        private mutating func perform(_ step: RedisStep, into actions: inout [Action]) {
+            switch step {
+            case .plan(let messages):
+                // Out of Redis, every one of them still needs the registry.
+                guard !outage.isOut else {
+                    waitingForRedis.append(step)
+                    return
+                }
+                actions.append(.planWithRegistry(messages))
+            case .claim(let planned):
+                // fail_open: the claims and collapse windows are skipped, and no encryption key can be read.
+                guard !outage.isOut else {
+                    actions.append(.sendWithoutClaims(planned))
+                    return
+                }
+                claimJobs += 1
+                actions.append(.claim(planned))
+            case .record(let sent):
+                // fail_open: what ``splitForOutage(_:into:)`` let through is produced without Redis.
+                guard !outage.isOut else {
+                    actions.append(.recordWithoutRedis(sent))
+                    return
+                }
+                deliveriesRecording += sent.count
+                actions.append(.record(sent))
+            }
+        }
+
+        // MARK: Redis outage
+
+        /// A Redis call failed with an outage (connection refused or lost, timeout, `LOADING`…):
+        /// from now on steps that need Redis wait, and a `PING` (``Action/ping``) tells when it is back.
+        mutating func redisFailed(_ error: RedisError, now: ContinuousClock.Instant) -> [Action] {
+            var actions: [Action] = []
+            redisFailed(error, now: now, into: &actions)
+            return actions
+        }
+
+        private mutating func redisFailed(_ error: RedisError, now: ContinuousClock.Instant, into actions: inout [Action]) {
+            guard outage.failed(at: now) else { return }
+            actions.append(.redisLost(error, waiting: redisUnreachable == .pause))
+        }
+
+        /// Redis answered the `PING`: the steps that waited run, in order (claims and records go to
+        /// the ``RedisStage`` again, and come back through ``redisAnswered(_:now:)`` if they fail once more).
+        mutating func redisReached(now: ContinuousClock.Instant) -> [Action] {
+            var actions: [Action] = []
+            if outage.answered() { actions.append(.redisRecovered) }
+            let steps = waitingForRedis
+            waitingForRedis = []
+            for step in steps { perform(step, into: &actions) }
+            return actions
+        }
+
+        // MARK: Sender
+
+        /// Hands the deliveries to the sender, one send per (pool, APNs topic), without waiting.
+        private mutating func send(_ deliveries: [PlannedDelivery], holdingClaims: Bool, into actions: inout [Action]) {
+            guard !deliveries.isEmpty else { return }
+            let batch = nextBatch
+            nextBatch += 1
+            actions.append(.countBatch(deliveries.count))
+            let groups = Self.sendGroups(deliveries)
+            batchesAtSender[batch] = groups.count
+            for (group, deliveries) in groups {
+                let id = nextSend
+                nextSend += 1
+                sends[id] = batch
+                actions.append(.send(id, deliveries, pool: group.pool, holdingClaims: holdingClaims))
+            }
+        }
+
+        /// Deliveries sealed without keys for a `fail_open` send while Redis is out: the ones that
+        /// cannot be sent have their `invalid` outcomes; the rest go to the sender without claims.
+        mutating func sealedWithoutKeys(_ ready: [PlannedDelivery], refused: [WorkerOutput]) -> [Action] {
+            var actions: [Action] = []
+            produce(refused, into: &actions)
+            send(ready, holdingClaims: false, into: &actions)
+            return actions
+        }
+
+        /// The deliveries by (pool, APNs topic), in the order the groups first appear. A batch has
+        /// few groups, and comparing a delivery's two strings with the last group's (most often the
+        /// same strings) costs less than hashing them for every delivery.
+        private static func sendGroups(_ deliveries: [PlannedDelivery]) -> [(group: SendGroup, deliveries: [PlannedDelivery])] {
+            // Most often one app's deliveries to one pool: the batch is the one group as it is,
+            // without its deliveries appended (and retained) one by one into a new array.
+            if let first = deliveries.first,
+               deliveries.allSatisfy({ $0.pool == first.pool && $0.delivery.topic == first.delivery.topic }) {
+                return [(SendGroup(pool: first.pool, topic: first.delivery.topic), deliveries)]
+            }
+            var groups: [(group: SendGroup, deliveries: [PlannedDelivery])] = []
+            var last = 0
+            for delivery in deliveries {
+                let group = SendGroup(pool: delivery.pool, topic: delivery.delivery.topic)
+                if groups.indices.contains(last), groups[last].group == group {
+                    groups[last].deliveries.append(delivery)
+                } else if let index = groups.firstIndex(where: { $0.group == group }) {
+                    groups[index].deliveries.append(delivery)
+                    last = index
+                } else {
+                    groups.append((group, [delivery]))
+                    last = groups.count - 1
+                }
+            }
+            return groups
+        }
+
+        /// Answers of sends since the last turn: they are recorded together, as one Redis job; a
+        /// send's last answer frees its place. A send that failed as a whole is thrown.
+        mutating func sendsAnswered(_ completions: [SendCompletions.Completion], now: ContinuousClock.Instant) throws -> [Action] {
+            guard !completions.isEmpty else { return [] }
+            var answered: [SentDelivery] = []
+            for completion in completions { answered += try answers(of: completion) }
+            var actions: [Action] = []
+            if !answered.isEmpty { submit(.record(answered), now: now, into: &actions) }
+            return actions
+        }
+
+        private mutating func answers(of completion: SendCompletions.Completion) throws -> [SentDelivery] {
+            // A send abandoned at the shutdown deadline may still answer: nothing waits for it.
+            guard let batch = sends[completion.send] else { return [] }
+            if completion.isLast {
+                sends[completion.send] = nil
+                if let remaining = batchesAtSender[batch] {
+                    batchesAtSender[batch] = remaining > 1 ? remaining - 1 : nil
+                }
+            }
+            return try completion.delivered.get()
+        }
+
+        // MARK: Kafka producer
+
+        /// Records decided outside the machine (built with the clock or the registry in hand) to produce.
+        mutating func decided(_ outputs: [WorkerOutput]) -> [Action] {
+            var actions: [Action] = []
+            produce(outputs, into: &actions)
+            return actions
+        }
+
+        /// Produces records without waiting; their acknowledgements arrive through
+        /// ``acknowledged(_:now:)``. Records of messages handed back (their partition revoked or
+        /// lost) are not produced: the partition's next owner reads those messages again and emits them.
+        private mutating func produce(_ outputs: [WorkerOutput], into actions: inout [Action]) {
+            let outputs = outputs.allSatisfy({ ledger.isTracked($0.entry) }) ? outputs : outputs.filter { ledger.isTracked($0.entry) }
+            guard !outputs.isEmpty else { return }
+            for output in outputs { ledger.willProduce(output) }
+            actions.append(.produce(outputs))
+        }
+
+        /// The producer's ids of records produced (``Action/produce(_:)``, ``Action/produceAgain(_:)``), in order.
+        mutating func produced(_ ids: [KafkaProducerMessageID], _ outputs: [WorkerOutput]) {
+            for (id, output) in zip(ids, outputs) { ledger.expect(id, output) }
+        }
+
+        /// Kafka's delivery reports: messages whose every record Kafka now has are completed; a
+        /// record Kafka refused is sent again or replaced (``refused(_:_:record:now:into:)``), never
+        /// the end of the worker.
+        mutating func acknowledged(_ reports: [KafkaDeliveryReport], now: ContinuousClock.Instant) -> [Action] {
+            guard !reports.isEmpty else { return [] }
+            var actions: [Action] = []
+            var complete: [KafkaConsumerMessage] = []
+            var decided: [Int64] = []
+            for report in reports {
+                if case .failure(let error) = report.result {
+                    if let given = refused(report.id, error, record: report.refusedMessage, now: now, into: &actions) {
+                        complete.append(given)
+                    }
+                    continue
+                }
+                outputRetryRounds = 0
+                guard let acknowledged = ledger.acknowledge(report.id) else { continue }
+                if acknowledged.decidedDelivery, let timestamp = acknowledged.message.timestamp { decided.append(timestamp) }
+                if acknowledged.completed { complete.append(acknowledged.message) }
+            }
+            if !decided.isEmpty { actions.append(.deliveriesDecided(messageTimestamps: decided)) }
+            if !complete.isEmpty { actions.append(.complete(complete)) }
+            return actions
+        }
+
+        /// A record Kafka refused. Refused for good (too large, malformed: ``KafkaError/isPermanent``),
+        /// it is replaced by its stand-in (``WorkerOutput/standIn(after:)``); a stand-in refused too
+        /// is given up, and its message completes without it. Refused for a reason that may pass,
+        /// the same record is produced again after a delay. Returns a message that giving up completed.
+        private mutating func refused(_ id: KafkaProducerMessageID, _ error: KafkaError, record: KafkaProducerMessage?,
+                                      now: ContinuousClock.Instant, into actions: inout [Action]) -> KafkaConsumerMessage? {
+            guard let expected = ledger.refused(id) else { return nil }
+            guard let record else {
+                // Every failed report of the worker's producer carries its record; without one
+                // there is nothing to send again or replace.
+                actions.append(.outputRefused(nil, error, source: nil, .droppedWithoutRecord))
+                return ledger.giveUp(expected)
+            }
+            let output = expected.output(record: record)
+            let source = ledger.message(of: output.entry)
+            guard !producerClosed else {
+                actions.append(.outputRefused(output, error, source: source, .handedBack))
+                return nil
+            }
+            guard error.isPermanent else {
+                actions.append(.outputRefused(output, error, source: source, .retrying(firstOfRound: outputsToRetry.isEmpty)))
+                outputsToRetry.append(output)
+                outputRetryAt = outputRetryAt ?? now + min(.seconds(5), .milliseconds(100) * (1 << min(outputRetryRounds, 6)))
+                return nil
+            }
+            if output.isStandIn {
+                actions.append(.outputRefused(output, error, source: source, .dropped))
+                return ledger.giveUp(expected)
+            }
+            actions.append(.outputRefused(output, error, source: source, .replaced))
+            actions.append(.produceAgain([output.standIn(after: error)]))
+            return nil
+        }
+
+        /// The producer is closed: a record refused from now on cannot be sent again.
+        mutating func producerHasClosed() {
+            producerClosed = true
+        }
+
+        // MARK: Time
+
+        /// What came due by `now`: records to produce again, a `PING` while Redis is out, deferred
+        /// deliveries to claim again, the open batch to close (at `batch.size`, after
+        /// `batch.linger` once fewer than `concurrency` batches are out, or at once when draining);
+        /// then whether the partitions are to be paused or resumed. `apnsCircuitOpen`: whether a
+        /// pool the worker sends to has its circuit open.
+        mutating func tick(now: ContinuousClock.Instant, apnsCircuitOpen: Bool) -> [Action] {
+            var actions: [Action] = []
+            if let due = outputRetryAt, now >= due {
+                actions.append(.produceAgain(outputsToRetry))
+                outputsToRetry = []
+                outputRetryAt = nil
+                outputRetryRounds += 1
+            }
+            if outage.isOut && now >= outage.nextAttempt { actions.append(.ping) }
+            if !outage.isOut, let due = deferred.nextDue, due <= now {
+                submit(.claim(deferred.takeDue(at: now)), now: now, into: &actions)
+            }
+            if !openBatch.isEmpty && (draining || finishingRevocation || (batchesInProgress < concurrency
+                && (openBatch.count >= batchSize || now >= openedAt + batchLinger))) {
+                let batch = openBatch
+                openBatch = []
+                submit(.claim(batch), now: now, into: &actions)
+            }
+            updatePausing(apnsCircuitOpen: apnsCircuitOpen, into: &actions)
+            return actions
+        }
+
+        /// Pauses the partitions while deliveries in flight reach `max_in_flight`, work waits for
+        /// Redis under the `pause` policy, a pool's circuit is open or refused records wait to be
+        /// produced again; resumes them otherwise. The loop keeps polling either way, so the
+        /// consumer stays in its group.
+        private mutating func updatePausing(apnsCircuitOpen: Bool, into actions: inout [Action]) {
+            let waitingMessages = waitingForRedis.reduce(0) { count, step in
+                if case .plan(let messages) = step { count + messages.count } else { count }
+            }
+            let saturated = ledger.deliveriesInFlight + waitingMessages >= maximumInFlight
+            let redisWait = outage.isOut && redisUnreachable == .pause
+            // Kafka refused records for a reason that may pass (a full queue, a broker away): more
+            // work would only add to them.
+            let outputsWaiting = !outputsToRetry.isEmpty
+            let reason: PauseReason? = redisWait ? .redis : apnsCircuitOpen ? .apnsCircuit : outputsWaiting ? .kafkaProducer
+                : saturated ? .maximumInFlight : nil
+            guard (reason != nil) != paused else { return }
+            paused = reason != nil
+            actions.append(reason.map { .pause($0) } ?? .resume)
+        }
+
+        // MARK: Stopping
+
+        /// Stopping began: the open batch closes at the next tick, and nothing more is polled.
+        mutating func drainRequested() {
+            draining = true
+        }
+
+        /// Partitions are being revoked, and their work is finished before the consumer commits
+        /// them: until ``revocationEnded()``, the open batch closes at once.
+        mutating func revocationStarted() {
+            finishingRevocation = true
+        }
+
+        mutating func revocationEnded() {
+            finishingRevocation = false
+        }
+
+        /// After the drain: the deliveries that wait for Redis to be claimed, which will not be
+        /// sent (their claims, should a failed job have taken some, are to be given back), and
+        /// whether Redis is out.
+        func unsentAtStop() -> (deliveries: [PlannedDelivery], redisOut: Bool) {
+            let unsent = waitingForRedis.flatMap { step -> [PlannedDelivery] in
+                if case .claim(let planned) = step { planned } else { [] }
+            }
+            return (unsent, outage.isOut)
+        }
+    }
+}

@@ -1,0 +1,277 @@
+@testable import APNsClient
+import APNsCore
+import Enrichment
+import Kafka
+import Pipeline
+import PushlineTestKit
+@testable import Redis
+@testable import Worker
+
+/// Drives a ``WorkerLoop/StateMachine`` event by event, with no Kafka, Redis or sender: messages
+/// are planned by a real ``DeliveryPlanner`` (the example catalogue), the producer's ids are handed
+/// out here, and each event's actions are read back as short strings (``summary(_:)``) to compare.
+/// What the loop would send on (claims, sends, records, produced records) is kept here for the
+/// test to answer.
+struct StateMachineFixture {
+    static let topic = "pushline.intents"
+    static let app = LocalPipeline.app
+
+    var machine: WorkerLoop.StateMachine
+    let planner: DeliveryPlanner
+    /// The time of the first event; tests move on from it.
+    let start = ContinuousClock.now
+    /// Records produced (``WorkerLoop/StateMachine/Action/produce(_:)``), by the id handed out for them.
+    private(set) var produced: [(id: KafkaProducerMessageID, output: WorkerOutput)] = []
+    private var nextProducerID: UInt64 = 1
+    /// Claim jobs, sends and record jobs asked for, in order.
+    private(set) var claimJobs: [[PlannedDelivery]] = []
+    private(set) var sends: [(id: Int, deliveries: [PlannedDelivery], holdingClaims: Bool)] = []
+    private(set) var recordJobs: [[SentDelivery]] = []
+    /// Deliveries to send without claims (`fail_open`), and records to produce without Redis, in order.
+    private(set) var withoutClaims: [[PlannedDelivery]] = []
+    private(set) var withoutRedis: [[SentDelivery]] = []
+    /// Messages to plan with the token registry, in order.
+    private(set) var registryPlans: [[WorkerLoop.MessageToPlan]] = []
+    /// Messages to plan (``WorkerLoop/StateMachine/Action/plan(_:)``), in order.
+    private(set) var toPlan: [(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)] = []
+
+    init(configure: (inout WorkerConfiguration) -> Void = { _ in }) throws {
+        var configuration = WorkerConfiguration(consumer: KafkaConsumerConfiguration(bootstrapServers: "unused:9092", groupID: "g",
+                                                                                     topics: [Self.topic]),
+                                                producer: KafkaProducerConfiguration(bootstrapServers: "unused:9092"),
+                                                stores: .inMemory, pools: [.sandbox: "sandbox"])
+        configure(&configuration)
+        machine = WorkerLoop.StateMachine(configuration: configuration)
+        planner = DeliveryPlanner(configuration: configuration, enricher: try LocalPipeline.enricher())
+    }
+
+    /// `milliseconds` after ``start``.
+    func at(_ milliseconds: Int) -> ContinuousClock.Instant {
+        start + .milliseconds(milliseconds)
+    }
+
+    // MARK: Inputs
+
+    static func token(_ index: Int) throws -> DeviceToken {
+        try DeviceToken(String(format: "%064x", index + 1))
+    }
+
+    /// A token-addressed intent (sandbox, raw payload); `extra` adds top-level fields (`"k":v,`).
+    static func intent(id: String, tokens: [Int], extra: String = "") throws -> [UInt8] {
+        let list = try tokens.map { "\"\(try token($0).hex)\"" }.joined(separator: ",")
+        return intent(id: id, recipients: "\"tokens\":[\(list)]", extra: extra)
+    }
+
+    static func intent(id: String, user: String) -> [UInt8] {
+        intent(id: id, recipients: "\"user\":\"\(user)\"")
+    }
+
+    private static func intent(id: String, recipients: String, extra: String = "") -> [UInt8] {
+        Array("""
+            {"schema_version":1,"id":"\(id)","app":"\(app)","environment":"sandbox",\(recipients),\(extra)
+             "payload":{"aps":{"alert":"hello"}}}
+            """.utf8)
+    }
+
+    static func message(_ value: [UInt8], partition: Int32 = 0, offset: Int64) -> KafkaConsumerMessage {
+        KafkaConsumerMessage(topicPartition: KafkaTopicPartition(topic: topic, partition: partition), offset: offset, key: nil,
+                             value: value, timestamp: 1_700_000_000_000 + offset)
+    }
+
+    // MARK: Events
+
+    /// Polls the messages and plans them as ``PlanningTasks`` does (a user-addressed one comes back
+    /// as needing the registry); returns the actions of both events.
+    mutating func pollAndPlan(_ messages: [KafkaConsumerMessage], now: Int = 0) -> [String] {
+        var actions = perform(machine.polled(messages))
+        let plans = toPlan.map { message, entry in
+            switch planner.decode(message, entry: entry) {
+            case .undecodable(let plan):
+                PlanningTasks.Planned(message: message, entry: entry, plan: plan)
+            case .intent(let intent):
+                PlanningTasks.Planned(message: message, entry: entry,
+                                      plan: (try? planner.plan(intent, message: message, entry: entry, registry: nil)) ?? .needsRegistry(intent))
+            }
+        }
+        toPlan = []
+        actions += perform(machine.planned(plans, now: at(now)))
+        return actions
+    }
+
+    mutating func tick(_ now: Int, apnsCircuitOpen: Bool = false) -> [String] {
+        perform(machine.tick(now: at(now), apnsCircuitOpen: apnsCircuitOpen))
+    }
+
+    /// Takes one message with a token-addressed intent through planning, the batch, its claim
+    /// (every delivery admitted), the send (answered `outcome`) and recording: its records are
+    /// produced, none acknowledged yet.
+    mutating func deliverToRecords(tokens: [Int], _ outcome: DeliveryResult.Outcome = .accepted) throws {
+        _ = pollAndPlan([Self.message(try Self.intent(id: "i1", tokens: tokens), offset: 0)])
+        _ = tick(1)
+        _ = try answerClaim()
+        _ = try answerSend(outcome)
+        _ = try answerRecord()
+    }
+
+    /// The oldest claim job's answer: every delivery claimed, unless `decide` says otherwise.
+    mutating func answerClaim(now: Int = 0, _ decide: (PlannedDelivery) -> Claim = { _ in .admitted }) throws -> [String] {
+        let job = claimJobs.removeFirst()
+        var claims = DeliveryStages.Claims()
+        for delivery in job {
+            switch decide(delivery) {
+            case .admitted: claims.admitted.append(delivery)
+            case .deferred: claims.deferred.append(delivery)
+            case .recorded: claims.recorded.append(delivery)
+            case .suppressed(let reason): claims.outputs.append(planner.records.outcome(delivery, .suppressed, reason: reason))
+            }
+        }
+        return try perform(machine.redisAnswered([.claimed(claims)], now: at(now)))
+    }
+
+    /// The oldest claim job fails with `error`.
+    mutating func failClaim(_ error: any Error, now: Int = 0) throws -> [String] {
+        try perform(machine.redisAnswered([.failed(.claim(claimJobs.removeFirst()), error)], now: at(now)))
+    }
+
+    /// The oldest send's answers: every delivery `outcome` (a 410 `Unregistered` for `.rejected`).
+    mutating func answerSend(_ outcome: DeliveryResult.Outcome = .accepted, now: Int = 0, isLast: Bool = true) throws -> [String] {
+        let send = sends.removeFirst()
+        var originals = LastOriginal()
+        let sent = send.deliveries.map { planned in
+            let rejected = outcome == .rejected
+            let result = DeliveryResult(outcome: outcome, id: planned.delivery.notificationID, deviceToken: planned.delivery.token,
+                                        status: rejected ? 410 : 200, apnsID: nil, apnsUniqueID: nil,
+                                        reason: rejected ? .unregistered : nil, timestamp: nil, attempts: 1, latencyMilliseconds: 1,
+                                        failureDetail: nil)
+            let records = planner.records.sent(planned, result, completedAt: 1_700_000_000_000, originals: &originals)
+            return SentDelivery(planned: planned, result: result, outputs: records.outputs, settled: records.settled,
+                                holdsClaim: send.holdingClaims)
+        }
+        return try perform(machine.sendsAnswered([SendCompletions.Completion(send: send.id, delivered: .success(sent), isLast: isLast)],
+                                                 now: at(now)))
+    }
+
+    /// The oldest record job's answer.
+    mutating func answerRecord(now: Int = 0) throws -> [String] {
+        let job = recordJobs.removeFirst()
+        let tokenEvents = job.compactMap { planner.records.tokenEvent($0.planned, $0.result, removed: true) }
+        return try perform(machine.redisAnswered([.recorded(job, tokenEvents: tokenEvents)], now: at(now)))
+    }
+
+    /// The oldest record job fails with `error`.
+    mutating func failRecord(_ error: any Error, now: Int = 0) throws -> [String] {
+        try perform(machine.redisAnswered([.failed(.record(recordJobs.removeFirst()), error)], now: at(now)))
+    }
+
+    /// Kafka acknowledges the records produced, by their place in ``produced`` (all when nil).
+    mutating func acknowledge(_ indices: [Int]? = nil, now: Int = 0) -> [String] {
+        let reports = (indices ?? Array(produced.indices)).map { index in
+            KafkaDeliveryReport(id: produced[index].id, topicPartition: KafkaTopicPartition(topic: produced[index].output.record.topic, partition: 0),
+                                result: .success(Int64(index)))
+        }
+        return perform(machine.acknowledged(reports, now: at(now)))
+    }
+
+    /// Kafka refuses the record produced at `index` with `code`.
+    mutating func refuse(_ index: Int, _ code: KafkaError.Code, now: Int = 0) -> [String] {
+        let (id, output) = produced[index]
+        let report = KafkaDeliveryReport(id: id, topicPartition: KafkaTopicPartition(topic: output.record.topic, partition: 0),
+                                         result: .failure(KafkaError(code: code, reason: "refused")), refusedMessage: output.record)
+        return perform(machine.acknowledged([report], now: at(now)))
+    }
+
+    /// The oldest registry round trip's answer: every user has the `devices`.
+    mutating func answerRegistry(devices: [Int], now: Int = 0) throws -> [String] {
+        let messages = registryPlans.removeFirst()
+        let tokens = try devices.map(Self.token)
+        let plans = try messages.map { planning in
+            try planner.plan(planning.intent, message: planning.message, entry: planning.entry) { _, intent in
+                tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
+            }
+        }
+        return perform(machine.plannedWithRegistry(plans, for: messages, now: at(now)))
+    }
+
+    /// The oldest registry round trip meets a Redis outage.
+    mutating func failRegistry(_ error: RedisError, now: Int = 0) -> [String] {
+        perform(machine.registryFailed(registryPlans.removeFirst(), error, now: at(now)))
+    }
+
+    /// The `fail_open` seal of the oldest deliveries to send without claims (none refused).
+    mutating func sealWithoutKeys() -> [String] {
+        perform(machine.sealedWithoutKeys(withoutClaims.removeFirst(), refused: []))
+    }
+
+    /// The `fail_open` records of the oldest sent deliveries to record without Redis.
+    mutating func recordWithoutRedis() -> [String] {
+        perform(machine.decided(withoutRedis.removeFirst().flatMap(\.outputs)))
+    }
+
+    // MARK: Actions
+
+    enum Claim {
+        case admitted, deferred, recorded
+        case suppressed(String)
+    }
+
+    /// Keeps what the loop would hand on, answers the producer's ids at once, and returns each
+    /// action's summary.
+    mutating func perform(_ actions: [WorkerLoop.StateMachine.Action]) -> [String] {
+        for action in actions {
+            switch action {
+            case .plan(let messages): toPlan += messages
+            case .claim(let planned): claimJobs.append(planned)
+            case .record(let sent): recordJobs.append(sent)
+            case .sendWithoutClaims(let planned): withoutClaims.append(planned)
+            case .recordWithoutRedis(let sent): withoutRedis.append(sent)
+            case .planWithRegistry(let messages): registryPlans.append(messages)
+            case .send(let id, let deliveries, _, let holdingClaims): sends.append((id, deliveries, holdingClaims))
+            case .produce(let outputs), .produceAgain(let outputs):
+                let ids = outputs.map { _ in
+                    defer { nextProducerID += 1 }
+                    return KafkaProducerMessageID(rawValue: nextProducerID)
+                }
+                machine.produced(ids, outputs)
+                produced += zip(ids, outputs).map { ($0, $1) }
+            default: break
+            }
+        }
+        return actions.map(Self.summary)
+    }
+
+    static func summary(_ action: WorkerLoop.StateMachine.Action) -> String {
+        switch action {
+        case .plan(let messages): "plan \(messages.count)"
+        case .planWithRegistry(let messages): "planWithRegistry \(messages.count)"
+        case .claim(let planned): "claim \(planned.count)"
+        case .record(let sent): "record \(sent.count)"
+        case .sendWithoutClaims(let planned): "sendWithoutClaims \(planned.count)"
+        case .recordWithoutRedis(let sent): "recordWithoutRedis \(sent.count)"
+        case .send(let id, let deliveries, let pool, let holdingClaims):
+            "send #\(id) \(deliveries.count) to \(pool)\(holdingClaims ? "" : " without claims")"
+        case .produce(let outputs): "produce " + outputs.map(describe).joined(separator: ", ")
+        case .produceAgain(let outputs): "produce again " + outputs.map(describe).joined(separator: ", ")
+        case .complete(let messages): "complete " + messages.map { "\($0.topicPartition.partition):\($0.offset)" }.joined(separator: ",")
+        case .ping: "ping"
+        case .pause(let reason): "pause \(reason.rawValue)"
+        case .resume: "resume"
+        case .pausePartitions(let partitions): "pause \(partitions.count) partitions"
+        case .redisLost(_, let waiting): waiting ? "redis lost, waiting" : "redis lost"
+        case .redisRecovered: "redis recovered"
+        case .handedBack(_, let messages): "handed back \(messages)"
+        case .outputRefused(_, let error, _, let refusal): "refused \(error.code.name): \(refusal)"
+        case .deliveriesDecided(let timestamps): "decided \(timestamps.count)"
+        case .countBatch(let deliveries): "batch of \(deliveries)"
+        case .countRecordedBeforeClaims(let deliveries): "recorded before claims \(deliveries)"
+        }
+    }
+
+    private static func describe(_ output: WorkerOutput) -> String {
+        let kind = switch output.kind {
+        case .outcome(let status, let reason, _): "outcome \(status.rawValue)" + (reason.map { " \($0)" } ?? "")
+        case .deadLetter(let reason): "dead letter \(reason)"
+        case .tokenEvent(let kind): "token event \(kind.rawValue)"
+        }
+        return output.isStandIn ? "stand-in of \(kind)" : kind
+    }
+}
