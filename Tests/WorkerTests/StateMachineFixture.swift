@@ -42,7 +42,7 @@ struct StateMachineFixture {
                                                 stores: .inMemory, pools: [.sandbox: "sandbox"])
         configure(&configuration)
         machine = WorkerLoop.StateMachine(configuration: configuration)
-        planner = DeliveryPlanner(configuration: configuration, enricher: try LocalPipeline.enricher())
+        planner = DeliveryPlanner(configuration: configuration, catalog: try LocalPipeline.catalogStore())
     }
 
     /// `milliseconds` after ``start``.
