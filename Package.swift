@@ -31,23 +31,23 @@ let package = Package(
         .target(name: "Runtime", dependencies: ["CLinux"]),
 
         // Telemetry: JSON logs, metrics, Prometheus exposition and endpoints.
-        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP"]),
+        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP", "Runtime"]),
 
         // Wrappers.
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
-        .target(name: "Kafka", dependencies: ["CRdKafka"]),
-        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "Runtime"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes", "Runtime"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
-        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka", "Runtime"]),
 
         // APNs.
         .target(name: "APNsCore", dependencies: ["DecimalBytes"]),
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
-        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields"]),
+        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields", "Runtime"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
 
@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "YAML", dependencies: ["CYAML"]),
 
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "TLS"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "Runtime", "TLS"]),
         .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
@@ -83,12 +83,12 @@ let package = Package(
         ]),
 
         // Test support (re-exports LocalStack).
-        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "YAML"]),
+        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "Runtime", "YAML"]),
 
         // Tests.
         .testTarget(
             name: "CLibrarySmokeTests",
-            dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims"]
+            dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims", "Runtime"]
         ),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),

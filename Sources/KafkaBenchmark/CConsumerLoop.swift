@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Runtime
 
 /// The consume baseline: `rd_kafka_consumer_poll` in a loop, each value copied into a reused buffer,
 /// and after every `batchSize` messages the next offset of each partition stored with
@@ -24,8 +25,8 @@ enum CConsumerLoop {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var nextOffsets = [Int64](repeating: -1, count: partitions)
         var received = 0
-        let clock = ContinuousClock()
-        var start: ContinuousClock.Instant?
+        let clock = MonotonicClock.system
+        var start: MonotonicClock.Instant?
         var progress = ProgressDeadline(what: "the C baseline to consume \(count) messages")
         while received < count {
             try progress.check(received)

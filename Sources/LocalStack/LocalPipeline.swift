@@ -130,9 +130,9 @@ public final class LocalPipeline: Sendable {
     /// as (topic, value) in the order read.
     public func outputs(timeout: Duration = .seconds(30), waitingFor what: String,
                         until done: ([(topic: String, value: [UInt8])]) -> Bool) throws -> [(topic: String, value: [UInt8])] {
-        let deadline = Deadline(timeout, waitingFor: what)
+        let deadline = Deadline(after: timeout)
         while !done(received.all) {
-            try deadline.check()
+            try deadline.check(waitingFor: what)
             let batch = outputs.poll(maxMessages: 500, timeout: .milliseconds(100))
             outputs.complete(batch)
             received.append(contentsOf: batch.map { (topic: $0.topicPartition.topic, value: $0.value ?? []) })

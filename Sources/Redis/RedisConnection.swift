@@ -1,4 +1,5 @@
 import Glibc
+import Runtime
 
 /// A connection to one Redis server, speaking RESP2 over a socket of its own (TCP or Unix): commands
 /// encoded by ``RESPEncoder``, replies decoded by hiredis.

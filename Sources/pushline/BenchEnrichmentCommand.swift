@@ -2,6 +2,7 @@ import APNsCore
 import CLI
 import Enrichment
 import Foundation
+import Runtime
 
 /// `pushline bench enrichment`: decode → render → payload bytes on one core, Pushline's path
 /// against Foundation's `JSONDecoder` + `JSONEncoder` on the same intents, in one run.
@@ -101,7 +102,7 @@ enum BenchEnrichmentCommand: Command {
 
     /// Runs `work` over the intents, round-robin, until `duration` has passed.
     private static func measure(_ duration: Duration, count: Int, _ work: (Int) throws -> Int) throws -> Measurement {
-        let clock = ContinuousClock()
+        let clock = MonotonicClock.system
         let start = clock.now
         var measurement = Measurement()
         var index = 0

@@ -2,6 +2,7 @@ import CLI
 import Foundation
 import LocalStack
 import Redis
+import Runtime
 
 /// `pushline bench redis`: pipelined `SET key value NX PX 60000` per second through Pushline's Redis
 /// client, against `redis-benchmark` sending the same command with the same pipeline depth and
@@ -75,7 +76,7 @@ enum BenchRedisCommand: Command {
         var batch: [RedisCommand] = []
         batch.reserveCapacity(depth)
         var key = Array("key:000000000000".utf8)
-        let start = ContinuousClock.now
+        let start = MonotonicClock.now
         var sent = 0
         while sent < requests {
             batch.removeAll(keepingCapacity: true)

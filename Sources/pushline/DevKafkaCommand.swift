@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import Kafka
+import Runtime
 
 /// `pushline dev-kafka`: librdkafka's mock Kafka cluster as a local server, for development, demos
 /// and tests that talk to Kafka from another process (kcat, a second pushline).
@@ -61,7 +62,7 @@ enum DevKafkaCommand: Command {
         let created = topics.map { "\($0.name):\($0.partitions)" }.joined(separator: " ")
         FileHandle.standardError.write(Data("dev-kafka: \(brokers) brokers, topics \(created); stop with SIGINT or SIGTERM\n".utf8))
 
-        Thread.detachNewThread { serveFaultCommands(cluster) }
+        ServiceThread().start(name: "dev-kafka-faults") { serveFaultCommands(cluster) }
         let received = signals.wait()
         FileHandle.standardError.write(Data("dev-kafka: stopping on signal \(received)\n".utf8))
         withExtendedLifetime(cluster) {}

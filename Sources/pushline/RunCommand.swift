@@ -114,7 +114,7 @@ enum RunCommand: Command {
                 ended.signal()
             }
         }
-        Thread.detachNewThread {
+        ServiceThread().start(name: "pushline-signals") {
             let signal = signals.wait()
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
@@ -148,8 +148,8 @@ enum RunCommand: Command {
 
     /// Ends the process with status 3 if it is still running `limit` from now.
     private static func stopWithin(_ limit: Duration, logger: Logger) {
-        Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+        ServiceThread().start(name: "pushline-stop-limit") {
+            Thread.sleep(forTimeInterval: Double(limit.wholeMilliseconds) / 1000)
             logger.error("stopping took longer than shutdown.deadline allows; exiting", metadata: ["limit": "\(limit)"])
             // Not exit(): its atexit handlers would run while the workers' threads still use what they tear down.
             _exit(3)

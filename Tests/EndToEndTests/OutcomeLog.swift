@@ -35,9 +35,9 @@ final class OutcomeLog {
     /// Reads until `done` holds for everything read so far (or fails after `timeout`); returns it.
     @discardableResult
     func read(timeout: Duration = .seconds(60), waitingFor what: String, until done: ([Outcome]) -> Bool) throws -> [Outcome] {
-        let deadline = Deadline(timeout, waitingFor: "\(what) (\(outcomes.count) outcomes read)")
+        let deadline = Deadline(after: timeout)
         while !done(outcomes) {
-            try deadline.check()
+            try deadline.check(waitingFor: "\(what) (\(outcomes.count) outcomes read)")
             let batch = consumer.poll(maxMessages: 1000, timeout: .milliseconds(50))
             consumer.complete(batch)
             outcomes += try batch.filter { readOffsets[$0.topicPartition, default: []].insert($0.offset).inserted }.map(Self.decode)

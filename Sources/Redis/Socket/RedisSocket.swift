@@ -1,4 +1,5 @@
 import Glibc
+import Runtime
 
 /// A non-blocking stream socket to a Redis server (TCP or Unix), owned by one connection and used
 /// from one thread at a time. Waits go through `poll()` with a ``Deadline``; nothing here blocks
