@@ -26,6 +26,8 @@ let package = Package(
 
         // Integers written as decimal bytes: shared by JSON records and Redis commands.
         .target(name: "DecimalBytes"),
+        // SHA-1 in Swift: name-based apns-ids and Redis script names.
+        .target(name: "Digests"),
 
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
@@ -39,13 +41,13 @@ let package = Package(
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
         .target(name: "Kafka", dependencies: ["CRdKafka", "Runtime"]),
-        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes", "Runtime"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "DecimalBytes", "Digests", "Runtime"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
         .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka", "Runtime"]),
 
         // APNs.
-        .target(name: "APNsCore", dependencies: ["DecimalBytes"]),
+        .target(name: "APNsCore", dependencies: ["DecimalBytes", "Digests"]),
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields", "Runtime"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
@@ -90,7 +92,7 @@ let package = Package(
             name: "CLibrarySmokeTests",
             dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims", "Runtime"]
         ),
-        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "Digests"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "CLinux"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
