@@ -57,8 +57,11 @@ let package = Package(
         .target(name: "YAML", dependencies: ["CYAML"]),
 
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "Runtime", "TLS"]),
-        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU", "TLS"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "IntentCore", "Redis", "Runtime", "TLS"]),
+        // The intent, its decoding error, language tags and encryption keys: shared by Enrichment and
+        // the token registry (Pipeline), so Pipeline does not depend on Enrichment.
+        .target(name: "IntentCore", dependencies: ["APNsCore", "TLS"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "IntentCore", "YAML", "CPushlineICU", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
         .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),

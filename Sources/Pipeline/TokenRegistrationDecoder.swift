@@ -1,5 +1,5 @@
 import APNsCore
-import Enrichment
+import IntentCore
 
 /// Decodes schema v1 `pushline.tokens` records from bytes with APNsCore's ``JSONParser``: unknown
 /// fields are ignored (newer producers may add some), a known field given twice is refused, and
