@@ -56,12 +56,15 @@ let package = Package(
         // YAML documents with line numbers (libyaml), for templates and configuration.
         .target(name: "YAML", dependencies: ["CYAML"]),
 
+        // ICU's plural rules (through the CPushlineICU shim), for the catalogs' plural forms.
+        .target(name: "ICU", dependencies: ["CPushlineICU"]),
+
         // Domain.
         .target(name: "Pipeline", dependencies: ["APNsCore", "IntentCore", "Redis", "Runtime", "TLS"]),
         // The intent, its decoding error, language tags and encryption keys: shared by Enrichment and
         // the token registry (Pipeline), so Pipeline does not depend on Enrichment.
         .target(name: "IntentCore", dependencies: ["APNsCore", "TLS"]),
-        .target(name: "Enrichment", dependencies: ["APNsCore", "IntentCore", "YAML", "CPushlineICU", "TLS"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "ICU", "IntentCore", "YAML", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
         .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),
@@ -100,7 +103,7 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "CLinux"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
-        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
+        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "ICU", "PushlineTestKit"]),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Enrichment", "Redis", "PushlineTestKit"]),
         .testTarget(name: "WorkerTests", dependencies: [
             "Worker", "APNsClient", "APNsCore", "APNsSimulator", "Enrichment", "Kafka", "Pipeline", "Redis", "PushlineTestKit",
