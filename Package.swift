@@ -67,7 +67,9 @@ let package = Package(
         .target(name: "Enrichment", dependencies: ["APNsCore", "ICU", "IntentCore", "YAML", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
-        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),
+        .target(name: "Worker", dependencies: [
+            "APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "PushlineConfiguration", "Redis", "Runtime", "Telemetry",
+        ]),
 
         // Pushline's output topics read back: outcome reports and exports, dead-letter replay.
         .target(name: "OutputTopics", dependencies: ["APNsCore", "Kafka", "Pipeline", "Runtime", "TLS"]),
@@ -87,7 +89,8 @@ let package = Package(
         // Local components for the demo, benchmarks and tests: redis-server on a free port, the
         // simulator in process, the mock Kafka cluster wired to a worker.
         .target(name: "LocalStack", dependencies: [
-            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "Redis", "Runtime", "TLS", "Worker",
+            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "PushlineConfiguration", "Redis", "Runtime", "TLS",
+            "Worker",
         ]),
 
         // Test support (re-exports LocalStack).
