@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "ICU", "PushlineTestKit"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Enrichment", "Redis", "PushlineTestKit"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Enrichment", "Redis", "PushlineTestKit", "Runtime"]),
         .testTarget(name: "WorkerTests", dependencies: [
             "Worker", "APNsClient", "APNsCore", "APNsSimulator", "Enrichment", "Kafka", "Pipeline", "Redis", "PushlineTestKit",
         ]),

@@ -40,7 +40,7 @@ enum CConsumerLoop {
             }
             rd_kafka_message_destroy(message)
         }
-        let seconds = (clock.now - start!).seconds
+        let seconds = (clock.now - start!).inSeconds
         _ = rd_kafka_consumer_close(client)
         return (seconds, count - 1)
     }

@@ -47,7 +47,7 @@ enum CProducerLoop {
         guard rd_kafka_flush(client, 120_000) == RD_KAFKA_RESP_ERR_NO_ERROR, counter.delivered == count else {
             throw KafkaBenchmarkError("C baseline: \(counter.delivered) of \(count) delivered, \(counter.failed) failed")
         }
-        return (clock.now - start).seconds
+        return (clock.now - start).inSeconds
     }
 }
 

@@ -26,7 +26,7 @@ enum WrapperConsumerLoop {
                 firstBatch = batch.count
             }
         }
-        let seconds = (clock.now - start!).seconds
+        let seconds = (clock.now - start!).inSeconds
         try consumer.close()
         return (seconds, count - firstBatch)
     }

@@ -31,7 +31,7 @@ enum WrapperProducerLoop {
             sent += size
         }
         try producer.close(timeout: .seconds(120))
-        let seconds = (clock.now - start).seconds
+        let seconds = (clock.now - start).inSeconds
         guard delivered.load(ordering: .relaxed) == count else {
             throw KafkaBenchmarkError("wrapper: \(delivered.load(ordering: .relaxed)) of \(count) delivered, \(failed.load(ordering: .relaxed)) failed")
         }

@@ -10,6 +10,11 @@ extension Duration {
         Int32(clamping: max(0, wholeMilliseconds))
     }
 
+    /// The duration in seconds, as a `Double` for rates and reports.
+    public var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+
     /// Whole nanoseconds, rounded toward zero, saturating at `Int64`'s range.
     public var wholeNanoseconds: Int64 {
         let (seconds, attoseconds) = components

@@ -89,7 +89,7 @@ enum BenchEnrichmentCommand: Command {
         var elapsed = Duration.zero
 
         var rate: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             return Double(intents) / seconds
         }
 

@@ -96,7 +96,7 @@ enum BenchRedisCommand: Command {
             sent += batch.count
         }
         let elapsed = start.duration(to: .now)
-        return Double(requests) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        return Double(requests) / elapsed.inSeconds
     }
 
     /// Adds one to the decimal number at the end of `key`, in place.

@@ -49,14 +49,14 @@ final class OutcomeLog {
     /// the rest of what they wrote); returns everything read.
     @discardableResult
     func readUntilQuiet(_ quiet: Duration = .seconds(2)) throws -> [Outcome] {
-        var quietSince = ContinuousClock.now
+        var quietSince = MonotonicClock.now
         var lastCount = outcomes.count
         return try read(timeout: .seconds(60), waitingFor: "\(quiet) without a new outcome") { outcomes in
             if outcomes.count != lastCount {
                 lastCount = outcomes.count
                 quietSince = .now
             }
-            return ContinuousClock.now >= quietSince + quiet
+            return MonotonicClock.now >= quietSince + quiet
         }
     }
 

@@ -92,8 +92,8 @@ private func read(_ count: Int, from topic: String, servers: String) throws -> [
         try deadline.check(waitingFor: "\(count) records on \(topic)")
         values += reader.poll(maxMessages: 500, timeout: .milliseconds(100)).map { $0.value ?? [] }
     }
-    let settle = ContinuousClock.now + .milliseconds(500)
-    while ContinuousClock.now < settle {
+    let settle = MonotonicClock.now + .milliseconds(500)
+    while MonotonicClock.now < settle {
         values += reader.poll(maxMessages: 500, timeout: .milliseconds(100)).map { $0.value ?? [] }
     }
     return values

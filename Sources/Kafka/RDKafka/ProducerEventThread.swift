@@ -1,5 +1,4 @@
 internal import CRdKafka
-import Foundation
 import Synchronization
 import Runtime
 
@@ -16,7 +15,7 @@ final class ProducerEventThread: Sendable {
     private let thread = ServiceThread()
     /// Senders waiting for room in librdkafka's queue, woken when delivery reports free some.
     private let waitingForRoom = Atomic<Int>(0)
-    private let roomFreed = DispatchSemaphore(value: 0)
+    private let roomFreed = Semaphore()
 
     init(queue: RDKafkaQueue, handler: @escaping @Sendable (KafkaProducerEvent) -> Void) {
         self.queue = queue
@@ -33,7 +32,7 @@ final class ProducerEventThread: Sendable {
     /// wake-up meant for another waiter only makes the caller try once more.
     func waitForRoom(timeout: Duration) {
         waitingForRoom.add(1, ordering: .sequentiallyConsistent)
-        _ = roomFreed.wait(timeout: .now() + .milliseconds(timeout.wholeMilliseconds))
+        _ = roomFreed.wait(milliseconds: timeout.wholeMilliseconds)
         waitingForRoom.subtract(1, ordering: .sequentiallyConsistent)
     }
 
