@@ -27,40 +27,50 @@ let package = Package(
 
         // Integers written as decimal bytes: shared by JSON records and Redis commands.
         .target(name: "DecimalBytes"),
+        // SHA-1 in Swift: name-based apns-ids and Redis script names.
+        .target(name: "Digests"),
 
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
 
         // Telemetry: JSON logs, metrics, Prometheus exposition and endpoints.
-        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP"]),
+        .target(name: "Telemetry", dependencies: ["APNsCore", "EmbeddedHTTP", "Runtime"]),
 
         // Wrappers.
         .target(name: "EmbeddedHTTP", dependencies: ["CMicroHTTPD", "CPushlineShims"]),
         .target(name: "TLS", dependencies: ["COpenSSL", "CPushlineShims"]),
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
-        .target(name: "Kafka", dependencies: ["CRdKafka"]),
-        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes"]),
+        .target(name: "Kafka", dependencies: ["CRdKafka", "Runtime"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "DecimalBytes", "Digests", "Runtime"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
-        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),
+        .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka", "Runtime"]),
 
         // APNs.
-        .target(name: "APNsCore", dependencies: ["DecimalBytes"]),
+        .target(name: "APNsCore", dependencies: ["DecimalBytes", "Digests"]),
         .target(name: "APNsClient", dependencies: ["APNsCore", "HTTP2", "Runtime", "TLS"]),
-        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields"]),
+        .target(name: "APNsSimulator", dependencies: ["APNsCore", "TLS", "EmbeddedHTTP", "HTTPFields", "Runtime"]),
         .target(name: "APNsSimulatorServer", dependencies: ["APNsSimulator", "HTTP2", "Runtime", "TLS"]),
         .target(name: "APNsTelemetry", dependencies: ["APNsClient", "Telemetry"]),
 
         // YAML documents with line numbers (libyaml), for templates and configuration.
         .target(name: "YAML", dependencies: ["CYAML"]),
 
+        // ICU's plural rules (through the CPushlineICU shim), for the catalogs' plural forms.
+        .target(name: "ICU", dependencies: ["CPushlineICU"]),
+
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "Enrichment", "Redis", "TLS"]),
-        .target(name: "Enrichment", dependencies: ["APNsCore", "YAML", "CPushlineICU", "TLS"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "IntentCore", "Redis", "Runtime", "TLS"]),
+        // The intent, its decoding error, language tags and encryption keys: shared by Enrichment and
+        // the token registry (Pipeline), so Pipeline does not depend on Enrichment.
+        .target(name: "IntentCore", dependencies: ["APNsCore", "TLS"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "ICU", "IntentCore", "YAML", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
-        .target(name: "Worker", dependencies: ["APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "Redis", "Runtime", "Telemetry"]),
+        .target(name: "Worker", dependencies: [
+            "APNsClient", "APNsCore", "Enrichment", "Kafka", "Pipeline", "PushlineConfiguration", "Redis", "Runtime", "Telemetry",
+        ]),
 
         // Pushline's output topics read back: outcome reports and exports, dead-letter replay.
         .target(name: "OutputTopics", dependencies: ["APNsCore", "Kafka", "Pipeline", "Runtime", "TLS"]),
@@ -87,24 +97,25 @@ let package = Package(
         // Local components for the demo, benchmarks and tests: redis-server on a free port, the
         // simulator in process, the mock Kafka cluster wired to a worker.
         .target(name: "LocalStack", dependencies: [
-            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "Redis", "Runtime", "TLS", "Worker",
+            "APNsClient", "APNsCore", "APNsSimulator", "APNsSimulatorServer", "Enrichment", "Kafka", "PushlineConfiguration", "Redis", "Runtime", "TLS",
+            "Worker",
         ]),
 
         // Test support (re-exports LocalStack).
-        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "YAML"]),
+        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "Runtime", "YAML"]),
 
         // Tests.
         .testTarget(
             name: "CLibrarySmokeTests",
-            dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims"]
+            dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims", "Runtime"]
         ),
-        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore"]),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "Digests"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "CLinux"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
-        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "PushlineTestKit"]),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Enrichment", "Redis", "PushlineTestKit"]),
+        .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "ICU", "PushlineTestKit"]),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "APNsCore", "Enrichment", "Redis", "PushlineTestKit", "Runtime"]),
         .testTarget(name: "WorkerTests", dependencies: [
             "Worker", "APNsClient", "APNsCore", "APNsSimulator", "Enrichment", "Kafka", "Pipeline", "Redis", "PushlineTestKit",
         ]),

@@ -32,13 +32,12 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var deadlineSweepArmed = false
     /// Device tokens answered `TooManyRequests`, and when (monotonic ns) they may be tried again.
     private var deviceBackoff: [String: UInt64] = [:]
-    private var failedConnects = 0
+    private var lifecycle = Lifecycle.running(failedConnects: 0, reachable: true)
     /// Why the last connection failed or closed, for results that never got an answer.
     private var lastConnectionError: String?
     private var nextConnectAllowedAt: UInt64 = 0
     private var connectTimerArmed = false
     private var dispatchDeferred = false
-    private var isShutDown = false
     /// What the connections tell of their requests' ends.
     private lazy var responseRouter = PoolResponseRouter(pool: self)
     private var circuit: PoolCircuit
@@ -53,8 +52,21 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private let circuitChanged: @Sendable (PoolCircuit.State) -> Void
     /// Told when the pool stops or starts being able to connect (the sender's `unreachablePools`).
     private let reachabilityChanged: @Sendable (Bool) -> Void
-    /// False from a failed connect while no connection is ready until a connection is ready again.
-    private var isReachable = true
+
+    /// The pool's own life: one value instead of a shut-down flag, a reachability flag and a count.
+    private enum Lifecycle {
+        /// Sending. `failedConnects`: connects failed in a row since a connection was last ready
+        /// (the reconnect back-off's attempt). `reachable`: false from a failed connect while no
+        /// connection is ready until a connection is ready again — the pool cannot send then,
+        /// whether or not work waits (the circuit counts failures only under work).
+        case running(failedConnects: Int, reachable: Bool)
+        /// Shut down: nothing is dispatched and no connection opens.
+        case shutDown
+    }
+
+    private var isShutDown: Bool {
+        if case .shutDown = lifecycle { true } else { false }
+    }
 
     init(name: String, loop: EventLoop, environment: APNsEnvironment, credentials: APNsCredentials,
          configuration: SenderConfiguration, metrics: SenderMetrics,
@@ -135,7 +147,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     /// Fails what is waiting and closes every connection.
     func shutdown() {
-        isShutDown = true
+        lifecycle = .shutDown
         let now = MonotonicClock.nanoseconds()
         for delivery in waiting.removeAll() + outageRetries.values { finish(delivery, .failed, now: now, detail: "sender shut down") }
         outageRetries = [:]
@@ -572,18 +584,15 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     private func connectFailed() {
         recordConnectionFailure(cause: "connect")
-        if isReachable && !connections.values.contains(where: { $0.state == .ready }) { reachable(false) }
-        failedConnects += 1
-        let delay = reconnectBackoff.delay(attempt: failedConnects, using: &random)
+        guard case .running(let failedConnects, var reachable) = lifecycle else { return }
+        if reachable && !connections.values.contains(where: { $0.state == .ready }) {
+            reachable = false
+            reachabilityChanged(false)
+        }
+        lifecycle = .running(failedConnects: failedConnects + 1, reachable: reachable)
+        let delay = reconnectBackoff.delay(attempt: failedConnects + 1, using: &random)
         nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay) * 1_000_000)
         armConnectTimer(at: nextConnectAllowedAt, growing: !waiting.isEmpty)
-    }
-
-    /// A pool is unreachable while it has no ready connection and its latest connect failed: it
-    /// cannot send, whether or not work waits (the circuit counts failures only under work).
-    private func reachable(_ reachable: Bool) {
-        isReachable = reachable
-        reachabilityChanged(reachable)
     }
 
     /// Takes no new requests on `connection`; it closes once its streams are answered.
@@ -603,8 +612,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
 
     func connectionReady(_ connection: HTTP2Connection) {
         connections[ObjectIdentifier(connection)]?.state = .ready
-        failedConnects = 0
-        if !isReachable { reachable(true) }
+        if case .running(_, let reachable) = lifecycle {
+            lifecycle = .running(failedConnects: 0, reachable: true)
+            if !reachable { reachabilityChanged(true) }
+        }
         dispatch()
     }
 

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Synchronization
 import TLS
+import Runtime
 
 /// When a provider token is replaced. APNs rejects tokens older than an hour
 /// (`ExpiredProviderToken`) and tokens changed more often than every 20 minutes
@@ -69,5 +70,5 @@ public final class ProviderTokenSource: Sendable {
     }
 
     /// The wall clock, UNIX seconds.
-    public static let systemNow: @Sendable () -> Int64 = { Int64(time(nil)) }
+    public static let systemNow: @Sendable () -> Int64 = { WallClock.millisecondsSinceEpoch() / 1000 }
 }

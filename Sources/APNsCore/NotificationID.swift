@@ -1,3 +1,5 @@
+import Digests
+
 /// The `apns-id` header: a UUID that names one notification request.
 ///
 /// Pushline derives it from (intent id, device token), so a retried request carries the same id and

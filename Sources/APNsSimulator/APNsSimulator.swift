@@ -3,6 +3,7 @@ import Glibc
 #endif
 import APNsCore
 import Synchronization
+import Runtime
 
 /// A faithful local APNs, without I/O: the transport hands it each complete HTTP/2 request and
 /// applies the ``SimulatorAction`` and the ``ConnectionEffect``s it returns.
@@ -57,11 +58,7 @@ public final class APNsSimulator: Sendable {
     }
 
     /// The wall clock, UNIX milliseconds.
-    public static let systemNow: @Sendable () -> Int64 = {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
-    }
+    public static let systemNow: @Sendable () -> Int64 = { WallClock.millisecondsSinceEpoch() }
 
     /// The `SETTINGS_MAX_CONCURRENT_STREAMS` of a new token-authenticated connection: 1 until its
     /// first valid provider token (spec §5.1). Certificate connections start at the full limit;

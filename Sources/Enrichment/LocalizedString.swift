@@ -1,3 +1,5 @@
+import ICU
+
 /// One key's text in one locale: a single format string or plural variants, plus the String
 /// Catalog substitutions (`%#@name@`) it uses, each with its own plural variants.
 struct LocalizedString: Sendable, Equatable {

@@ -64,11 +64,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
     private let tls: TLSSession
     private let session: HTTP2Session
     private let serverSettings: HTTP2Settings?
-    private var isConnecting: Bool
-    private var isReady = false
-    /// Client role: the server's first SETTINGS frame has arrived.
-    private var hasRemoteSettings = false
-    private var isClosed = false
+    private var lifecycle: Lifecycle
     private var pendingOutput: [UInt8] = []
     private var pendingOutputOffset = 0
     private var watchingWrites = false
@@ -91,7 +87,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
         self.session = try HTTP2Session(role: .server)
         self.serverSettings = settings
         self.delegate = delegate
-        self.isConnecting = false
+        self.lifecycle = .handshaking
         try loop.register(descriptor, interest: .read, handler: self)
     }
 
@@ -106,7 +102,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
         self.session = try HTTP2Session(role: .client, keepingResponseFields: keepingResponseFields)
         self.serverSettings = nil
         self.delegate = delegate
-        self.isConnecting = true
+        self.lifecycle = .connecting
         try loop.register(descriptor, interest: [.read, .write], handler: self)
         watchingWrites = true
     }
@@ -184,7 +180,9 @@ public final class HTTP2Connection: FileDescriptorHandler {
     public func send(method: String = "POST", path: String, authority: String, connectionFields: HTTPFieldBlock? = nil,
                      fields: HTTPFieldBlock, body: [UInt8], receiver: HTTP2ResponseReceiver, context: AnyObject) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
-        guard hasRemoteSettings else { throw HTTP2Error("send before the server's SETTINGS arrived") }
+        guard case .established(serverSettingsArrived: true) = lifecycle else {
+            throw HTTP2Error("send before the server's SETTINGS arrived")
+        }
         let streamID = try session.submitRequest(method: method, scheme: "https", authority: authority, path: path,
                                                  connectionFields: connectionFields, fields: fields, body: body)
         pendingResponses[streamID] = PendingResponse(receiver: receiver, context: context)
@@ -216,12 +214,13 @@ public final class HTTP2Connection: FileDescriptorHandler {
     /// Closes now: an orderly close, or a TCP reset when `reset` is true.
     public func close(reset: Bool = false, error: (any Error)? = nil) {
         guard !isClosed else { return }
-        isClosed = true
+        let wasEstablished = isEstablished
+        lifecycle = .closed
         loop.unregister(descriptor)
         if reset {
             Socket.reset(descriptor)
         } else {
-            if isReady {
+            if wasEstablished {
                 tls.close()
                 ciphertext.removeAll(keepingCapacity: true)
                 tls.takeCiphertext(into: &ciphertext)
@@ -256,7 +255,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
         do {
             plaintext.removeAll(keepingCapacity: true)
             let status = try tls.readPlaintext(into: &plaintext)
-            if !isReady && tls.isHandshakeComplete { try becomeReady() }
+            if case .handshaking = lifecycle, tls.isHandshakeComplete { try becomeReady() }
             if !plaintext.isEmpty { try plaintext.withUnsafeBytes { try session.receive($0) } }
             handleSessionEvents()
             if status == .closed { sawEnd = true }
@@ -276,13 +275,13 @@ public final class HTTP2Connection: FileDescriptorHandler {
 
     public func writable() {
         guard !isClosed else { return }
-        if isConnecting {
+        if case .connecting = lifecycle {
             let error = Socket.pendingError(descriptor)
             guard error == 0 else {
                 close(error: SystemError("connect", errorNumber: error))
                 return
             }
-            isConnecting = false
+            lifecycle = .handshaking
             perform { try tls.handshake() }
         }
         flush()
@@ -291,7 +290,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
     // MARK: Internals
 
     private func becomeReady() throws {
-        isReady = true
+        lifecycle = .established(serverSettingsArrived: false)
         if let serverSettings {
             try session.submitServerSettings(serverSettings)
             delegate?.connectionReady(self)
@@ -351,8 +350,8 @@ public final class HTTP2Connection: FileDescriptorHandler {
             case .pingAcknowledged:
                 delegate?.connectionPingAcknowledged(self)
             case .remoteSettingsChanged:
-                if serverSettings == nil && !hasRemoteSettings {
-                    hasRemoteSettings = true
+                if serverSettings == nil, case .established(serverSettingsArrived: false) = lifecycle {
+                    lifecycle = .established(serverSettingsArrived: true)
                     delegate?.connectionReady(self)
                 } else {
                     delegate?.connectionSettingsChanged(self)
@@ -367,7 +366,7 @@ public final class HTTP2Connection: FileDescriptorHandler {
     private func flush() {
         guard !isClosed else { return }
         do {
-            if isReady {
+            if isEstablished {
                 plaintext.removeAll(keepingCapacity: true)
                 try session.produce(into: &plaintext)
                 handleSessionEvents()
@@ -397,7 +396,34 @@ public final class HTTP2Connection: FileDescriptorHandler {
         }
         if !isConnecting { watchWrites(false) }
         // After a GOAWAY both ways, or ours with its streams answered, nghttp2 wants nothing more.
-        if isReady && !session.isActive { close() }
+        if isEstablished && !session.isActive { close() }
+    }
+
+    // MARK: Lifecycle
+
+    /// Where the connection is in its life: one value, so no combination of flags can contradict
+    /// another.
+    private enum Lifecycle {
+        /// Client role: the non-blocking TCP connect is under way.
+        case connecting
+        /// The TLS handshake is under way.
+        case handshaking
+        /// TLS is up and the HTTP/2 session runs. Client role: requests may be sent once the
+        /// server's first SETTINGS frame has arrived (its stream limit is then known).
+        case established(serverSettingsArrived: Bool)
+        case closed
+    }
+
+    private var isConnecting: Bool {
+        if case .connecting = lifecycle { true } else { false }
+    }
+
+    private var isEstablished: Bool {
+        if case .established = lifecycle { true } else { false }
+    }
+
+    private var isClosed: Bool {
+        if case .closed = lifecycle { true } else { false }
     }
 
     private func watchWrites(_ enabled: Bool) {

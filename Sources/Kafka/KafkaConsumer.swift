@@ -1,5 +1,6 @@
 internal import CRdKafka
 import Synchronization
+import Runtime
 
 /// A member of a Kafka consumer group that hands out messages in batches and stores each
 /// partition's offset only at its ``OffsetWatermark``: the lowest offset whose work is not yet fully
@@ -170,7 +171,7 @@ public final class KafkaConsumer: Sendable {
     public func close(timeout: Duration = .seconds(30)) throws(KafkaError) {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let commitFailure = commitStoredOffsets("commit on close")
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline(after: timeout)
         // librdkafka before 2.3 aborts when a cooperative-sticky member that joined is destroyed before
         // its first assignment (librdkafka #4312): let the first assignment arrive.
         if subscribed && context.cooperative {
@@ -188,8 +189,8 @@ public final class KafkaConsumer: Sendable {
 
     /// Polls (serving rebalances) until `done` or the deadline. A message that arrives is not handed
     /// out, so not tracked: its partition's next owner receives it.
-    private func pollDiscarding(until deadline: ContinuousClock.Instant, _ done: () -> Bool) {
-        while !done(), ContinuousClock.now < deadline {
+    private func pollDiscarding(until deadline: Deadline, _ done: () -> Bool) {
+        while !done(), !deadline.hasPassed {
             if let message = rd_kafka_consumer_poll(client.handle, 100) { rd_kafka_message_destroy(message) }
         }
     }

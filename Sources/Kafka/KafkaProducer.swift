@@ -1,5 +1,6 @@
 internal import CRdKafka
 import Synchronization
+import Runtime
 
 /// Writes messages to Kafka in batches and reports each one's fate, matched back by
 /// ``KafkaProducerMessageID``, on the producer's own event thread.
@@ -62,13 +63,13 @@ public final class KafkaProducer: Sendable {
 
     /// One message into librdkafka's queue, waiting for room while it is full; a failed report if refused.
     private func enqueue(_ message: KafkaProducerMessage, id: KafkaProducerMessageID) -> KafkaDeliveryReport? {
-        var deadline: ContinuousClock.Instant?
+        var deadline: Deadline?
         while true {
             guard let error = produce(message, id: id) else { return nil }
             if rd_kafka_error_code(error) == RD_KAFKA_RESP_ERR__QUEUE_FULL {
-                let limit = deadline ?? .now + enqueueTimeout
+                let limit = deadline ?? Deadline(after: enqueueTimeout)
                 deadline = limit
-                if ContinuousClock.now < limit {
+                if !limit.hasPassed {
                     rd_kafka_error_destroy(error)
                     events.waitForRoom(timeout: .milliseconds(10))
                     continue

@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Runtime
 
 /// Reads chosen offset ranges of partitions, outside any consumer group: for reports, exports and
 /// replays that must leave the pipeline's offsets alone. It assigns the partitions itself (never
@@ -72,7 +73,7 @@ public final class KafkaTopicReader: Sendable {
         try assign(open.mapValues(\.lowerBound))
         defer { _ = rd_kafka_assign(client.handle, nil) }
         var topicNames = TopicNames()
-        var lastProgress = ContinuousClock.now
+        var lastProgress = MonotonicClock.now
         var batch: [KafkaConsumerMessage] = []
         while !open.isEmpty {
             guard let message = rd_kafka_consumer_poll(client.handle, 100) else {

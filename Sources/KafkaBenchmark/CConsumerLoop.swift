@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Runtime
 
 /// The consume baseline: `rd_kafka_consumer_poll` in a loop, each value copied into a reused buffer,
 /// and after every `batchSize` messages the next offset of each partition stored with
@@ -24,8 +25,8 @@ enum CConsumerLoop {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var nextOffsets = [Int64](repeating: -1, count: partitions)
         var received = 0
-        let clock = ContinuousClock()
-        var start: ContinuousClock.Instant?
+        let clock = MonotonicClock.system
+        var start: MonotonicClock.Instant?
         var progress = ProgressDeadline(what: "the C baseline to consume \(count) messages")
         while received < count {
             try progress.check(received)
@@ -39,7 +40,7 @@ enum CConsumerLoop {
             }
             rd_kafka_message_destroy(message)
         }
-        let seconds = (clock.now - start!).seconds
+        let seconds = (clock.now - start!).inSeconds
         _ = rd_kafka_consumer_close(client)
         return (seconds, count - 1)
     }

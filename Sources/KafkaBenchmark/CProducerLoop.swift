@@ -1,4 +1,5 @@
 internal import CRdKafka
+import Runtime
 
 /// The produce baseline: `rd_kafka_produceva` in a loop with a per-message opaque, delivery reports
 /// counted by a `dr_msg_cb` served by `rd_kafka_poll` on the same thread, then `rd_kafka_flush`.
@@ -11,7 +12,7 @@ enum CProducerLoop {
             rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(counter).toOpaque())
         }
         defer { rd_kafka_destroy(client) }
-        let clock = ContinuousClock()
+        let clock = MonotonicClock.system
         let start = clock.now
         var failure: KafkaBenchmarkError?
         topic.withCString { topicName in
@@ -46,7 +47,7 @@ enum CProducerLoop {
         guard rd_kafka_flush(client, 120_000) == RD_KAFKA_RESP_ERR_NO_ERROR, counter.delivered == count else {
             throw KafkaBenchmarkError("C baseline: \(counter.delivered) of \(count) delivered, \(counter.failed) failed")
         }
-        return (clock.now - start).seconds
+        return (clock.now - start).inSeconds
     }
 }
 

@@ -1,9 +1,12 @@
-/// Fails a benchmark loop that stops making progress, instead of letting it hang.
+import Runtime
+
+/// Fails a benchmark loop that stops making progress, instead of letting it hang: a ``Deadline``
+/// set a minute ahead again at each sign of progress.
 struct ProgressDeadline {
     private let what: String
-    private let patience = Duration.seconds(60)
+    private static let patience = Duration.seconds(60)
     private var lastCount = -1
-    private var lastProgress = ContinuousClock.now
+    private var deadline = Deadline(after: patience)
 
     init(what: String) {
         self.what = what
@@ -11,12 +14,11 @@ struct ProgressDeadline {
 
     /// Throws once `count` has not grown for a minute.
     mutating func check(_ count: Int) throws(KafkaBenchmarkError) {
-        let now = ContinuousClock.now
         if count != lastCount {
             lastCount = count
-            lastProgress = now
-        } else if now - lastProgress > patience {
-            throw KafkaBenchmarkError("no progress for \(patience) waiting for \(what) (at \(count))")
+            deadline = Deadline(after: Self.patience)
+        } else if deadline.hasPassed {
+            throw KafkaBenchmarkError("no progress for \(Self.patience) waiting for \(what) (at \(count))")
         }
     }
 }

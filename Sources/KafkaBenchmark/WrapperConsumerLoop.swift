@@ -1,4 +1,5 @@
 import Kafka
+import Runtime
 
 /// The consume workload through ``KafkaConsumer``: `poll` batches, `complete` each (watermarks and
 /// offset stores), until every message has arrived.
@@ -9,8 +10,8 @@ enum WrapperConsumerLoop {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: properties["bootstrap.servers"]!, groupID: group, topics: [topic])
         configuration.additionalProperties = properties
         let consumer = try KafkaConsumer(configuration: configuration)
-        let clock = ContinuousClock()
-        var start: ContinuousClock.Instant?
+        let clock = MonotonicClock.system
+        var start: MonotonicClock.Instant?
         var firstBatch = 0
         var received = 0
         var progress = ProgressDeadline(what: "the wrapper to consume \(count) messages")
@@ -25,7 +26,7 @@ enum WrapperConsumerLoop {
                 firstBatch = batch.count
             }
         }
-        let seconds = (clock.now - start!).seconds
+        let seconds = (clock.now - start!).inSeconds
         try consumer.close()
         return (seconds, count - firstBatch)
     }

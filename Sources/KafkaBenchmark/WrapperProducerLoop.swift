@@ -1,5 +1,6 @@
 import Kafka
 import Synchronization
+import Runtime
 
 /// The produce workload through ``KafkaProducer``: `send` in batches, then `close`, which returns
 /// once every delivery report has reached the handler.
@@ -21,7 +22,7 @@ enum WrapperProducerLoop {
             }
         }
         let batch = [KafkaProducerMessage](repeating: KafkaProducerMessage(topic: topic, value: payload), count: batchSize)
-        let clock = ContinuousClock()
+        let clock = MonotonicClock.system
         let start = clock.now
         var sent = 0
         while sent < count {
@@ -30,7 +31,7 @@ enum WrapperProducerLoop {
             sent += size
         }
         try producer.close(timeout: .seconds(120))
-        let seconds = (clock.now - start).seconds
+        let seconds = (clock.now - start).inSeconds
         guard delivered.load(ordering: .relaxed) == count else {
             throw KafkaBenchmarkError("wrapper: \(delivered.load(ordering: .relaxed)) of \(count) delivered, \(failed.load(ordering: .relaxed)) failed")
         }

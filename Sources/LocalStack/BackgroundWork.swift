@@ -13,8 +13,7 @@ public final class BackgroundWork: Sendable {
 
     /// Waits until the work is done; throws what it threw, or a ``LocalStackError`` after `timeout`.
     public func wait(timeout: Duration = .seconds(600)) throws {
-        let milliseconds = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        guard try thread.join(milliseconds: milliseconds) else {
+        guard try thread.join(milliseconds: timeout.wholeMilliseconds) else {
             throw LocalStackError("background work did not finish within \(timeout)")
         }
     }

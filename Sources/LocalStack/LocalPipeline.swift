@@ -4,6 +4,7 @@ import APNsSimulator
 import Enrichment
 import Foundation
 import Kafka
+import PushlineConfiguration
 import Redis
 import Runtime
 import Worker
@@ -103,11 +104,24 @@ public final class LocalPipeline: Sendable {
 
     /// A worker of the `worker` group on ``intentsTopic``, with `stores`, sending sandbox intents
     /// through the `dev` pool of ``sender(port:caFile:metrics:)``.
+    /// Built by the function `pushline run` builds its workers with, from a pipeline `default` at
+    /// the defaults of docs/configuration.md, then with the local cluster's address and a 100 ms
+    /// heartbeat (rebalances in tests settle fast).
     public static func workerConfiguration(kafka bootstrapServers: String, stores: WorkerConfiguration.Stores) -> WorkerConfiguration {
-        var consumer = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "worker", topics: [intentsTopic])
-        consumer.heartbeatInterval = .milliseconds(100)
-        return WorkerConfiguration(consumer: consumer, producer: KafkaProducerConfiguration(bootstrapServers: bootstrapServers),
-                                   stores: stores, pools: [.sandbox: "dev"])
+        let settings = PushlineConfiguration()
+        var pipeline = PipelineConfiguration(name: "default", file: "", sourceGroup: "worker",
+                                             templatesDirectory: RepositoryPaths.file("Config/templates"),
+                                             localesDirectory: RepositoryPaths.file("Config/locales"), apnsPool: "dev", dedupe: settings.dedupe)
+        pipeline.sourceTopic = intentsTopic
+        // The sender's `dev` pool serves sandbox intents (``sender(port:caFile:metrics:configure:)``).
+        let pool = APNsPoolConfiguration(name: "dev", credentials: "dev", environment: .sandbox)
+        var configuration = WorkerConfiguration(pipeline: pipeline, pool: pool, settings: settings)
+        configuration.stores = stores
+        // The mock cluster's address as librdkafka takes it.
+        configuration.consumer.bootstrapServers = bootstrapServers
+        configuration.producer.bootstrapServers = bootstrapServers
+        configuration.consumer.heartbeatInterval = .milliseconds(100)
+        return configuration
     }
 
     /// ``workerConfiguration(kafka:stores:)`` with Redis on 127.0.0.1 at `redisPort`.
@@ -136,9 +150,9 @@ public final class LocalPipeline: Sendable {
     /// as (topic, value) in the order read.
     public func outputs(timeout: Duration = .seconds(30), waitingFor what: String,
                         until done: ([(topic: String, value: [UInt8])]) -> Bool) throws -> [(topic: String, value: [UInt8])] {
-        let deadline = Deadline(timeout, waitingFor: what)
+        let deadline = Deadline(after: timeout)
         while !done(received.all) {
-            try deadline.check()
+            try deadline.check(waitingFor: what)
             let batch = outputs.poll(maxMessages: 500, timeout: .milliseconds(100))
             outputs.complete(batch)
             received.append(contentsOf: batch.map { (topic: $0.topicPartition.topic, value: $0.value ?? []) })

@@ -99,8 +99,8 @@ public final class RedisServer: Sendable {
         if let password { arguments += ["--requirepass", password] }
         if let unixSocket { arguments += ["--unixsocket", unixSocket, "--unixsocketperm", "700"] }
         let server = try ServerProcess(executable, arguments)
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
+        let deadline = Deadline(after: .seconds(10))
+        while !deadline.hasPassed {
             guard server.isRunning else {
                 let lastLines = server.log.split(separator: "\n").suffix(3).joined(separator: "\n")
                 throw LocalStackError("redis-server exited at start on port \(port): \(lastLines)")

@@ -22,8 +22,7 @@ public enum KafkaPublication {
             if done { allReported.signal() }
         }
         let ids = try producer.send(messages)
-        let milliseconds = Int(timeout.components.seconds * 1000)
-        guard allReported.wait(milliseconds: milliseconds) else {
+        guard allReported.wait(milliseconds: timeout.wholeMilliseconds) else {
             throw KafkaError(code: .timedOut, reason: "Kafka answered for \(reports.withLock(\.count)) of \(messages.count) "
                 + "messages within \(timeout)")
         }

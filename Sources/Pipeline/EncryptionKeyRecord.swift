@@ -1,5 +1,5 @@
 import APNsCore
-import Enrichment
+import IntentCore
 import TLS
 
 /// A key record on `pushline.tokens` (`"action":"key"`): a user's or a device's AES-256 key for

@@ -1,5 +1,5 @@
 import APNsCore
-import Enrichment
+import IntentCore
 import Redis
 import TLS
 

@@ -1,4 +1,5 @@
 import Synchronization
+import Runtime
 
 /// ``CollapseWindow`` kept in this process instead of Redis, with the same decisions and window
 /// TTLs (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is not installed. Nothing
@@ -18,7 +19,7 @@ public final class InMemoryCollapseWindow: CollapseStore, Sendable {
     /// The same intent again is `sameIntent`; one created at the same moment as the latest is a
     /// duplicate, an older one stale; otherwise it becomes the latest for its window (at least 1 s).
     public func decide(_ entries: [CollapseWindow.Entry]) -> [CollapseWindow.Decision] {
-        let now = ContinuousClock.now
+        let now = MonotonicClock.now
         return latest.withLock { latest in
             entries.map { entry in
                 if let current = latest.value(for: entry.key, at: now) {

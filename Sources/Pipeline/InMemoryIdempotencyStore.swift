@@ -1,4 +1,5 @@
 import Synchronization
+import Runtime
 
 /// ``IdempotencyStore``'s claims and recorded watermarks kept in this process instead of Redis, with
 /// the same semantics and TTLs (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is
@@ -29,7 +30,7 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     /// Claims every delivery that holds no live claim (`pending` for the pending TTL); reports what
     /// the others hold, a settled claim read against its partition's recorded watermark.
     public func claim(_ requests: [ClaimRequest]) -> [IdempotencyStore.ClaimResult] {
-        let now = ContinuousClock.now
+        let now = MonotonicClock.now
         let timeToLive = Duration.milliseconds(configuration.pendingMilliseconds)
         return state.withLock { state in
             requests.map { request in
@@ -49,7 +50,7 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     /// Settles claims for the finished TTL, releases what still holds this store's `pending`, then
     /// raises the recorded watermarks, never lowering one (in that order, as the Redis round trip does).
     public func settle(_ settled: [SettledClaim], released: [DeliveryKey] = [], recorded: [SourcePosition] = []) {
-        let now = ContinuousClock.now
+        let now = MonotonicClock.now
         let timeToLive = Duration.milliseconds(configuration.finishedMilliseconds)
         state.withLock { state in
             for claim in settled { state.claims.set(.settled(claim.state, claim.outcome), for: claim.key, timeToLive: timeToLive, at: now) }
@@ -67,7 +68,7 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     /// Renews the pending TTL of `held` claims that still hold this store's `pending`; every owner
     /// of this process lives as long as it does, so there is no liveness to keep.
     public func keepAlive(holding held: [DeliveryKey], livenessMilliseconds: Int) {
-        let now = ContinuousClock.now
+        let now = MonotonicClock.now
         let timeToLive = Duration.milliseconds(configuration.pendingMilliseconds)
         state.withLock { state in
             for key in held where state.claims.value(for: key, at: now) == .pending(owner: owner) {
@@ -83,7 +84,7 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
 
     /// Replaces each claim that still holds its holder's `pending`.
     public func replace(_ replacements: [ClaimReplacement]) -> [Bool] {
-        let now = ContinuousClock.now
+        let now = MonotonicClock.now
         return state.withLock { state in
             replacements.map { replacement in
                 guard state.claims.value(for: replacement.key, at: now) == .pending(owner: replacement.holder) else { return false }

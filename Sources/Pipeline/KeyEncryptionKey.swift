@@ -1,4 +1,4 @@
-import Enrichment
+import IntentCore
 import TLS
 
 /// The key that seals the registry's keys at rest (envelope encryption): AES-256-GCM, read from a

@@ -1,5 +1,5 @@
 import APNsCore
-import Enrichment
+import IntentCore
 
 /// A record on `pushline.tokens`: a device registered its token for a user of an app in an APNs
 /// environment, or the user gave it up (logout), and when. The token registry applies it

@@ -1,5 +1,5 @@
 import APNsCore
-import Enrichment
+import IntentCore
 import TLS
 
 /// Decodes schema v1 `pushline.tokens` records from bytes with APNsCore's ``JSONParser``: unknown

@@ -1,4 +1,4 @@
-import Enrichment
+import IntentCore
 
 /// The keys an ``EncryptionKeyRegistry`` has opened, one per Redis key with the stored value it
 /// was opened from, so a key read again (the same user's or device's next delivery) is not

@@ -1,3 +1,5 @@
+import Runtime
+
 /// Durations as configuration files write them: a whole number and a unit, `ms`, `s`, `m`, `h`
 /// or `d` (`250ms`, `30s`, `24h`).
 public enum DurationText {
@@ -19,7 +21,7 @@ public enum DurationText {
 
     /// The largest unit that spells `duration` exactly: `90s`, `5m`, `250ms`.
     static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1_000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = Int64(duration.wholeMilliseconds)
         guard milliseconds != 0 else { return "0s" }
         let unit = units.last { milliseconds % $0.milliseconds == 0 } ?? units[0]
         return "\(milliseconds / unit.milliseconds)\(unit.suffix)"

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Runtime
 
 /// Blocking work for async tests (librdkafka polls, flushes, waits on deadlines), run on a thread
 /// of its own so it never occupies Swift's cooperative pool.
@@ -11,9 +12,8 @@ public enum DedicatedThread {
                                              _ body: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             let outcome = Outcome(continuation)
-            Thread { outcome.resume(with: Swift.Result { try body() }) }.start()
-            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            ServiceThread().start(name: "pushline-test-work") { outcome.resume(with: Swift.Result { try body() }) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(timeout.wholeMilliseconds)) {
                 outcome.resume(with: .failure(TestKitError("the test's blocking work did not finish within \(timeout); something hung")))
             }
         }

@@ -1,4 +1,5 @@
 import Glibc
+import Runtime
 
 /// A connection to one Redis server, speaking RESP2 over a socket of its own (TCP or Unix): commands
 /// encoded by ``RESPEncoder``, replies decoded by hiredis.
@@ -193,8 +194,8 @@ public final class RedisConnection {
     }
 
     private static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        let nanoseconds = duration.wholeNanoseconds
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
         var remaining = timespec()
         while nanosleep(&request, &remaining) == -1, errno == EINTR {
             request = remaining

@@ -43,7 +43,7 @@ public final class EventLoop: @unchecked Sendable {
     private var timers = TimerQueue()
     private var cancelledTimers = Set<UInt64>()
     private var nextTimerID: UInt64 = 1
-    private var thread: pthread_t?
+    private let thread = ServiceThread()
     private var deferred: [() -> Void] = []
 
     /// Starts a loop on a new thread.
@@ -64,20 +64,8 @@ public final class EventLoop: @unchecked Sendable {
             close(epollDescriptor)
             throw error
         }
-        let started = Unmanaged.passRetained(self)
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            let loop = Unmanaged<EventLoop>.fromOpaque(context!).takeRetainedValue()
-            loop.run()
-            return nil
-        }, started.toOpaque())
-        guard result == 0 else {
-            started.release()
-            close(wakeDescriptor)
-            close(epollDescriptor)
-            throw SystemError("pthread_create", errorNumber: result)
-        }
-        self.thread = thread
+        // The thread keeps the loop alive until `run` returns.
+        thread.start(name: name) { [self] in run() }
     }
 
     deinit {
@@ -101,9 +89,8 @@ public final class EventLoop: @unchecked Sendable {
     public func shutdown() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         wake()
-        guard !inEventLoop, let thread else { return }
-        pthread_join(thread, nil)
-        self.thread = nil
+        guard !inEventLoop else { return }
+        try? thread.join()  // `run` throws nothing; a second shutdown returns at once
     }
 
     private func wake() {

@@ -28,11 +28,9 @@ public final class Semaphore: @unchecked Sendable {
 
     /// Waits at most `milliseconds`; false when the time ran out.
     public func wait(milliseconds: Int) -> Bool {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + (milliseconds % 1000) * 1_000_000
-        deadline.tv_sec += milliseconds / 1000 + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        // sem_timedwait takes an absolute time on the wall clock.
+        let end = WallClock.system.nanosecondsSinceEpoch() + Int64(milliseconds) * 1_000_000
+        var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
         while true {
             if sem_timedwait(semaphore, &deadline) == 0 { return true }
             if errno != EINTR { return false }

@@ -16,13 +16,11 @@ public enum Socket {
     /// Listens on `host:port` (port 0 picks a free one) and returns the descriptor and bound port.
     public static func listen(host: String, port: UInt16, backlog: Int32 = 1024) throws(SystemError) -> (descriptor: Int32, port: UInt16) {
         let address = try resolve(host: host, port: port, passive: true)
-        let descriptor = socket(Int32(address.family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemError("socket") }
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        let bound = address.storage.withUnsafeBytes { raw in
-            bind(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), address.length)
-        }
+        let bound = address.withSockaddr { bind(descriptor, $0, $1) }
         guard bound == 0 else {
             let error = SystemError("bind \(host):\(port)")
             close(descriptor)
@@ -52,12 +50,10 @@ public enum Socket {
     /// check ``pendingError(_:)`` then.
     public static func connect(host: String, port: UInt16) throws(SystemError) -> Int32 {
         let address = try resolve(host: host, port: port, passive: false)
-        let descriptor = socket(Int32(address.family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SystemError("socket") }
         setNoDelay(descriptor)
-        let result = address.storage.withUnsafeBytes { raw in
-            Glibc.connect(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), address.length)
-        }
+        let result = address.withSockaddr { Glibc.connect(descriptor, $0, $1) }
         guard result == 0 || errno == EINPROGRESS else {
             let error = SystemError("connect \(host):\(port)")
             close(descriptor)
@@ -115,24 +111,8 @@ public enum Socket {
         }
     }
 
-    private struct ResolvedAddress {
-        var storage: [UInt8]
-        var length: socklen_t
-        var family: Int32
-    }
-
-    private static func resolve(host: String, port: UInt16, passive: Bool) throws(SystemError) -> ResolvedAddress {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = passive ? AI_PASSIVE : 0
-        var results: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &results)
-        guard status == 0, let first = results else {
-            throw SystemError("getaddrinfo \(host): \(String(cString: gai_strerror(status)))", errorNumber: 0)
-        }
-        defer { freeaddrinfo(results) }
-        let length = first.pointee.ai_addrlen
-        let bytes = UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(length))
-        return ResolvedAddress(storage: Array(bytes), length: length, family: first.pointee.ai_family)
+    /// The first address `host:port` resolves to.
+    private static func resolve(host: String, port: UInt16, passive: Bool) throws(SystemError) -> SocketAddress {
+        try SocketAddress.resolve(host: host, port: Int(port), passive: passive)[0]
     }
 }

@@ -1,4 +1,5 @@
 import APNsCore
+import Runtime
 
 /// Writes each event as one JSON object on one line:
 ///
@@ -31,7 +32,7 @@ public struct JSONLogHandler: LogHandler {
     public func log(level: Logger.Level, message: Logger.Message, metadata callMetadata: Logger.Metadata?) {
         let merged = metadata.merging(callMetadata ?? [:]) { _, call in call }
         var members: [JSONObject.Member] = [
-            .init("ts", .string(UTCTimestamp.now())),
+            .init("ts", .string(WallClock.system.utcTimestamp())),
             .init("level", .string(level.rawValue)),
             .init("label", .string(label)),
             .init("message", .string(message.description)),

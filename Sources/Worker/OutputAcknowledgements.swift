@@ -20,7 +20,7 @@ final class OutputAcknowledgements: Sendable {
     /// Waits until every id has a report; throws the first failed one, or ``WorkerError`` when
     /// `timeout` passes first.
     func wait(for ids: [KafkaProducerMessageID], timeout: Duration) throws {
-        let deadline = ContinuousClock.now + timeout
+        let deadline = Deadline(after: timeout)
         var waiting = Set(ids)
         while true {
             let failure = reports.withLock { reports -> KafkaError? in
@@ -34,7 +34,7 @@ final class OutputAcknowledgements: Sendable {
             }
             if let failure { throw failure }
             if waiting.isEmpty { return }
-            guard ContinuousClock.now < deadline else { throw WorkerError("\(waiting.count) outputs were not acknowledged by Kafka in time") }
+            guard !deadline.hasPassed else { throw WorkerError("\(waiting.count) outputs were not acknowledged by Kafka in time") }
             _ = arrived.wait(milliseconds: 100)
         }
     }

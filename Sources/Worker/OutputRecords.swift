@@ -1,8 +1,8 @@
 import APNsClient
 import Enrichment
-import Foundation
 import Kafka
 import Pipeline
+import Runtime
 
 /// Builds the worker's Kafka records: outcome events, dead letters and token events, addressed to
 /// the pipeline's output topics.
@@ -108,8 +108,8 @@ struct OutputRecords: Sendable {
                             kind: .tokenEvent(event.kind), entry: planned.entry)
     }
 
-    /// Unix milliseconds.
+    /// Unix milliseconds on the wall clock.
     static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
+        WallClock.millisecondsSinceEpoch()
     }
 }

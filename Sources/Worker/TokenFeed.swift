@@ -104,11 +104,11 @@ public final class TokenFeed: Sendable {
         }
         // Connected at the first batch or check, so a feed started while Redis is down waits for it there.
         var connection: RedisConnection?
-        var lastAsked = ContinuousClock.now - Self.idleRedisCheck
+        var lastAsked = MonotonicClock.now - Self.idleRedisCheck
         while !isStopping {
             let batch = consumer.poll(maxMessages: configuration.batchSize, timeout: configuration.pollTimeout)
             guard !batch.isEmpty else {
-                if ContinuousClock.now >= lastAsked + Self.idleRedisCheck {
+                if MonotonicClock.now >= lastAsked + Self.idleRedisCheck {
                     lastAsked = .now
                     try checkRedis(connection: &connection)
                 }
@@ -177,6 +177,7 @@ public final class TokenFeed: Sendable {
                 return effects
             } catch let error as RedisError where error.isRetryable {
                 redisAnswers.store(false, ordering: .releasing)
+                // RedisOutage is shared with the worker loop, which still keeps ContinuousClock instants.
                 let now = ContinuousClock.now
                 if outage.failed(at: now) {
                     metrics?.redisAvailable.set(to: 0)
@@ -185,7 +186,7 @@ public final class TokenFeed: Sendable {
                 failedAttempts += 1
                 counts.withLock { $0.redisRetries += 1 }
                 let delay = now.duration(to: outage.nextAttempt)
-                _ = wake.wait(milliseconds: Int(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000))
+                _ = wake.wait(milliseconds: delay.wholeMilliseconds)
                 if isStopping { return nil }
             }
         }
@@ -241,7 +242,7 @@ public final class TokenFeed: Sendable {
         let bytes = message.value ?? []
         let letter = DeadLetter(reason: reason, detail: detail, source: source,
                                 original: DeadLetter.Original(bytes, showing: EncryptionKeyRecord.redacted(bytes)),
-                                intentID: nil, recordedAt: Int64(Date().timeIntervalSince1970 * 1000))
+                                intentID: nil, recordedAt: WallClock.millisecondsSinceEpoch())
         return KafkaProducerMessage(topic: configuration.dlqTopic, key: message.key, value: letter.encoded)
     }
 }

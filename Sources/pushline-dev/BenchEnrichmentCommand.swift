@@ -90,7 +90,7 @@ enum BenchEnrichmentCommand: Command {
         var elapsed = Duration.zero
 
         var rate: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            let seconds = elapsed.inSeconds
             return Double(intents) / seconds
         }
 
@@ -103,7 +103,7 @@ enum BenchEnrichmentCommand: Command {
 
     /// Runs `work` over the intents, round-robin, until `duration` has passed.
     private static func measure(_ duration: Duration, count: Int, _ work: (Int) throws -> Int) throws -> Measurement {
-        let clock = ContinuousClock()
+        let clock = MonotonicClock.system
         let start = clock.now
         var measurement = Measurement()
         var index = 0

@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import Kafka
 import LocalStack
+import Runtime
 
 /// What `pushline-dev bench faults` reads back from the worker's outputs, on a thread of its own: every
 /// outcome on `pushline.outcomes`, keyed by the source position of its intent (so an intent that
@@ -21,10 +22,10 @@ final class BenchFaultsLedger: Sendable {
         /// Outcome events per source position (``BenchFaultsTraffic/position(partition:offset:)``).
         var perPosition: [Int64: Int] = [:]
         /// When each poll that returned an `accepted` outcome returned.
-        var acceptedArrivals: [ContinuousClock.Instant] = []
-        var lastArrival = ContinuousClock.now
+        var acceptedArrivals: [MonotonicClock.Instant] = []
+        var lastArrival = MonotonicClock.now
         /// When the last intent so far to get its first outcome got it.
-        var lastFirstOutcome: ContinuousClock.Instant?
+        var lastFirstOutcome: MonotonicClock.Instant?
         var stopping = false
         var failure: String?
     }
@@ -45,7 +46,7 @@ final class BenchFaultsLedger: Sendable {
                 let batch = consumer.poll(maxMessages: 5000, timeout: .milliseconds(50))
                 guard !batch.isEmpty else { continue }
                 consumer.complete(batch)
-                let now = ContinuousClock.now
+                let now = MonotonicClock.now
                 var read: [(position: Int64, status: String)] = []
                 var deadLetters = 0
                 for message in batch {
@@ -81,16 +82,16 @@ final class BenchFaultsLedger: Sendable {
     }
 
     /// When the first poll after `instant` that returned an `accepted` outcome returned.
-    func firstAccepted(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+    func firstAccepted(after instant: MonotonicClock.Instant) -> MonotonicClock.Instant? {
         state.withLock { state in state.acceptedArrivals.first { $0 > instant } }
     }
 
     /// When the last intent so far to get its first outcome got it: once every intent has one, when
     /// the backlog was done.
-    var lastFirstOutcome: ContinuousClock.Instant? { state.withLock { $0.lastFirstOutcome } }
+    var lastFirstOutcome: MonotonicClock.Instant? { state.withLock { $0.lastFirstOutcome } }
 
     /// When the last outcome or dead letter arrived.
-    var lastArrival: ContinuousClock.Instant { state.withLock { $0.lastArrival } }
+    var lastArrival: MonotonicClock.Instant { state.withLock { $0.lastArrival } }
 
     /// Throws when an outcome could not be read.
     func check() throws {

@@ -1,4 +1,5 @@
 import APNsCore
+import Runtime
 
 /// The figures of one row of `pushline-dev bench faults`, and its goals met or not.
 struct BenchFaultsResult {
@@ -45,7 +46,7 @@ struct BenchFaultsResult {
     /// Seconds with one decimal, or "—".
     static func seconds(_ duration: Duration?, missing: String = "—") -> String {
         guard let duration else { return missing }
-        return String(format: "%.1f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        return String(format: "%.1f s", duration.inSeconds)
     }
 
     /// One line of the table.
@@ -68,8 +69,8 @@ struct BenchFaultsResult {
             "extra_notifications": .integer(Int64(extraNotifications)), "dead_letters": .integer(Int64(deadLetters)),
             "failed": .integer(Int64(failed)), "worker_exits": .integer(Int64(workerExits)), "met": .bool(met),
         ]
-        object.members.append(.init("recovery_seconds", recovery.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? .null))
-        object.members.append(.init("backlog_done_seconds", backlogDone.map { .double(Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18) } ?? .null))
+        object.members.append(.init("recovery_seconds", recovery.map { .double($0.inSeconds) } ?? .null))
+        object.members.append(.init("backlog_done_seconds", backlogDone.map { .double($0.inSeconds) } ?? .null))
         object.members.append(.init("goals", .object(JSONObject(goals.map { .init($0.name, .bool($0.met)) }))))
         object.members.append(.init("by_status", .object(JSONObject(byStatus.sorted { $0.key < $1.key }.map { .init($0.key, .integer(Int64($0.value))) }))))
         var bytes: [UInt8] = []

@@ -1,5 +1,6 @@
 import Foundation
 import LocalStack
+import Runtime
 
 /// One row of the fault matrix (issue 14, docs/RELIABILITY.md): a fault, injected into a fresh local
 /// stack while intents flow, and the goals its figures must meet.
@@ -121,7 +122,7 @@ enum BenchFaultsRow: String, CaseIterable {
         let traffic = stack.traffic
         progress("\(rawValue): \(total) intents at \(Int(rate))/s over \(BenchFaultsResult.seconds(window))")
         let production = BackgroundWork { try traffic.produceSteadily(0..<total, perSecond: rate, isPoison: isPoison) }
-        var faultEnd: ContinuousClock.Instant?
+        var faultEnd: MonotonicClock.Instant?
         if let length {
             try stack.hold(settings.warmUp)
             progress("\(rawValue): fault on (\(summary))")
@@ -149,12 +150,12 @@ enum BenchFaultsRow: String, CaseIterable {
         // Claims a killed worker left pending stay so until their TTL: each kill's own are the new ones.
         var pending: Set<String> = []
         var inFlight: [Int] = []
-        var restarts: [ContinuousClock.Instant] = []
+        var restarts: [MonotonicClock.Instant] = []
         for quarter in 1...3 {
             let threshold = total * quarter / 4
-            let deadline = ContinuousClock.now + .seconds(600)
+            let deadline = MonotonicClock.now + .seconds(600)
             while stack.ledger.counts.outcomes < threshold {
-                guard ContinuousClock.now < deadline else { throw LocalStackError("fewer than \(threshold) outcomes after 10 minutes") }
+                guard MonotonicClock.now < deadline else { throw LocalStackError("fewer than \(threshold) outcomes after 10 minutes") }
                 try stack.hold(.milliseconds(20))
             }
             let killed = stack.worker.signal(SIGKILL)

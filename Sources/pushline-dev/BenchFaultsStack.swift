@@ -1,5 +1,6 @@
 import Foundation
 import LocalStack
+import Runtime
 
 /// The components of one row of `pushline-dev bench faults`, each a process of its own as the README's
 /// local stack runs them: `pushline-dev dev-kafka` (3 brokers), a `redis-server`, `apns-sim` (admin API
@@ -69,8 +70,8 @@ final class BenchFaultsStack {
 
     /// Waits `duration`, keeping the worker supervised.
     func hold(_ duration: Duration) throws {
-        let end = ContinuousClock.now + duration
-        while ContinuousClock.now < end {
+        let end = MonotonicClock.now + duration
+        while MonotonicClock.now < end {
             try worker.supervise()
             try ledger.check()
             Thread.sleep(forTimeInterval: 0.05)
@@ -80,9 +81,9 @@ final class BenchFaultsStack {
     /// Waits until every published intent has an outcome, or no outcome has arrived for `quiet`
     /// (at most `limit`), keeping the worker supervised.
     func waitUntilQuiet(_ quiet: Duration, limit: Duration = .seconds(900)) throws {
-        let began = ContinuousClock.now
+        let began = MonotonicClock.now
         let end = began + limit
-        while ContinuousClock.now < end, ledger.withoutOutcome(traffic.published) > 0,
+        while MonotonicClock.now < end, ledger.withoutOutcome(traffic.published) > 0,
               max(began, ledger.lastArrival).duration(to: .now) < quiet {
             try hold(.milliseconds(500))
         }
@@ -90,7 +91,7 @@ final class BenchFaultsStack {
 
     /// Stops the worker (SIGTERM) and the reader, and counts everything; the components stop when
     /// the stack is released.
-    func finish(_ result: inout BenchFaultsResult, faultEnd: ContinuousClock.Instant?) throws {
+    func finish(_ result: inout BenchFaultsResult, faultEnd: MonotonicClock.Instant?) throws {
         let status = worker.stop()
         if status != 0 { result.details.append("the worker exited \(status) on the final SIGTERM") }
         try traffic.close()

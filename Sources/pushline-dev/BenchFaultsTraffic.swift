@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import LocalStack
+import Runtime
 
 /// The intents of one row of `pushline-dev bench faults` and the producer that puts them on Kafka.
 /// Intent `n` is a raw alert to device token `n` alone (so a device notified twice is a delivery
@@ -67,7 +68,7 @@ final class BenchFaultsTraffic: Sendable {
     /// Produces intents `range` at about `perSecond` (a share every 10 ms) and waits until every one
     /// is acknowledged.
     func produceSteadily(_ range: Range<Int>, perSecond: Double, isPoison: (Int) -> Bool = { _ in false }) throws {
-        let began = ContinuousClock.now
+        let began = MonotonicClock.now
         var sent = range.lowerBound
         while sent < range.upperBound {
             let due = min(range.upperBound, range.lowerBound + Int(perSecond * (began.duration(to: .now) / .seconds(1))))

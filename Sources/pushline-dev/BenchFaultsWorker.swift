@@ -1,5 +1,6 @@
 import Foundation
 import LocalStack
+import Runtime
 
 /// The `pushline run` of one row of `pushline-dev bench faults`, under a supervisor as a container
 /// platform would keep it: a worker that exits by itself (not by the row's own signal) is counted
@@ -39,7 +40,7 @@ final class BenchFaultsWorker {
     /// Sends `signal` and waits for the exit (up to `graceMilliseconds`, then SIGKILL); returns the
     /// exit status and how long the exit took.
     func signal(_ signal: Int32, graceMilliseconds: Int = 60_000) -> (status: Int32, took: Duration) {
-        let sent = ContinuousClock.now
+        let sent = MonotonicClock.now
         process.send(signal: signal)
         let status = process.waitForExit(graceMilliseconds: graceMilliseconds)
         return (status, sent.duration(to: .now))

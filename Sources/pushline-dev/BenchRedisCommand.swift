@@ -2,6 +2,7 @@ import CLI
 import Foundation
 import LocalStack
 import Redis
+import Runtime
 
 /// `pushline-dev bench redis`: pipelined `SET key value NX PX 60000` per second through Pushline's Redis
 /// client, against `redis-benchmark` sending the same command with the same pipeline depth and
@@ -75,7 +76,7 @@ enum BenchRedisCommand: Command {
         var batch: [RedisCommand] = []
         batch.reserveCapacity(depth)
         var key = Array("key:000000000000".utf8)
-        let start = ContinuousClock.now
+        let start = MonotonicClock.now
         var sent = 0
         while sent < requests {
             batch.removeAll(keepingCapacity: true)
@@ -95,7 +96,7 @@ enum BenchRedisCommand: Command {
             sent += batch.count
         }
         let elapsed = start.duration(to: .now)
-        return Double(requests) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+        return Double(requests) / elapsed.inSeconds
     }
 
     /// Adds one to the decimal number at the end of `key`, in place.

@@ -62,7 +62,7 @@ enum DevKafkaCommand: Command {
         let created = topics.map { "\($0.name):\($0.partitions)" }.joined(separator: " ")
         FileHandle.standardError.write(Data("dev-kafka: \(brokers) brokers, topics \(created); stop with SIGINT or SIGTERM\n".utf8))
 
-        Thread.detachNewThread { serveFaultCommands(cluster) }
+        ServiceThread().start(name: "dev-kafka-faults") { serveFaultCommands(cluster) }
         let received = signals.wait()
         FileHandle.standardError.write(Data("dev-kafka: stopping on signal \(received)\n".utf8))
         withExtendedLifetime(cluster) {}

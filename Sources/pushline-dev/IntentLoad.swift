@@ -2,6 +2,7 @@ import Foundation
 import Kafka
 import LocalStack
 import Synchronization
+import Runtime
 
 /// The intents of `pushline-dev bench e2e` and the producer that puts them on Kafka: those of a
 /// ``BenchWorkload``, token-addressed ones to `tokensPerIntent` device tokens no other intent uses —
@@ -42,7 +43,7 @@ final class IntentLoad: Sendable {
     /// then waits until Kafka acknowledged them all.
     func produceSteadily(_ range: Range<Int>, intentsPerSecond: Double, progress: (String) -> Void) throws {
         let start = acknowledged.count
-        let began = ContinuousClock.now
+        let began = MonotonicClock.now
         var sent = 0
         var nextReport = began + .seconds(1)
         while sent < range.count {
@@ -51,7 +52,7 @@ final class IntentLoad: Sendable {
                 _ = try producer.send((range.lowerBound + sent..<range.lowerBound + due).map(message))
                 sent = due
             }
-            if ContinuousClock.now >= nextReport {
+            if MonotonicClock.now >= nextReport {
                 progress("produced \(sent)/\(range.count) intents at \(Int(intentsPerSecond))/s")
                 nextReport += .seconds(1)
             }
@@ -77,7 +78,7 @@ final class IntentLoad: Sendable {
 
     /// Intent `index` of the workload, created now.
     private func message(_ index: Int) -> KafkaProducerMessage {
-        let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: Int64(Date().timeIntervalSince1970 * 1000)) { number in
+        let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: WallClock.millisecondsSinceEpoch()) { number in
             tokenPool.map { number % $0 } ?? number
         }
         return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))

@@ -2,6 +2,7 @@ import APNsCore
 import Foundation
 import Kafka
 import LocalStack
+import Runtime
 
 /// Reads `pushline-dev bench e2e`'s outcomes back from Kafka: counts them for the sustained rate, and
 /// takes each one's latency at half load. Fails when no outcome arrives for `stallTimeout` or the
@@ -9,8 +10,8 @@ import LocalStack
 final class OutcomeReader {
     /// What a read-back saw: when the first and last outcomes arrived, and outcomes by status.
     struct Throughput {
-        var first: ContinuousClock.Instant?
-        var last: ContinuousClock.Instant?
+        var first: MonotonicClock.Instant?
+        var last: MonotonicClock.Instant?
         /// Outcomes read after the first poll that returned any: the ones the rate counts.
         var countedAfterFirst = 0
         var byStatus: [String: Int] = [:]
@@ -69,7 +70,7 @@ final class OutcomeReader {
         latencies.reserveCapacity(total)
         var slowestThisSecond = 0.0
         try read(total) { batch, _ in
-            let now = Date().timeIntervalSince1970 * 1000
+            let now = Double(WallClock.millisecondsSinceEpoch())
             for message in batch {
                 guard let outcome = try? JSONParser.parse(message.value ?? []).objectValue,
                       let created = outcome["created_at"]?.numberValue, let completed = outcome["completed_at"]?.numberValue else {
@@ -89,14 +90,14 @@ final class OutcomeReader {
         try consumer.close()
     }
 
-    private func read(_ total: Int, _ take: ([KafkaConsumerMessage], ContinuousClock.Instant) throws -> Void,
+    private func read(_ total: Int, _ take: ([KafkaConsumerMessage], MonotonicClock.Instant) throws -> Void,
                       progress: () -> Void) throws {
         var read = 0
-        var lastArrival = ContinuousClock.now
-        var nextReport = ContinuousClock.now + .seconds(1)
+        var lastArrival = MonotonicClock.now
+        var nextReport = MonotonicClock.now + .seconds(1)
         while read < total {
             let batch = consumer.poll(maxMessages: 5000, timeout: .milliseconds(50))
-            let now = ContinuousClock.now
+            let now = MonotonicClock.now
             if !batch.isEmpty {
                 consumer.complete(batch)
                 try take(batch, now)

@@ -3,6 +3,7 @@ import Foundation
 import Kafka
 import OutputTopics
 import PushlineConfiguration
+import Runtime
 
 /// What `pushline outcomes report|export` and `pushline dlq replay` share: where Kafka is (the
 /// worker settings of `--config`, or `--brokers`), which output topic, and which of its records
@@ -95,8 +96,7 @@ struct OutputTopicArguments {
     /// Unix milliseconds of an RFC 3339 time, or of now minus a duration (`30m`, `6h`, `7d`).
     private static func time(_ text: String, option: String) throws(UsageError) -> Int64 {
         if let duration = DurationText.parse(text) {
-            return Int64(Date().timeIntervalSince1970 * 1000) - duration.components.seconds * 1000
-                - duration.components.attoseconds / 1_000_000_000_000_000
+            return WallClock.millisecondsSinceEpoch() - Int64(duration.wholeMilliseconds)
         }
         let formatter = ISO8601DateFormatter()
         for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {

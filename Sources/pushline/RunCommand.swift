@@ -90,7 +90,7 @@ enum RunCommand: Command {
             recorder.registerPool(named: pool.name)
             let catalog = try CatalogStore(templatesDirectory: pipeline.templatesDirectory, localesDirectory: pipeline.localesDirectory)
             catalogs.append((pipeline.name, catalog))
-            var worker = workerConfiguration(pipeline, pool: pool, configuration)
+            var worker = WorkerConfiguration(pipeline: pipeline, pool: pool, settings: configuration)
             worker.keyEncryptionKey = keyEncryptionKey
             workers.append(try Worker(configuration: worker, catalog: catalog,
                                       sender: sender, telemetry: telemetry))
@@ -122,7 +122,7 @@ enum RunCommand: Command {
                 ended.signal()
             }
         }
-        Thread.detachNewThread {
+        ServiceThread().start(name: "pushline-signals") {
             let signal = signals.wait { reloaders.forEach { $0.reload() } }
             cause.withLock { $0 = $0 ?? "signal \(signal)" }
             ended.signal()
@@ -157,40 +157,12 @@ enum RunCommand: Command {
 
     /// Ends the process with status 3 if it is still running `limit` from now.
     private static func stopWithin(_ limit: Duration, logger: Logger) {
-        Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18)
+        ServiceThread().start(name: "pushline-stop-limit") {
+            Thread.sleep(forTimeInterval: Double(limit.wholeMilliseconds) / 1000)
             logger.error("stopping took longer than shutdown.deadline allows; exiting", metadata: ["limit": "\(limit)"])
             // Not exit(): its atexit handlers would run while the workers' threads still use what they tear down.
             _exit(3)
         }
-    }
-
-    private static func workerConfiguration(_ pipeline: PipelineConfiguration, pool: APNsPoolConfiguration,
-                                            _ configuration: PushlineConfiguration) -> WorkerConfiguration {
-        let pools: [Intent.Environment: String] = switch pool.environment.name {
-        case Intent.Environment.production.rawValue: [.production: pool.name]
-        case Intent.Environment.sandbox.rawValue: [.sandbox: pool.name]
-        default: [.production: pool.name, .sandbox: pool.name]
-        }
-        var worker = WorkerConfiguration(consumer: configuration.kafka.consumerConfiguration(for: pipeline, pipelines: configuration.pipelines.count),
-                                         producer: configuration.kafka.producerConfiguration, redis: configuration.redis, pools: pools)
-        worker.outcomesTopic = pipeline.outputs.outcomes
-        worker.tokenEventsTopic = pipeline.outputs.tokenEvents
-        worker.dlqTopic = pipeline.outputs.dlq
-        worker.pipelineName = pipeline.name
-        worker.batchSize = pipeline.batchSize
-        worker.batchLinger = pipeline.batchLinger
-        worker.concurrency = pipeline.concurrency
-        worker.maximumInFlight = pipeline.maximumInFlight
-        worker.redisUnreachable = pipeline.redisUnreachable == .failOpen ? .failOpen : .pause
-        worker.maximumIntentBytes = pipeline.maximumIntentBytes
-        worker.shutdownDeadline = configuration.shutdown.deadline
-        worker.idempotency.pendingMilliseconds = pipeline.dedupe.pendingTTL.wholeMilliseconds
-        worker.idempotency.finishedMilliseconds = pipeline.dedupe.sentTTL.wholeMilliseconds
-        worker.collapseWindowSeconds = Int(pipeline.dedupe.collapseWindow.components.seconds)
-        worker.onUncertain = pipeline.dedupe.onUncertain
-        worker.ownerTTL = pipeline.dedupe.ownerTTL
-        return worker
     }
 
     private static func apnsCredentials(_ credentials: APNsCredentialsConfiguration) -> APNsCredentials {

@@ -5,6 +5,7 @@ import Foundation
 import Pipeline
 import PushlineConfiguration
 import Redis
+import Runtime
 
 /// What the `pushline tokens` commands share: their options, the configuration they load, the
 /// record they describe, and how they write it to the registry and report what happened.
@@ -54,7 +55,7 @@ enum TokensCommandArguments {
             "action": .string(action.rawValue), "app": .string(try arguments.required("--app")),
             "environment": .string(try environment(arguments).rawValue), "user": .string(try arguments.required("--user")),
             "token": .string(try arguments.required("--token")),
-            "occurred_at": .integer(try arguments.optionalInteger("--at") ?? Int64(Date().timeIntervalSince1970 * 1000)),
+            "occurred_at": .integer(try arguments.optionalInteger("--at") ?? WallClock.millisecondsSinceEpoch()),
         ]
         if let locale = arguments.optional("--locale") { object.members.append(.init("locale", .string(locale))) }
         do {

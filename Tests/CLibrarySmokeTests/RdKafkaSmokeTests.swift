@@ -1,5 +1,6 @@
 import CRdKafka
 import Foundation
+import Runtime
 import Testing
 
 /// librdkafka against its in-process mock cluster: no broker, no network beyond loopback.
@@ -12,7 +13,7 @@ struct RdKafkaSmokeTests {
         let report = try await onDedicatedThread {
             let cluster = try MockCluster()
             let topic = try cluster.createTopic("pushline.smoke.delivery")
-            return try produceOne(to: cluster, topic: topic, key: Self.key, value: Self.value, deadline: .now + .seconds(30))
+            return try produceOne(to: cluster, topic: topic, key: Self.key, value: Self.value, deadline: Deadline(after: .seconds(30)))
         }
 
         #expect(report.error == RD_KAFKA_RESP_ERR_NO_ERROR.rawValue, "\(report.errorDescription)")
@@ -22,7 +23,7 @@ struct RdKafkaSmokeTests {
 
     @Test func producedMessageIsConsumedBackWithSameKeyAndValue() async throws {
         let (report, consumed) = try await onDedicatedThread {
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = Deadline(after: .seconds(30))
             let cluster = try MockCluster()
             let topic = try cluster.createTopic("pushline.smoke.roundtrip")
             let report = try produceOne(to: cluster, topic: topic, key: Self.key, value: Self.value, deadline: deadline)
@@ -61,7 +62,7 @@ private struct ConsumedMessage: Sendable {
 
 /// Produces one copied message to partition 0 and waits for its delivery report.
 private func produceOne(
-    to cluster: MockCluster, topic: String, key: [UInt8], value: [UInt8], deadline: ContinuousClock.Instant
+    to cluster: MockCluster, topic: String, key: [UInt8], value: [UInt8], deadline: Deadline
 ) throws -> DeliveryReport {
     let recorder = DeliveryRecorder()
     let producer = try KafkaHandle(
@@ -72,12 +73,12 @@ private func produceOne(
     try producer.withHandle { rk in
         try produce(rk, topic: topic, key: key, value: value)
 
-        let flushed = rd_kafka_flush(rk, milliseconds(until: deadline))
+        let flushed = rd_kafka_flush(rk, deadline.remainingMilliseconds)
         guard flushed == RD_KAFKA_RESP_ERR_NO_ERROR else {
             throw KafkaFailure(description: "rd_kafka_flush: \(describe(flushed))")
         }
         // flush serves delivery reports, but keep polling (bounded) in case it raced.
-        while recorder.reports.isEmpty, ContinuousClock.now < deadline {
+        while recorder.reports.isEmpty, !deadline.hasPassed {
             rd_kafka_poll(rk, 100)
         }
     }
@@ -120,7 +121,7 @@ private func produce(_ rk: OpaquePointer, topic: String, key: [UInt8], value: [U
 }
 
 /// Assigns partition 0 from the beginning and polls (bounded) until the first message arrives.
-private func consumeFirst(from cluster: MockCluster, topic: String, deadline: ContinuousClock.Instant) throws -> ConsumedMessage {
+private func consumeFirst(from cluster: MockCluster, topic: String, deadline: Deadline) throws -> ConsumedMessage {
     let consumer = try KafkaHandle(
         RD_KAFKA_CONSUMER,
         properties: [
@@ -149,8 +150,8 @@ private func consumeFirst(from cluster: MockCluster, topic: String, deadline: Co
         }
 
         var lastError = "none"
-        while ContinuousClock.now < deadline {
-            guard let message = rd_kafka_consumer_poll(rk, min(200, milliseconds(until: deadline))) else { continue }
+        while !deadline.hasPassed {
+            guard let message = rd_kafka_consumer_poll(rk, min(200, deadline.remainingMilliseconds)) else { continue }
             // Every message returned by consumer_poll is ours to destroy, error or not.
             defer { rd_kafka_message_destroy(message) }
             let fields = message.pointee
@@ -271,16 +272,8 @@ private func recordDelivery(
 /// librdkafka's blocking calls (flush, consumer_poll, consumer_close) stay off the cooperative pool.
 private func onDedicatedThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.name = "rdkafka-smoke"
-        thread.start()
+        ServiceThread().start(name: "rdkafka-smoke") { continuation.resume(with: Result { try body() }) }
     }
-}
-
-private func milliseconds(until deadline: ContinuousClock.Instant) -> Int32 {
-    let remaining = ContinuousClock.now.duration(to: deadline)
-    let milliseconds = remaining.components.seconds * 1_000 + remaining.components.attoseconds / 1_000_000_000_000_000
-    return Int32(clamping: max(0, milliseconds))
 }
 
 private func describe(_ error: rd_kafka_resp_err_t) -> String {

@@ -27,12 +27,12 @@ struct GroupHygieneTests {
                 for claim in try stack.pendingClaims() { pendingAtKills[claim, default: 0] += 1 }
                 worker = try stack.startWorker(configuration)
             }
-            let restartedAt = ContinuousClock.now
+            let restartedAt = MonotonicClock.now
             // The bound: the group hands the dead member's partitions on after the session timeout
             // (6 s), the dead worker's claims expire after pending_ttl (10 s); what is left then
             // flows at thousands per second.
             try log.readAll(0..<total, timeout: .seconds(90))
-            let drained = ContinuousClock.now - restartedAt
+            let drained = MonotonicClock.now - restartedAt
             let status = worker.stop(graceMilliseconds: 40_000)
             let outcomes = try log.readUntilQuiet()
             return KilledTwice(outcomes: outcomes, pendingAtKills: pendingAtKills,
@@ -77,7 +77,7 @@ struct GroupHygieneTests {
             defer { stack.stop() }
             var configuration = try stack.configuration()
             configuration.groupInstanceID = groupInstanceID
-            configuration.kafkaProperties["session.timeout.ms"] = String(session.components.seconds * 1000)
+            configuration.kafkaProperties["session.timeout.ms"] = String(session.wholeMilliseconds)
             try stack.publish(0..<total)
             let log = try OutcomeLog(stack)
             let first = try stack.startWorker(configuration)
@@ -86,14 +86,14 @@ struct GroupHygieneTests {
             _ = first.waitForExit()
             let pendingAtKill = try stack.pendingClaims()
             let recordedAtKill = try stack.recordedWatermarks()
-            let restartedAt = ContinuousClock.now
+            let restartedAt = MonotonicClock.now
             let second = try stack.startWorker(configuration)
             defer { second.stop() }
             // Partitions back: the restarted worker logs a non-empty assignment.
             try Deadline.wait(.seconds(100), for: "the restarted worker to get partitions") {
                 second.log.split(separator: "\n").contains { $0.contains("partitions assigned") && $0.contains("\(EndToEndStack.intentsTopic)[") }
             }
-            let waited = ContinuousClock.now - restartedAt
+            let waited = MonotonicClock.now - restartedAt
             try log.readAll(0..<total, timeout: .seconds(60))
             #expect(second.stop(graceMilliseconds: 40_000) == 0, "\(second.log.suffix(2000))")
             return Resumption(waited: waited, outcomes: try log.readUntilQuiet(), inbox: stack.inboxCounts(),

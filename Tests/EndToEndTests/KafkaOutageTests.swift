@@ -23,12 +23,12 @@ struct KafkaOutageTests {
             #expect(try endpoint.sum(of: "pushline_kafka_brokers_up") == 0)
             Thread.sleep(forTimeInterval: 3)
             try stack.cluster.setBrokerUp(1)
-            let upAt = ContinuousClock.now
+            let upAt = MonotonicClock.now
             try endpoint.wait(for: "/readyz", status: 200)
-            let ready = ContinuousClock.now - upAt
+            let ready = MonotonicClock.now - upAt
             let before = log.outcomes.count
             try log.read(waitingFor: "a new outcome after the broker came back") { $0.count > before }
-            let flowing = ContinuousClock.now - upAt
+            let flowing = MonotonicClock.now - upAt
             print("broker up: /readyz 200 after \(ready), outcomes flowing after \(flowing)")
             #expect(try endpoint.sum(of: "pushline_kafka_brokers_up") >= 1)
             try publisher.wait()
@@ -49,7 +49,7 @@ struct KafkaOutageTests {
             let stack = try EndToEndStack()
             defer { stack.stop() }
             var configuration = try stack.configuration()
-            configuration.shutdownDeadline = "\(deadline.components.seconds)s"
+            configuration.shutdownDeadline = "\(deadline.wholeMilliseconds / 1000)s"
             configuration.pendingTTL = "5s"
             let total = 3000
             let log = try OutcomeLog(stack)
@@ -58,10 +58,10 @@ struct KafkaOutageTests {
             try log.read(waitingFor: "outcomes before the outage") { $0.count >= 500 }
             try stack.cluster.setBrokerDown(1)
             Thread.sleep(forTimeInterval: 1)
-            let stoppedAt = ContinuousClock.now
+            let stoppedAt = MonotonicClock.now
             worker.send(signal: SIGTERM)
             let status = worker.waitForExit(graceMilliseconds: 60_000)
-            let took = ContinuousClock.now - stoppedAt
+            let took = MonotonicClock.now - stoppedAt
             let recordedAtStop = try stack.recordedWatermarks()
             try stack.cluster.setBrokerUp(1)
             let second = try stack.startWorker(configuration)

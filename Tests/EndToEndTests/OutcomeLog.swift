@@ -35,9 +35,9 @@ final class OutcomeLog {
     /// Reads until `done` holds for everything read so far (or fails after `timeout`); returns it.
     @discardableResult
     func read(timeout: Duration = .seconds(60), waitingFor what: String, until done: ([Outcome]) -> Bool) throws -> [Outcome] {
-        let deadline = Deadline(timeout, waitingFor: "\(what) (\(outcomes.count) outcomes read)")
+        let deadline = Deadline(after: timeout)
         while !done(outcomes) {
-            try deadline.check()
+            try deadline.check(waitingFor: "\(what) (\(outcomes.count) outcomes read)")
             let batch = consumer.poll(maxMessages: 1000, timeout: .milliseconds(50))
             consumer.complete(batch)
             outcomes += try batch.filter { readOffsets[$0.topicPartition, default: []].insert($0.offset).inserted }.map(Self.decode)
@@ -49,14 +49,14 @@ final class OutcomeLog {
     /// the rest of what they wrote); returns everything read.
     @discardableResult
     func readUntilQuiet(_ quiet: Duration = .seconds(2)) throws -> [Outcome] {
-        var quietSince = ContinuousClock.now
+        var quietSince = MonotonicClock.now
         var lastCount = outcomes.count
         return try read(timeout: .seconds(60), waitingFor: "\(quiet) without a new outcome") { outcomes in
             if outcomes.count != lastCount {
                 lastCount = outcomes.count
                 quietSince = .now
             }
-            return ContinuousClock.now >= quietSince + quiet
+            return MonotonicClock.now >= quietSince + quiet
         }
     }
 

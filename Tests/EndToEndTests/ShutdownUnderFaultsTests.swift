@@ -24,7 +24,7 @@ struct ShutdownUnderFaultsTests {
             let stack = try EndToEndStack()
             defer { stack.stop() }
             var configuration = try stack.configuration()
-            configuration.shutdownDeadline = "\(Self.deadline.components.seconds)s"
+            configuration.shutdownDeadline = "\(Self.deadline.wholeMilliseconds / 1000)s"
             let log = try OutcomeLog(stack)
             let worker = try stack.startWorker(configuration)
             defer { worker.stop() }
@@ -38,10 +38,10 @@ struct ShutdownUnderFaultsTests {
                 stack.harness.simulator.setFaults(faults)
             }
             Thread.sleep(forTimeInterval: 1)
-            let stoppedAt = ContinuousClock.now
+            let stoppedAt = MonotonicClock.now
             worker.send(signal: SIGTERM)
             let status = worker.waitForExit(graceMilliseconds: 60_000)
-            let took = ContinuousClock.now - stoppedAt
+            let took = MonotonicClock.now - stoppedAt
             try publisher.wait()
             return (status, took, String(worker.log.suffix(2000)), stack.inboxCounts())
         }
@@ -64,12 +64,12 @@ struct ShutdownUnderFaultsTests {
             stack.redis.stop()  // no persistence: the restarted server is empty
             try endpoint.wait(for: "/readyz", status: 503)
             try stack.redis.restart()
-            let upAt = ContinuousClock.now
+            let upAt = MonotonicClock.now
             try endpoint.wait(for: "/readyz", status: 200)
-            let ready = ContinuousClock.now - upAt
+            let ready = MonotonicClock.now - upAt
             let sentAtRestart = stack.harness.simulator.inbox().count
             try Deadline.wait(for: "a notification after Redis came back") { stack.harness.simulator.inbox().count > sentAtRestart }
-            let flowing = ContinuousClock.now - upAt
+            let flowing = MonotonicClock.now - upAt
             try publisher.wait()
             try log.readAll(0..<total, timeout: .seconds(90))
             let outcomes = try log.readUntilQuiet()

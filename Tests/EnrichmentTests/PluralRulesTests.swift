@@ -1,4 +1,4 @@
-import Enrichment
+import ICU
 import Testing
 
 @Suite("Plural categories from ICU")

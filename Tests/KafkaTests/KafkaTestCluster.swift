@@ -54,10 +54,10 @@ final class KafkaTestCluster: Sendable {
 /// each batch's messages unless `completing` is false. Returns everything received.
 func consume(_ consumer: KafkaConsumer, until what: String, timeout: Duration = .seconds(30), completing: Bool = true,
              _ enough: ([KafkaConsumerMessage]) -> Bool) throws -> [KafkaConsumerMessage] {
-    let deadline = Deadline(timeout, waitingFor: what)
+    let deadline = Deadline(after: timeout)
     var received: [KafkaConsumerMessage] = []
     while !enough(received) {
-        try deadline.check()
+        try deadline.check(waitingFor: what)
         let batch = consumer.poll(maxMessages: 500, timeout: .milliseconds(100))
         if completing { consumer.complete(batch) }
         received += batch

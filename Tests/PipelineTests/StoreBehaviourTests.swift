@@ -1,6 +1,7 @@
 import APNsCore
 import Pipeline
 import Redis
+import Runtime
 import Testing
 
 private func token(_ byte: Int) throws -> DeviceToken {
@@ -84,8 +85,8 @@ struct IdempotencyStoreTests {
             let store = stores.claims(configuration)
             let delivery = DeliveryKey(intentID: "intent-5", deviceToken: try token(5))
             _ = try store.claim([delivery])
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline {
+            let deadline = Deadline(after: .seconds(5))
+            while !deadline.hasPassed {
                 if try store.claim([delivery]) == [.claimed] { return true }
             }
             return false
@@ -227,8 +228,8 @@ struct CollapseWindowTests {
             var short = try entry("a", createdAt: 5000)
             short.windowSeconds = 1
             _ = try window.decide([short])
-            let deadline = ContinuousClock.now + .seconds(5)
-            while ContinuousClock.now < deadline {
+            let deadline = Deadline(after: .seconds(5))
+            while !deadline.hasPassed {
                 if try window.decide([try entry("old", createdAt: 1000)]) == [.accepted] { return true }
             }
             return false

@@ -24,10 +24,10 @@ struct JWTCommandTests {
 
     @Test("without --issued-at the token is issued now")
     func issuedNow() throws {
-        let before = Int64(Date().timeIntervalSince1970)
+        let before = WallClock.millisecondsSinceEpoch() / 1000
         let result = try pushline("jwt", "--key", DevCredentials.privateKeyFile, "--key-id", DevCredentials.keyID,
                                   "--team-id", DevCredentials.teamID)
-        let after = Int64(Date().timeIntervalSince1970)
+        let after = WallClock.millisecondsSinceEpoch() / 1000
         let claims = try #require(Base64URL.decode(String(result.standardOutput.split(separator: ".")[1])))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(claims)) as? [String: Any])
         let issuedAt = try #require((object["iat"] as? NSNumber)?.int64Value)

@@ -169,10 +169,10 @@ private func firstRecord(on topic: String, servers: String) throws -> [UInt8] {
 private func records(on topic: String, count: Int, servers: String) throws -> [[UInt8]] {
     let consumer = try KafkaConsumer(configuration: KafkaConsumerConfiguration(bootstrapServers: servers, groupID: "run-test-reader", topics: [topic]))
     defer { try? consumer.close() }
-    let deadline = Deadline(.seconds(60), waitingFor: "\(count) records on \(topic)")
+    let deadline = Deadline(after: .seconds(60))
     var values: [[UInt8]] = []
     while values.count < count {
-        try deadline.check()
+        try deadline.check(waitingFor: "\(count) records on \(topic)")
         values += consumer.poll(maxMessages: count - values.count, timeout: .milliseconds(100)).map { $0.value ?? [] }
     }
     return values

@@ -98,7 +98,7 @@ struct OutageTests {
         let fixture = try fixture(configuration)
         defer { fixture.stop() }
         var notifications = try SenderFixture.notifications(5)
-        let expiration = Int64(Date().timeIntervalSince1970) + 2
+        let expiration = WallClock.millisecondsSinceEpoch() / 1000 + 2
         for index in notifications.indices { notifications[index].expiration = .at(unixSeconds: expiration) }
         let results = try await fixture.sender.send(notifications, pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .expired }, "\(Set(results.map(\.outcome)))")

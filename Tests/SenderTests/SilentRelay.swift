@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import Synchronization
+import Runtime
 
 /// A TCP relay on a free local port to an upstream port, for a peer that stops answering: after
 /// ``silenceOpenConnections()`` the connections open at that moment stay open but carry nothing
@@ -37,7 +38,7 @@ final class SilentRelay: @unchecked Sendable {
         }
         listener = descriptor
         port = UInt16(bigEndian: address.sin_port)
-        Thread.detachNewThread { [self] in acceptLoop() }
+        ServiceThread().start(name: "silent-relay") { [self] in acceptLoop() }
     }
 
     /// From now on, the connections already open relay nothing; later ones are not affected.
@@ -68,8 +69,8 @@ final class SilentRelay: @unchecked Sendable {
             }
             let number = accepted.add(1, ordering: .sequentiallyConsistent).oldValue
             let pair = DescriptorPair(client, upstream)
-            Thread.detachNewThread { [self] in pump(from: client, to: upstream, connection: number, pair: pair) }
-            Thread.detachNewThread { [self] in pump(from: upstream, to: client, connection: number, pair: pair) }
+            ServiceThread().start(name: "silent-relay-up") { [self] in pump(from: client, to: upstream, connection: number, pair: pair) }
+            ServiceThread().start(name: "silent-relay-down") { [self] in pump(from: upstream, to: client, connection: number, pair: pair) }
         }
     }
 

@@ -91,20 +91,20 @@ struct APNsOutageTests {
         #expect(try fixture.gauge("pushline_apns_reachable") == 1)
         let gone = fixture.harness
         try await DedicatedThread.run { gone.stop() }
-        let stopped = ContinuousClock.now
+        let stopped = MonotonicClock.now
         try await fixture.wait(for: "the worker to see APNs gone") {
             try !fixture.pipeline.worker.isReady && fixture.gauge("pushline_apns_reachable") == 0
         }
-        let noticed = ContinuousClock.now - stopped
+        let noticed = MonotonicClock.now - stopped
         #expect(fixture.pipeline.sender.openCircuits().isEmpty, "no work waited: the circuit stays closed, readiness says it")
         #expect(fixture.logLines.messages.contains("apns pool cannot connect"))
 
         let back = try SimulatorHarness(replacing: gone)
-        let restarted = ContinuousClock.now
+        let restarted = MonotonicClock.now
         try await fixture.wait(for: "the worker to reach APNs again") {
             try fixture.pipeline.worker.isReady && fixture.gauge("pushline_apns_reachable") == 1
         }
-        print("APNs gone: not ready after \(noticed); APNs back: ready after \(ContinuousClock.now - restarted)")
+        print("APNs gone: not ready after \(noticed); APNs back: ready after \(MonotonicClock.now - restarted)")
         try await fixture.publish([WorkerFixture.intent(id: "after-apns-back", tokens: [try WorkerFixture.token(160)])])
         let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
         try await fixture.stop()

@@ -109,9 +109,9 @@ final class TokenFeedFixture: Sendable {
             bootstrapServers: cluster.bootstrapServers, groupID: "dlq-reader-\(UUID().uuidString)", topics: [Self.dlqTopic]))
         defer { try? consumer.close() }
         var values: [[UInt8]] = []
-        let deadline = Deadline(.seconds(30), waitingFor: "\(count) dead letters")
+        let deadline = Deadline(after: .seconds(30))
         while values.count < count {
-            try deadline.check()
+            try deadline.check(waitingFor: "\(count) dead letters")
             values += consumer.poll(maxMessages: 100, timeout: .milliseconds(100)).map { $0.value ?? [] }
         }
         return values

@@ -66,8 +66,8 @@ final class WorkerFixture: Sendable {
     func records(on topic: String, after duration: Duration) async throws -> [[String: Any]] {
         let pipeline = pipeline
         let values = try await DedicatedThread.run { () throws -> [[UInt8]] in
-            let end = ContinuousClock.now + duration
-            return try pipeline.outputs(timeout: duration + .seconds(30), waitingFor: "\(duration) to pass") { _ in ContinuousClock.now >= end }
+            let end = MonotonicClock.now + duration
+            return try pipeline.outputs(timeout: duration + .seconds(30), waitingFor: "\(duration) to pass") { _ in MonotonicClock.now >= end }
                 .filter { $0.topic == topic }.map(\.value)
         }
         return values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }

@@ -87,13 +87,13 @@ private func read(_ count: Int, from topic: String, servers: String) throws -> [
                                                                              topics: [topic]))
     defer { try? reader.close() }
     var values: [[UInt8]] = []
-    let deadline = Deadline(.seconds(60), waitingFor: "\(count) records on \(topic)")
+    let deadline = Deadline(after: .seconds(60))
     while values.count < count {
-        try deadline.check()
+        try deadline.check(waitingFor: "\(count) records on \(topic)")
         values += reader.poll(maxMessages: 500, timeout: .milliseconds(100)).map { $0.value ?? [] }
     }
-    let settle = ContinuousClock.now + .milliseconds(500)
-    while ContinuousClock.now < settle {
+    let settle = MonotonicClock.now + .milliseconds(500)
+    while MonotonicClock.now < settle {
         values += reader.poll(maxMessages: 500, timeout: .milliseconds(100)).map { $0.value ?? [] }
     }
     return values

@@ -1,6 +1,6 @@
 internal import CRdKafka
-import Foundation
 import Synchronization
+import Runtime
 
 /// The producer's own thread: it serves librdkafka's main event queue (delivery reports and errors,
 /// `RD_KAFKA_EVENT_DR | RD_KAFKA_EVENT_ERROR`) and hands them to the owner in batches. Waiting on the
@@ -12,17 +12,15 @@ final class ProducerEventThread: Sendable {
     /// owner sees every report on one thread.
     private let localReports = Mutex<[KafkaDeliveryReport]>([])
     private let stopping = Atomic<Bool>(false)
-    private let stopped = DispatchSemaphore(value: 0)
+    private let thread = ServiceThread()
     /// Senders waiting for room in librdkafka's queue, woken when delivery reports free some.
     private let waitingForRoom = Atomic<Int>(0)
-    private let roomFreed = DispatchSemaphore(value: 0)
+    private let roomFreed = Semaphore()
 
     init(queue: RDKafkaQueue, handler: @escaping @Sendable (KafkaProducerEvent) -> Void) {
         self.queue = queue
         self.handler = handler
-        let thread = Thread { [self] in run() }
-        thread.name = "kafka-producer-events"
-        thread.start()
+        thread.start(name: "kafka-producer-events") { [self] in run() }
     }
 
     func reportLocally(_ reports: [KafkaDeliveryReport]) {
@@ -34,7 +32,7 @@ final class ProducerEventThread: Sendable {
     /// wake-up meant for another waiter only makes the caller try once more.
     func waitForRoom(timeout: Duration) {
         waitingForRoom.add(1, ordering: .sequentiallyConsistent)
-        _ = roomFreed.wait(timeout: .now() + .nanoseconds(Int(timeout.wholeMilliseconds * 1_000_000)))
+        _ = roomFreed.wait(milliseconds: timeout.wholeMilliseconds)
         waitingForRoom.subtract(1, ordering: .sequentiallyConsistent)
     }
 
@@ -47,8 +45,7 @@ final class ProducerEventThread: Sendable {
     /// Asks the thread to finish once the queue is drained, and waits until it has.
     func stop() {
         requestStop()
-        stopped.wait()
-        stopped.signal()  // a second stop() returns at once
+        try? thread.join()  // `run` throws nothing; a second stop() returns at once
     }
 
     private func run() {
@@ -66,7 +63,6 @@ final class ProducerEventThread: Sendable {
             emptyPollsWhileStopping = stop && !served ? emptyPollsWhileStopping + 1 : 0
             if emptyPollsWhileStopping == 2 { break }
         }
-        stopped.signal()
     }
 
     /// Serves one event; returns whether there was one.

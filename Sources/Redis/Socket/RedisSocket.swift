@@ -1,4 +1,5 @@
 import Glibc
+import Runtime
 
 /// A non-blocking stream socket to a Redis server (TCP or Unix), owned by one connection and used
 /// from one thread at a time. Waits go through `poll()` with a ``Deadline``; nothing here blocks
@@ -29,27 +30,24 @@ final class RedisSocket {
 
     private static func connectTCP(host: String, port: Int, deadline: Deadline) throws(RedisError) -> RedisSocket {
         let peer = "\(host):\(port)"
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var addresses: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &addresses)
-        guard status == 0, let first = addresses else {
-            throw RedisError(.addressResolution, "cannot resolve \(host): \(String(cString: gai_strerror(status)))")
+        let addresses: [SocketAddress]
+        do {
+            addresses = try SocketAddress.resolve(host: host, port: port)
+        } catch {
+            throw RedisError(.addressResolution, "cannot resolve \(host): \(error)")
         }
-        defer { freeaddrinfo(first) }
         var failure = RedisError(.connectionRefused, "no address for \(peer)")
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let address = next?.pointee {
-            do {
-                let socket = try connect(family: address.ai_family, address: address.ai_addr, length: address.ai_addrlen, peer: peer, deadline: deadline)
+        for address in addresses {
+            do throws(RedisError) {
+                let socket = try address.withSockaddr { sockaddr, length throws(RedisError) in
+                    try connect(family: address.family, address: sockaddr, length: length, peer: peer, deadline: deadline)
+                }
                 var noDelay: Int32 = 1
                 setsockopt(socket.descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
                 return socket
             } catch {
                 failure = error
             }
-            next = address.ai_next
         }
         throw failure
     }

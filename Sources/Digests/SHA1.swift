@@ -1,10 +1,11 @@
-/// SHA-1 (FIPS 180-4), only for name-based UUIDs (RFC 9562 version 5), which are defined on it.
-/// Not for anything that needs collision resistance.
+/// SHA-1 (FIPS 180-4), the project's one: for name-based UUIDs (RFC 9562 version 5, every
+/// delivery's `apns-id`) and the names Redis gives Lua scripts, both defined on it. Not for
+/// anything that needs collision resistance.
 ///
 /// The message is fed in pieces with ``update(_:)``, so a caller hashes its parts where they lie
 /// instead of joining them first; the state, the pending block and the message schedule stay off
 /// the heap, since every delivery's `apns-id` costs one digest.
-struct SHA1 {
+public struct SHA1: Sendable {
     private static let blockSize = 64
     /// Where the message length goes in the last block.
     private static let lengthOffset = 56
@@ -15,15 +16,19 @@ struct SHA1 {
     private var blockFill = 0
     private var messageLength: UInt64 = 0
 
+    /// A hasher with an empty message.
+    public init() {}
+
     /// The digest of `message`, 20 bytes.
-    static func digest(_ message: [UInt8]) -> [UInt8] {
+    public static func digest(_ message: [UInt8]) -> [UInt8] {
         var hasher = SHA1()
         hasher.update(message)
         return hasher.finalize()
     }
 
     /// Appends bytes to the message.
-    mutating func update(_ bytes: some Sequence<UInt8>) {
+    @inlinable
+    public mutating func update(_ bytes: some Sequence<UInt8>) {
         let copied: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             update(UnsafeRawBufferPointer(buffer))
         }
@@ -33,12 +38,12 @@ struct SHA1 {
     }
 
     /// Appends one byte to the message.
-    mutating func update(_ byte: UInt8) {
+    public mutating func update(_ byte: UInt8) {
         withUnsafeBytes(of: byte) { update($0) }
     }
 
     /// Appends the bytes in `buffer` to the message, compressing each block as it fills.
-    mutating func update(_ buffer: UnsafeRawBufferPointer) {
+    public mutating func update(_ buffer: UnsafeRawBufferPointer) {
         messageLength &+= UInt64(buffer.count)
         var offset = 0
         while offset < buffer.count {
@@ -57,7 +62,7 @@ struct SHA1 {
     }
 
     /// Pads the message (a 1 bit, zeros, the length in bits) and returns the digest, 20 bytes.
-    consuming func finalize() -> [UInt8] {
+    public consuming func finalize() -> [UInt8] {
         let words = finalizeWords()
         return withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian,
                                     words.4.bigEndian)) { Array($0) }
@@ -65,7 +70,7 @@ struct SHA1 {
 
     /// The digest as its five big-endian words, without an array: for a caller that keeps a
     /// few of its bytes.
-    consuming func finalizeWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32) {
+    public consuming func finalizeWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32) {
         let bitLength = messageLength &* 8
         update(0x80)
         let zeros = (Self.lengthOffset - blockFill + Self.blockSize) % Self.blockSize

@@ -1,0 +1,39 @@
+import Digests
+import Testing
+
+/// The SHA-1 that name-based ids and Redis script names rest on (FIPS 180-4 test vectors).
+@Suite("SHA1")
+struct SHA1Tests {
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+    }
+
+    @Test("digests match the published vectors, across block boundaries", arguments: [
+        ("", "da39a3ee5e6b4b0d3255bfef95601890afd80709"),
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        ("The quick brown fox jumps over the lazy dog", "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+        ("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+         "a49b2446a02c645bf419f995b67091253a04a259"),
+    ])
+    func publishedVectors(message: String, digest: String) {
+        #expect(Self.hex(SHA1.digest(Array(message.utf8))) == digest)
+    }
+
+    @Test("a message fed in pieces digests like the message whole, wherever it is cut",
+          arguments: [0, 1, 55, 56, 63, 64, 65, 119, 128])
+    func piecesDigestLikeTheWhole(cut: Int) {
+        let message = (0..<150).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var hasher = SHA1()
+        hasher.update(message[..<cut])
+        hasher.update(message[cut])
+        hasher.update(message[(cut + 1)...].lazy.map { $0 })
+        #expect(hasher.finalize() == SHA1.digest(message))
+    }
+
+    @Test("a million 'a's digest to the published vector")
+    func millionAs() {
+        let digest = SHA1.digest([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000))
+        #expect(Self.hex(digest) == "34aa973cd4c4daa4f61eeb2bdbad27316534016f")
+    }
+}
