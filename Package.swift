@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
         .target(name: "Kafka", dependencies: ["CRdKafka"]),
-        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "COpenSSL", "DecimalBytes", "TLS"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
         .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka"]),

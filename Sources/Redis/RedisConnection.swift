@@ -1,4 +1,5 @@
 import Glibc
+import TLS
 
 /// A connection to one Redis server, speaking RESP2 over a socket of its own (TCP or Unix): commands
 /// encoded by ``RESPEncoder``, replies decoded by hiredis.
@@ -15,6 +16,10 @@ import Glibc
 /// idle (a restart) is noticed before the next call writes, and replaced then.
 public final class RedisConnection {
     public let configuration: RedisConfiguration
+    /// The TLS settings every link of this connection shares (cluster nodes and sentinels included).
+    private let tlsContext: TLSContext?
+    /// Where commands go in Sentinel and Cluster modes (over connections of their own); `nil` for one server.
+    private let router: (any RedisRouter)?
     private var link: RedisLink?
     /// The encoded commands of the current call, reused from call to call.
     private var output: [UInt8] = []
@@ -31,8 +36,40 @@ public final class RedisConnection {
     private static let bytesPerWrite = 64 * 1024
 
     /// Connects, authenticates and selects the database, retrying as ``RedisConfiguration/reconnect`` says.
+    /// In Sentinel mode it finds the master first; in Cluster mode it reads the slot map from a seed
+    /// node (``RedisConfiguration/topology``).
     public init(configuration: RedisConfiguration) throws(RedisError) {
         self.configuration = configuration
+        let tlsContext = try configuration.tls?.makeContext()
+        self.tlsContext = tlsContext
+        switch configuration.topology {
+        case .standalone:
+            router = nil
+            link = try connect()
+        case .sentinel(let sentinel):
+            router = try RedisSentinelRouter(configuration: configuration, sentinel: sentinel, tlsContext: tlsContext)
+        case .cluster(let seeds):
+            router = try RedisClusterRouter(configuration: configuration, seeds: seeds, tlsContext: tlsContext)
+        }
+    }
+
+    /// A connection to one server of a Sentinel or Cluster deployment, with the deployment's
+    /// credentials and TLS (none of them for a sentinel, when `authenticate` is false). It connects
+    /// once, without retries: its router decides where to go after a failure.
+    init(node endpoint: RedisConfiguration.Endpoint, of deployment: RedisConfiguration, tlsContext: TLSContext?,
+         authenticate: Bool = true) throws(RedisError) {
+        var configuration = deployment
+        configuration.endpoint = endpoint
+        configuration.topology = .standalone
+        configuration.reconnect = .never
+        if !authenticate {
+            configuration.password = nil
+            configuration.username = nil
+            configuration.database = 0
+        }
+        self.configuration = configuration
+        self.tlsContext = tlsContext
+        router = nil
         link = try connect()
     }
 
@@ -42,11 +79,17 @@ public final class RedisConnection {
 
     /// Whether a socket is open (the server may still have closed it without our knowing yet).
     public var isConnected: Bool {
-        link != nil
+        router?.isConnected ?? (link != nil)
     }
 
-    /// Closes the socket now. A later call connects again.
+    /// Whether the socket is open and the server has not closed it or sent anything unasked.
+    var hasUsableLink: Bool {
+        link.map { !$0.isStale } ?? false
+    }
+
+    /// Closes the socket (every socket, in Sentinel and Cluster modes) now. A later call connects again.
     public func close() {
+        router?.close()
         link = nil
     }
 
@@ -72,7 +115,11 @@ public final class RedisConnection {
     /// (a restarted server, `SCRIPT FLUSH`) has its script loaded and is run again in one more round
     /// trip; its reply takes the same place. Throws only when the connection fails or the whole call
     /// does not finish within ``RedisConfiguration/commandTimeout``.
+    ///
+    /// In Cluster mode each command goes to the master of its key's slot, one pipeline per node,
+    /// `MOVED` and `ASK` followed; in Sentinel mode, to the master the sentinels name.
     public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        if let router { return try router.pipeline(commands) }
         var replies = try roundTrip(commands)
         let unknownScripts = replies.indices.filter { index in
             if case .error(let error) = replies[index], error.serverErrorPrefix == "NOSCRIPT" { commands[index].script != nil } else { false }
@@ -115,7 +162,7 @@ public final class RedisConnection {
 
     /// The open link, or a new one when there is none or the server has closed it.
     private func readyLink() throws(RedisError) -> RedisLink {
-        if let link, !link.socket.isStale { return link }
+        if let link, !link.isStale { return link }
         link = nil
         let fresh = try connect()
         link = fresh
@@ -139,7 +186,7 @@ public final class RedisConnection {
     /// Connects the socket, then `AUTH`, `SELECT` and `PING` in one round trip, all within the connect timeout.
     private func openLink() throws(RedisError) -> RedisLink {
         let deadline = Deadline(after: configuration.connectTimeout)
-        let link = RedisLink(socket: try RedisSocket.connect(to: configuration.endpoint, deadline: deadline))
+        let link = try RedisLink.open(to: configuration.endpoint, tls: tlsContext, deadline: deadline)
         var handshake: [RedisCommand] = []
         if let password = configuration.password {
             handshake.append(configuration.username.map { RedisCommand("AUTH", $0, password) } ?? RedisCommand("AUTH", password))
@@ -178,13 +225,11 @@ public final class RedisConnection {
                 chunk = min(chunk, commands.count) * 4
             }
             if written < output.count {
-                written += try link.socket.writeSome(output, from: written)
+                written += try link.writeSome(output, from: written)
                 if written == output.count, encoded < commands.count { continue }
             }
-            try link.socket.wait(forWriting: written < output.count, until: deadline, while: step)
-            let received = try link.socket.readSome(into: input)
-            guard received > 0 else { continue }
-            try link.reader.feed(UnsafeRawBufferPointer(rebasing: input[..<received]))
+            try link.wait(forWriting: written < output.count, until: deadline, while: step)
+            guard try link.receive(into: input) > 0 else { continue }
             while replies.count < commands.count, let reply = try link.reader.next() {
                 replies.append(reply)
             }
@@ -192,7 +237,8 @@ public final class RedisConnection {
         return replies
     }
 
-    private static func sleep(_ duration: Duration) {
+    /// Sleeps `duration` (a reconnect backoff), resuming after signals.
+    static func sleep(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
         var remaining = timespec()

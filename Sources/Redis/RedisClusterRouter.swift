@@ -1,0 +1,182 @@
+import TLS
+
+/// Routes commands across a Redis Cluster: each to the master of its key's slot (``RedisSlot``),
+/// as the slot map read with `CLUSTER SLOTS` says; one pipeline per node per call. A `MOVED` reply
+/// sends the command to the node it names and has the map read again; an `ASK` reply sends it there
+/// once, after `ASKING`. After ``maximumRedirects`` the redirect stays in place as the reply
+/// (retryable, as ``RedisError/isRetryable`` says).
+///
+/// A node whose connection fails fails the call (the others' replies are lost with it, as a lost
+/// connection loses a pipeline's): the call is not re-sent, and the next one reads the map again
+/// first, so it goes to the replica promoted in the lost master's place.
+final class RedisClusterRouter: RedisRouter {
+    /// How many times one call follows `MOVED`/`ASK` for a command.
+    private static let maximumRedirects = 5
+
+    private let configuration: RedisConfiguration
+    private let seeds: [RedisConfiguration.Endpoint]
+    private let tlsContext: TLSContext?
+    /// Open connections, by the node's `host:port`.
+    private var nodes: [String: RedisConnection] = [:]
+    /// The masters in the slot map.
+    private var masters: [RedisConfiguration.Endpoint] = []
+    /// Per slot, the index of its master in ``masters``; -1 when no master serves it.
+    private var owners = [Int16](repeating: -1, count: RedisSlot.count)
+    private var mapIsStale = true
+    private var random = SystemRandomNumberGenerator()
+
+    init(configuration: RedisConfiguration, seeds: [RedisConfiguration.Endpoint], tlsContext: TLSContext?) throws(RedisError) {
+        guard !seeds.isEmpty else { throw RedisError(.invalidConfiguration, "Cluster mode needs at least one node address") }
+        guard configuration.database == 0 else { throw RedisError(.invalidConfiguration, "Redis Cluster has only database 0") }
+        self.configuration = configuration
+        self.seeds = seeds
+        self.tlsContext = tlsContext
+        try refreshMap()
+    }
+
+    var isConnected: Bool {
+        nodes.values.contains { $0.isConnected }
+    }
+
+    func close() {
+        nodes.removeAll()
+        mapIsStale = true
+    }
+
+    func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        if mapIsStale { try refreshMap() }
+        var replies = [RedisReply](repeating: .null, count: commands.count)
+        var pending = commands.indices.map { Route(index: $0, node: nil, asking: false) }
+        for round in 0...Self.maximumRedirects {
+            var batches: [String: [Route]] = [:]
+            var order: [String] = []
+            for route in pending {
+                guard let node = route.node ?? master(of: commands[route.index]) else {
+                    replies[route.index] = .error(RedisError(serverReply: "CLUSTERDOWN Hash slot not served (Pushline's slot map)"))
+                    mapIsStale = true
+                    continue
+                }
+                if batches[node.description] == nil { order.append(node.description) }
+                batches[node.description, default: []].append(Route(index: route.index, node: node, asking: route.asking))
+            }
+            pending = []
+            var failure: RedisError?
+            for name in order {
+                let routes = batches[name] ?? []
+                let answers: [RedisReply]
+                do {
+                    answers = try connection(to: routes[0].node!).pipeline(routes.flatMap { route in
+                        route.asking ? [RedisCommand("ASKING"), commands[route.index]] : [commands[route.index]]
+                    })
+                } catch {
+                    nodes[name] = nil
+                    mapIsStale = true
+                    failure = failure ?? error
+                    continue
+                }
+                var position = 0
+                for route in routes {
+                    if route.asking { position += 1 }
+                    let reply = answers[position]
+                    position += 1
+                    if round < Self.maximumRedirects, let redirect = Redirect(reply) {
+                        if !redirect.isAsk { mapIsStale = true }
+                        pending.append(Route(index: route.index, node: redirect.node, asking: redirect.isAsk))
+                    } else {
+                        replies[route.index] = reply
+                    }
+                }
+            }
+            if let failure { throw failure }
+            if pending.isEmpty { break }
+            if mapIsStale { try? refreshMap() }
+        }
+        return replies
+    }
+
+    /// The master of the command's slot, or any master for a command without keys.
+    private func master(of command: RedisCommand) -> RedisConfiguration.Endpoint? {
+        guard let slot = RedisSlot.of(command) else { return masters.first }
+        let owner = Int(owners[slot])
+        return owner >= 0 ? masters[owner] : nil
+    }
+
+    private func connection(to node: RedisConfiguration.Endpoint) throws(RedisError) -> RedisConnection {
+        if let open = nodes[node.description] { return open }
+        let opened = try RedisConnection(node: node, of: configuration, tlsContext: tlsContext)
+        nodes[node.description] = opened
+        return opened
+    }
+
+    /// Reads the slot map from the known masters, then the seeds, the first that answers; while
+    /// none does (a failover under way), waits and tries again as the reconnect policy allows.
+    private func refreshMap() throws(RedisError) {
+        var retry = 0
+        while true {
+            var failure = RedisError(.topology, "no cluster node gave a slot map")
+            var candidates = masters
+            for seed in seeds where !candidates.contains(seed) { candidates.append(seed) }
+            for candidate in candidates {
+                do {
+                    let reply = try connection(to: candidate).send(RedisCommand("CLUSTER", "SLOTS"))
+                    try apply(slots: reply, askedAt: candidate)
+                    mapIsStale = false
+                    return
+                } catch {
+                    nodes[candidate.description] = nil
+                    failure = error
+                }
+            }
+            guard retry < configuration.reconnect.maximumRetries else { throw failure }
+            RedisConnection.sleep(configuration.reconnect.delay(beforeRetry: retry, using: &random))
+            retry += 1
+        }
+    }
+
+    /// Takes a `CLUSTER SLOTS` reply: `[start, end, [host, port, id, …], replica…]` per range. An
+    /// empty host means the node asked. Connections to servers no longer masters are closed.
+    private func apply(slots reply: RedisReply, askedAt asked: RedisConfiguration.Endpoint) throws(RedisError) {
+        guard let ranges = reply.array, !ranges.isEmpty else { throw RedisError(.topology, "\(asked) answered CLUSTER SLOTS with no slots") }
+        var newMasters: [RedisConfiguration.Endpoint] = []
+        var newOwners = [Int16](repeating: -1, count: RedisSlot.count)
+        for range in ranges {
+            guard let fields = range.array, fields.count >= 3, let start = fields[0].integer, let end = fields[1].integer,
+                  let node = fields[2].array, node.count >= 2, let host = node[0].string, let port = node[1].integer,
+                  start >= 0, end < RedisSlot.count, start <= end else {
+                throw RedisError(.protocolError, "\(asked) answered CLUSTER SLOTS with an entry Pushline cannot read")
+            }
+            let askedHost = if case .tcp(let askedHost, _) = asked { askedHost } else { "" }
+            let master = RedisConfiguration.Endpoint.tcp(host: host.isEmpty ? askedHost : host, port: Int(port))
+            let index = newMasters.firstIndex(of: master) ?? newMasters.count
+            if index == newMasters.count { newMasters.append(master) }
+            for slot in Int(start)...Int(end) { newOwners[slot] = Int16(index) }
+        }
+        masters = newMasters
+        owners = newOwners
+        let current = Set(newMasters.map(\.description))
+        nodes = nodes.filter { current.contains($0.key) }
+    }
+
+    /// Where one command goes in a round: to its slot's master (`node` nil), or where a redirect said.
+    private struct Route {
+        let index: Int
+        let node: RedisConfiguration.Endpoint?
+        let asking: Bool
+    }
+
+    /// A `MOVED <slot> <host>:<port>` or `ASK <slot> <host>:<port>` reply.
+    private struct Redirect {
+        let node: RedisConfiguration.Endpoint
+        let isAsk: Bool
+
+        init?(_ reply: RedisReply) {
+            guard let error = reply.error, let prefix = error.serverErrorPrefix, prefix == "MOVED" || prefix == "ASK" else { return nil }
+            let words = error.message.split(separator: " ")
+            guard words.count == 3, let colon = words[2].lastIndex(of: ":"), let port = Int(words[2][words[2].index(after: colon)...]) else { return nil }
+            var host = String(words[2][..<colon])
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            node = .tcp(host: host, port: port)
+            isAsk = prefix == "ASK"
+        }
+    }
+}
