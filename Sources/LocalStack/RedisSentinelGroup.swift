@@ -45,7 +45,8 @@ public final class RedisSentinelGroup: Sendable {
         sentinelPorts = ports
         for port in ports {
             try Self.waitUntil("sentinel \(port) knows the replica and two other sentinels") {
-                let state = try RedisCommandLine.run(port: port, ["SENTINEL", "MASTER", masterName])
+                // Refused until the sentinel listens.
+                guard let state = try? RedisCommandLine.run(port: port, ["SENTINEL", "MASTER", masterName]) else { return false }
                 let fields = state.split(separator: "\n").map(String.init)
                 func field(_ name: String) -> String? { fields.firstIndex(of: name).map { fields[$0 + 1] } }
                 return field("num-slaves") == "1" && field("num-other-sentinels") == "2"

@@ -1,7 +1,8 @@
 import TLS
 
 /// Routes commands across a Redis Cluster: each to the master of its key's slot (``RedisSlot``),
-/// as the slot map read with `CLUSTER SLOTS` says; one pipeline per node per call. A `MOVED` reply
+/// as the slot map read with `CLUSTER SLOTS` says; one pipeline per node per call, every node's
+/// written before any node's replies are read, so the nodes work on theirs at the same time. A `MOVED` reply
 /// sends the command to the node it names and has the map read again; an `ASK` reply sends it there
 /// once, after `ASKING`. After ``maximumRedirects`` the redirect stays in place as the reply
 /// (retryable, as ``RedisError/isRetryable`` says).
@@ -48,7 +49,7 @@ final class RedisClusterRouter: RedisRouter {
         var replies = [RedisReply](repeating: .null, count: commands.count)
         var pending = commands.indices.map { Route(index: $0, node: nil, asking: false) }
         for round in 0...Self.maximumRedirects {
-            var batches: [String: [Route]] = [:]
+            var batches: [String: (node: RedisConfiguration.Endpoint, routes: [Route])] = [:]
             var order: [String] = []
             for route in pending {
                 guard let node = route.node ?? master(of: commands[route.index]) else {
@@ -56,18 +57,33 @@ final class RedisClusterRouter: RedisRouter {
                     mapIsStale = true
                     continue
                 }
-                if batches[node.description] == nil { order.append(node.description) }
-                batches[node.description, default: []].append(Route(index: route.index, node: node, asking: route.asking))
+                if batches[node.description] == nil {
+                    order.append(node.description)
+                    batches[node.description] = (node, [])
+                }
+                batches[node.description]?.routes.append(route)
             }
             pending = []
             var failure: RedisError?
+            // Every node's pipeline is written before any reply is read, so the nodes work at once.
+            var started: [(name: String, routes: [Route], connection: RedisConnection, pipeline: RedisPendingPipeline)] = []
             for name in order {
-                let routes = batches[name] ?? []
+                guard let (node, routes) = batches[name] else { continue }
+                do {
+                    let connection = try connection(to: node)
+                    started.append((name, routes, connection, try connection.start(routes.flatMap { route in
+                        route.asking ? [RedisCommand("ASKING"), commands[route.index]] : [commands[route.index]]
+                    })))
+                } catch {
+                    nodes[name] = nil
+                    mapIsStale = true
+                    failure = failure ?? error
+                }
+            }
+            for (name, routes, connection, pipeline) in started {
                 let answers: [RedisReply]
                 do {
-                    answers = try connection(to: routes[0].node!).pipeline(routes.flatMap { route in
-                        route.asking ? [RedisCommand("ASKING"), commands[route.index]] : [commands[route.index]]
-                    })
+                    answers = try connection.finish(pipeline)
                 } catch {
                     nodes[name] = nil
                     mapIsStale = true
@@ -111,13 +127,12 @@ final class RedisClusterRouter: RedisRouter {
     /// Reads the slot map from the known masters, then the seeds, the first that answers; while
     /// none does (a failover under way), waits and tries again as the reconnect policy allows.
     private func refreshMap() throws(RedisError) {
-        var retry = 0
-        while true {
+        try configuration.reconnect.retrying(using: &random) { () throws(RedisError) in
             var failure = RedisError(.topology, "no cluster node gave a slot map")
             var candidates = masters
             for seed in seeds where !candidates.contains(seed) { candidates.append(seed) }
             for candidate in candidates {
-                do {
+                do throws(RedisError) {
                     let reply = try connection(to: candidate).send(RedisCommand("CLUSTER", "SLOTS"))
                     try apply(slots: reply, askedAt: candidate)
                     mapIsStale = false
@@ -127,9 +142,7 @@ final class RedisClusterRouter: RedisRouter {
                     failure = error
                 }
             }
-            guard retry < configuration.reconnect.maximumRetries else { throw failure }
-            RedisConnection.sleep(configuration.reconnect.delay(beforeRetry: retry, using: &random))
-            retry += 1
+            throw failure
         }
     }
 

@@ -120,7 +120,37 @@ public final class RedisConnection {
     /// `MOVED` and `ASK` followed; in Sentinel mode, to the master the sentinels name.
     public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
         if let router { return try router.pipeline(commands) }
-        var replies = try roundTrip(commands)
+        return try finish(try start(commands))
+    }
+
+    /// Starts a pipeline on this server — connecting first if need be — and writes as much of it as
+    /// the socket takes without waiting; ``finish(_:)`` writes the rest and reads the replies. A
+    /// cluster router starts one on every node before finishing any, so the nodes work at once.
+    func start(_ commands: [RedisCommand]) throws(RedisError) -> RedisPendingPipeline {
+        guard !commands.isEmpty else {
+            return RedisPendingPipeline(commands: commands, deadline: Deadline(after: .zero), firstChunk: Self.commandsInFirstWrite)
+        }
+        let link = try readyLink()
+        // The call's clock starts once connected: a reconnect has its own timeout and backoff.
+        var pending = RedisPendingPipeline(commands: commands, deadline: Deadline(after: configuration.commandTimeout),
+                                           firstChunk: Self.commandsInFirstWrite)
+        output.removeAll(keepingCapacity: true)
+        do {
+            try advance(&pending, on: link, waiting: false, while: "waiting for replies from")
+        } catch {
+            self.link = nil
+            throw error
+        }
+        return pending
+    }
+
+    /// Completes a pipeline ``start(_:)`` began: its replies, in order, with `NOSCRIPT` handled as
+    /// ``pipeline(_:)`` says.
+    func finish(_ started: RedisPendingPipeline) throws(RedisError) -> [RedisReply] {
+        var pending = started
+        try complete(&pending)
+        let commands = pending.commands
+        var replies = pending.replies
         let unknownScripts = replies.indices.filter { index in
             if case .error(let error) = replies[index], error.serverErrorPrefix == "NOSCRIPT" { commands[index].script != nil } else { false }
         }
@@ -148,12 +178,17 @@ public final class RedisConnection {
     /// Writes `commands` and reads as many replies, on a connection that is connected first if need be.
     /// Any failure drops the connection: its state is unknown.
     private func roundTrip(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-        guard !commands.isEmpty else { return [] }
-        let link = try readyLink()
+        var pending = try start(commands)
+        try complete(&pending)
+        return pending.replies
+    }
+
+    /// Writes the rest of a started pipeline and reads its replies. Any failure drops the connection.
+    private func complete(_ pending: inout RedisPendingPipeline) throws(RedisError) {
+        guard !pending.isComplete else { return }
+        guard let link else { throw RedisError(.connectionLost, "the connection to \(configuration.endpoint) was closed mid-call") }
         do {
-            // The call's clock starts once connected: a reconnect has its own timeout and backoff.
-            let deadline = Deadline(after: configuration.commandTimeout)
-            return try exchange(commands, on: link, until: deadline, while: "waiting for replies from")
+            try advance(&pending, on: link, waiting: true, while: "waiting for replies from")
         } catch {
             self.link = nil
             throw error
@@ -171,16 +206,7 @@ public final class RedisConnection {
 
     /// Opens a link, retrying retryable failures with backoff as the policy allows.
     private func connect() throws(RedisError) -> RedisLink {
-        var retry = 0
-        while true {
-            do {
-                return try openLink()
-            } catch {
-                guard error.isRetryable, retry < configuration.reconnect.maximumRetries else { throw error }
-                Self.sleep(configuration.reconnect.delay(beforeRetry: retry, using: &random))
-                retry += 1
-            }
-        }
+        try configuration.reconnect.retrying(using: &random) { () throws(RedisError) in try openLink() }
     }
 
     /// Connects the socket, then `AUTH`, `SELECT` and `PING` in one round trip, all within the connect timeout.
@@ -202,48 +228,42 @@ public final class RedisConnection {
         return link
     }
 
-    /// Encodes and writes `commands` in growing chunks (16, 64, 256, … commands, at most
-    /// ``bytesPerWrite`` bytes each) and reads replies until there is one per command. While the socket
-    /// refuses more bytes, replies are read, so a large pipeline never fills both socket buffers and
-    /// stalls.
+    /// Writes `commands` and reads their replies on `link`, before `deadline`.
     private func exchange(_ commands: [RedisCommand], on link: RedisLink, until deadline: Deadline, while step: String) throws(RedisError) -> [RedisReply] {
-        var replies: [RedisReply] = []
-        replies.reserveCapacity(commands.count)
-        var encoded = 0
-        var written = 0
-        var chunk = Self.commandsInFirstWrite
+        var pending = RedisPendingPipeline(commands: commands, deadline: deadline, firstChunk: Self.commandsInFirstWrite)
         output.removeAll(keepingCapacity: true)
-        while replies.count < commands.count {
-            if written == output.count, encoded < commands.count {
-                output.removeAll(keepingCapacity: true)
-                written = 0
-                let chunkEnd = encoded + min(commands.count - encoded, chunk)
-                while encoded < chunkEnd, output.count < Self.bytesPerWrite {
-                    RESPEncoder.encode(commands[encoded], into: &output)
-                    encoded += 1
-                }
-                chunk = min(chunk, commands.count) * 4
-            }
-            if written < output.count {
-                written += try link.writeSome(output, from: written)
-                if written == output.count, encoded < commands.count { continue }
-            }
-            try link.wait(forWriting: written < output.count, until: deadline, while: step)
-            guard try link.receive(into: input) > 0 else { continue }
-            while replies.count < commands.count, let reply = try link.reader.next() {
-                replies.append(reply)
-            }
-        }
-        return replies
+        try advance(&pending, on: link, waiting: true, while: step)
+        return pending.replies
     }
 
-    /// Sleeps `duration` (a reconnect backoff), resuming after signals.
-    static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1, errno == EINTR {
-            request = remaining
+    /// Encodes and writes the pipeline's commands in growing chunks (16, 64, 256, … commands, at most
+    /// ``bytesPerWrite`` bytes each) and reads replies until there is one per command. While the socket
+    /// refuses more bytes, replies are read, so a large pipeline never fills both socket buffers and
+    /// stalls. Without `waiting`, it returns as soon as the socket takes no more (or all is written),
+    /// before reading any reply.
+    private func advance(_ pending: inout RedisPendingPipeline, on link: RedisLink, waiting: Bool, while step: String) throws(RedisError) {
+        let commands = pending.commands
+        while !pending.isComplete {
+            if pending.written == output.count, pending.encoded < commands.count {
+                output.removeAll(keepingCapacity: true)
+                pending.written = 0
+                let chunkEnd = pending.encoded + min(commands.count - pending.encoded, pending.chunk)
+                while pending.encoded < chunkEnd, output.count < Self.bytesPerWrite {
+                    RESPEncoder.encode(commands[pending.encoded], into: &output)
+                    pending.encoded += 1
+                }
+                pending.chunk = min(pending.chunk, commands.count) * 4
+            }
+            if pending.written < output.count {
+                pending.written += try link.writeSome(output, from: pending.written)
+                if pending.written == output.count, pending.encoded < commands.count { continue }
+            }
+            guard waiting else { return }
+            try link.wait(forWriting: pending.written < output.count, until: pending.deadline, while: step)
+            guard try link.receive(into: input) > 0 else { continue }
+            while !pending.isComplete, let reply = try link.reader.next() {
+                pending.replies.append(reply)
+            }
         }
     }
 }

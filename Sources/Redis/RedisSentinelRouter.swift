@@ -53,19 +53,16 @@ final class RedisSentinelRouter: RedisRouter {
     /// Asks each sentinel in turn for the master and checks it with `ROLE`; when none names a master,
     /// waits and asks again, as the reconnect policy allows.
     private func discover() throws(RedisError) -> RedisConnection {
-        var retry = 0
-        while true {
+        try configuration.reconnect.retrying(using: &random) { () throws(RedisError) in
             var failure = RedisError(.topology, "no sentinel named a master for \(sentinel.masterName)")
             for address in sentinel.sentinels {
-                do {
+                do throws(RedisError) {
                     return try master(from: address)
                 } catch {
                     failure = error
                 }
             }
-            guard retry < configuration.reconnect.maximumRetries else { throw failure }
-            RedisConnection.sleep(configuration.reconnect.delay(beforeRetry: retry, using: &random))
-            retry += 1
+            throw failure
         }
     }
 
