@@ -80,7 +80,7 @@ struct RedisTLSTests {
         #expect(error != nil)
     }
 
-    @Test("an idle TLS connection stays the same connection (session tickets are not mistaken for a closed one)")
+    @Test("an idle TLS connection stays the same connection")
     func idleConnectionIsKept() async throws {
         let redis = try await TLSRedis.start()
         let configuration = redis.configuration(RedisTLSConfiguration(certificateAuthorityFile: redis.files.certificateAuthorityFile))
