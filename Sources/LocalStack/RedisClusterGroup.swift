@@ -39,11 +39,17 @@ public final class RedisClusterGroup: Sendable {
         guard let replica = servers.map(\.port).first(where: { !masters.contains($0) }) else {
             throw LocalStackError("the cluster has no replica to promote")
         }
-        let answer = try RedisCommandLine.run(port: replica, ["CLUSTER", "FAILOVER"])
-        guard answer.contains("OK") else { throw LocalStackError("CLUSTER FAILOVER on \(replica) refused: \(answer)") }
-        try RedisSentinelGroup.waitUntil("node \(replica) is promoted") {
-            try RedisCommandLine.run(port: replica, ["ROLE"]).hasPrefix("master")
+        // A manual failover the master does not confirm within 5 seconds (a busy machine) is
+        // abandoned by the replica: asked again, up to three times.
+        var promoted = false
+        for _ in 0..<3 where !promoted {
+            let answer = try RedisCommandLine.run(port: replica, ["CLUSTER", "FAILOVER"])
+            guard answer.contains("OK") else { throw LocalStackError("CLUSTER FAILOVER on \(replica) refused: \(answer)") }
+            promoted = (try? RedisSentinelGroup.waitUntil("node \(replica) is promoted", within: 10) {
+                try RedisCommandLine.run(port: replica, ["ROLE"]).hasPrefix("master")
+            }) != nil
         }
+        guard promoted else { throw LocalStackError("node \(replica) was not promoted by three CLUSTER FAILOVER") }
         for server in servers {
             try RedisSentinelGroup.waitUntil("cluster node \(server.port) reports the cluster ok after the failover") {
                 try RedisCommandLine.run(port: server.port, ["CLUSTER", "INFO"]).contains("cluster_state:ok")

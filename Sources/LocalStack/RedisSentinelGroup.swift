@@ -86,9 +86,9 @@ public final class RedisSentinelGroup: Sendable {
         }
     }
 
-    /// Polls `condition` every 50 ms for up to 30 seconds.
-    static func waitUntil(_ what: String, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(30)
+    /// Polls `condition` every 50 ms for up to `seconds`.
+    static func waitUntil(_ what: String, within seconds: TimeInterval = 30, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if try condition() { return }
             usleep(50_000)

@@ -49,31 +49,43 @@ final class RedisClusterRouter: RedisRouter {
         var replies = [RedisReply](repeating: .null, count: commands.count)
         var pending = commands.indices.map { Route(index: $0, node: nil, asking: false) }
         for round in 0...Self.maximumRedirects {
-            var batches: [String: (node: RedisConfiguration.Endpoint, routes: [Route])] = [:]
-            var order: [String] = []
+            // One batch per node: the masters by their index in the map, then the nodes redirects name.
+            var targets = masters
+            var batches = [[Route]](repeating: [], count: masters.count)
             for route in pending {
-                guard let node = route.node ?? master(of: commands[route.index]) else {
+                let target: Int
+                if let node = route.node {
+                    if let known = targets.firstIndex(of: node) {
+                        target = known
+                    } else {
+                        target = targets.count
+                        targets.append(node)
+                        batches.append([])
+                    }
+                } else if let owner = master(of: commands[route.index]) {
+                    target = owner
+                } else {
                     replies[route.index] = .error(RedisError(serverReply: "CLUSTERDOWN Hash slot not served (Pushline's slot map)"))
                     mapIsStale = true
                     continue
                 }
-                if batches[node.description] == nil {
-                    order.append(node.description)
-                    batches[node.description] = (node, [])
-                }
-                batches[node.description]?.routes.append(route)
+                batches[target].append(route)
             }
             pending = []
             var failure: RedisError?
             // Every node's pipeline is written before any reply is read, so the nodes work at once.
             var started: [(name: String, routes: [Route], connection: RedisConnection, pipeline: RedisPendingPipeline)] = []
-            for name in order {
-                guard let (node, routes) = batches[name] else { continue }
+            for (target, routes) in batches.enumerated() where !routes.isEmpty {
+                let name = targets[target].description
+                var sent: [RedisCommand] = []
+                sent.reserveCapacity(routes.count)
+                for route in routes {
+                    if route.asking { sent.append(RedisCommand("ASKING")) }
+                    sent.append(commands[route.index])
+                }
                 do {
-                    let connection = try connection(to: node)
-                    started.append((name, routes, connection, try connection.start(routes.flatMap { route in
-                        route.asking ? [RedisCommand("ASKING"), commands[route.index]] : [commands[route.index]]
-                    })))
+                    let connection = try connection(to: targets[target])
+                    started.append((name, routes, connection, try connection.start(sent)))
                 } catch {
                     nodes[name] = nil
                     mapIsStale = true
@@ -110,11 +122,12 @@ final class RedisClusterRouter: RedisRouter {
         return replies
     }
 
-    /// The master of the command's slot, or any master for a command without keys.
-    private func master(of command: RedisCommand) -> RedisConfiguration.Endpoint? {
-        guard let slot = RedisSlot.of(command) else { return masters.first }
+    /// The index in ``masters`` of the master of the command's slot (the first master for a command
+    /// without keys); `nil` when no master serves the slot.
+    private func master(of command: RedisCommand) -> Int? {
+        guard let slot = RedisSlot.of(command) else { return masters.isEmpty ? nil : 0 }
         let owner = Int(owners[slot])
-        return owner >= 0 ? masters[owner] : nil
+        return owner >= 0 ? owner : nil
     }
 
     private func connection(to node: RedisConfiguration.Endpoint) throws(RedisError) -> RedisConnection {

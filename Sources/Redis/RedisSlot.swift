@@ -4,11 +4,13 @@
 enum RedisSlot {
     static let count = 16_384
 
-    /// Commands whose arguments name no key: sent to any master.
-    private static let keyless: Set<String> = [
+    /// Commands whose arguments name no key, in capitals: sent to any master.
+    private static let keyless: [[UInt8]] = [
         "PING", "ECHO", "SCRIPT", "CLUSTER", "ROLE", "INFO", "ASKING", "AUTH", "SELECT", "CLIENT", "HELLO",
         "FLUSHALL", "FLUSHDB", "DBSIZE", "KEYS", "SCAN", "TIME", "COMMAND", "CONFIG", "ACL", "READONLY", "READWRITE", "WAIT",
-    ]
+    ].map { Array($0.utf8) }
+    private static let evalSHA = Array("EVALSHA".utf8)
+    private static let eval = Array("EVAL".utf8)
 
     private static let table: [UInt16] = (0..<256).map { byte in
         var crc = UInt16(byte) << 8
@@ -36,15 +38,21 @@ enum RedisSlot {
     /// its declared keys; `nil` for a command without keys (a script with none, `PING`, `SCRIPT LOAD`…).
     /// A command with several keys must keep them in one slot (hash tags), as Cluster requires.
     static func of(_ command: RedisCommand) -> Int? {
-        let name = command.name.uppercased()
+        // Compared byte by byte, without making a String of the name: this runs once per command.
+        let name = command.argument(0)
         let keyArgument: Int
-        if name == "EVALSHA" || name == "EVAL" {
+        if matches(name, evalSHA) || matches(name, eval) {
             guard command.count > 3, command.argument(2).elementsEqual("0".utf8) == false else { return nil }
             keyArgument = 3
         } else {
-            guard command.count > 1, !keyless.contains(name) else { return nil }
+            guard command.count > 1, !keyless.contains(where: { matches(name, $0) }) else { return nil }
             keyArgument = 1
         }
         return of(key: command.argument(keyArgument))
+    }
+
+    /// Whether `name` is `capitals`, in any case.
+    private static func matches(_ name: ArraySlice<UInt8>, _ capitals: [UInt8]) -> Bool {
+        name.count == capitals.count && zip(name, capitals).allSatisfy { $0 & 0xDF == $1 }
     }
 }
