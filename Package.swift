@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "HTTPFields"),
         .target(name: "HTTP2", dependencies: ["CNghttp2", "Runtime", "TLS", "HTTPFields"]),
         .target(name: "Kafka", dependencies: ["CRdKafka", "Runtime"]),
-        .target(name: "Redis", dependencies: ["CHiredis", "DecimalBytes", "Digests", "Runtime"]),
+        .target(name: "Redis", dependencies: ["CHiredis", "DecimalBytes", "Digests", "Runtime", "TLS"]),
 
         // Benchmarks: a wrapper measured against a plain C loop doing the same work.
         .target(name: "KafkaBenchmark", dependencies: ["Kafka", "CRdKafka", "Runtime"]),

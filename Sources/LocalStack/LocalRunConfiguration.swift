@@ -23,6 +23,9 @@ public struct LocalRunConfiguration: Sendable {
     public var assignor: String?
     /// `redis.password_file`.
     public var redisPasswordFile: String?
+    /// Lines of the `redis` section (indented two spaces) written instead of `host` and `port`:
+    /// `mode: cluster` and its `nodes`, the `sentinel` section, TLS keys.
+    public var redisSettings: [String]?
     /// `telemetry.metrics_port`.
     public var metricsPort: Int?
     /// `telemetry.log_level`.
@@ -64,9 +67,7 @@ public struct LocalRunConfiguration: Sendable {
             lines.append("  properties:")
             lines += kafkaProperties.sorted { $0.key < $1.key }.map { "    \($0.key): \"\($0.value)\"" }
         }
-        lines += [
-            "redis:", "  host: 127.0.0.1", "  port: \(redisPort)",
-        ]
+        lines += ["redis:"] + (redisSettings ?? ["  host: 127.0.0.1", "  port: \(redisPort)"])
         if let redisPasswordFile { lines.append("  password_file: \(redisPasswordFile)") }
         lines += [
             "apns:", "  credentials:", "    dev:", "      key_file: \(DevCredentials.privateKeyFile)",

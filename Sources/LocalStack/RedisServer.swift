@@ -11,7 +11,10 @@ public final class RedisServer: Sendable {
     public let unixSocketPath: String?
     /// The `requirepass` password, when asked for one.
     public let password: String?
-    private let directory: URL
+    /// Where the server keeps its files (`--dir`).
+    public let directory: URL
+    /// Arguments added to the command line (TLS, cluster or replica settings), kept for restarts.
+    private let extraArguments: [String]
     private let executable: String
     /// The running server.
     private let process: Mutex<ServerProcess?>
@@ -19,18 +22,23 @@ public final class RedisServer: Sendable {
     /// Starts a server and waits until it answers `PING`; blocks, so async code calls it from a
     /// thread of its own. Throws, naming the Debian package, when
     /// `redis-server` or `redis-cli` is not installed.
-    public init(password: String? = nil, unixSocket: Bool = false) throws {
+    ///
+    /// `extraArguments` are added to the command line (`--tls-port …`, `--cluster-enabled yes`,
+    /// `--replicaof …`); `portLimit` bounds the port picked (a cluster node's bus port is the port + 10000).
+    public init(password: String? = nil, unixSocket: Bool = false, extraArguments: [String] = [], portLimit: Int = 60_000) throws {
         executable = try ExternalCommand.locate("redis-server", package: "redis-server")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-redis-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.password = password
         unixSocketPath = unixSocket ? directory.appendingPathComponent("redis.sock").path : nil
         process = Mutex(nil)
+        self.extraArguments = extraArguments
         // A port picked at random may be taken: a few tries, each noticed by the server exiting.
         var lastError: (any Error)?
-        for candidate in (0..<5).map({ _ in Int.random(in: 20_000..<60_000) }) {
+        for candidate in (0..<5).map({ _ in Int.random(in: 20_000..<portLimit) }) {
             do {
-                let started = try Self.start(executable, port: candidate, directory: directory, password: password, unixSocket: unixSocketPath)
+                let started = try Self.start(executable, port: candidate, directory: directory, password: password, unixSocket: unixSocketPath,
+                                             extraArguments: extraArguments)
                 process.withLock { $0 = started }
                 port = candidate
                 return
@@ -60,7 +68,8 @@ public final class RedisServer: Sendable {
     /// Stops the server and starts a new one on the same port, socket and password, empty; blocks.
     public func restart() throws {
         stop()
-        let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath)
+        let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath,
+                                     extraArguments: extraArguments)
         process.withLock { $0 = started }
     }
 
@@ -71,7 +80,8 @@ public final class RedisServer: Sendable {
             crashed.send(signal: SIGKILL)
             _ = crashed.waitForExit()
         }
-        let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath)
+        let started = try Self.start(executable, port: port, directory: directory, password: password, unixSocket: unixSocketPath,
+                                     extraArguments: extraArguments)
         process.withLock { $0 = started }
     }
 
@@ -90,7 +100,8 @@ public final class RedisServer: Sendable {
     /// Starts `redis-server` (logging to its standard output, which ``ServerProcess`` keeps) and
     /// waits up to 10 seconds until it logs that it accepts connections and then answers `PING`
     /// through `redis-cli` (`NOAUTH` counts: the server is up and wants its password).
-    private static func start(_ executable: String, port: Int, directory: URL, password: String?, unixSocket: String?) throws -> ServerProcess {
+    private static func start(_ executable: String, port: Int, directory: URL, password: String?, unixSocket: String?,
+                              extraArguments: [String]) throws -> ServerProcess {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
         var arguments = [
             "--port", String(port), "--bind", "127.0.0.1", "--dir", directory.path,
@@ -98,6 +109,7 @@ public final class RedisServer: Sendable {
         ]
         if let password { arguments += ["--requirepass", password] }
         if let unixSocket { arguments += ["--unixsocket", unixSocket, "--unixsocketperm", "700"] }
+        arguments += extraArguments
         let server = try ServerProcess(executable, arguments)
         let deadline = Deadline(after: .seconds(10))
         while !deadline.hasPassed {

@@ -14,8 +14,8 @@ extension TokenRegistry {
 
     /// Registers a token for a user unless a later registration of it exists; a token registered
     /// for another user before leaves that user (a device changes hands with its login).
-    /// KEYS[1]: the owner key. ARGV: the tokens-key prefix, user, token, time (ms).
-    /// Returns 1 when applied, 0 when superseded.
+    /// KEYS[1]: the owner key, KEYS[2]: the user's tokens key. ARGV: the tokens-key prefix (for the
+    /// previous owner's key, in the same slot), user, token, time (ms). Returns 1 when applied, 0 when superseded.
     private static let registerUnlessSuperseded = RedisScript("""
         local prefix, user, token, at = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
         local owner = redis.call('GET', KEYS[1])
@@ -23,17 +23,17 @@ extension TokenRegistry {
           if tonumber(redis.call('HGET', prefix .. owner, token) or '-1') > at then return 0 end
           redis.call('HDEL', prefix .. owner, token)
         end
-        if tonumber(redis.call('HGET', prefix .. user, token) or '-1') > at then return 0 end
-        redis.call('HSET', prefix .. user, token, ARGV[4])
+        if tonumber(redis.call('HGET', KEYS[2], token) or '-1') > at then return 0 end
+        redis.call('HSET', KEYS[2], token, ARGV[4])
         redis.call('SET', KEYS[1], user)
         return 1
         """)
 
     /// Removes a user's token unless the user registered it again after the unregistration.
-    /// KEYS[1]: the owner key. ARGV: the tokens-key prefix, user, token, time (ms).
-    /// Returns 1 when removed, 0 when superseded, -1 when the user does not have the token.
+    /// KEYS[1]: the owner key, KEYS[2]: the user's tokens key. ARGV: the tokens-key prefix, user,
+    /// token, time (ms). Returns 1 when removed, 0 when superseded, -1 when the user does not have the token.
     private static let unregisterUnlessSuperseded = RedisScript("""
-        local tokens = ARGV[1] .. ARGV[2]
+        local tokens = KEYS[2]
         local registered = redis.call('HGET', tokens, ARGV[3])
         if not registered then return -1 end
         if tonumber(registered) > tonumber(ARGV[4]) then return 0 end
@@ -56,7 +56,8 @@ extension TokenRegistry {
             let environment = registration.environment.rawValue
             let script = registration.action == .register ? Self.registerUnlessSuperseded : Self.unregisterUnlessSuperseded
             scriptIndices.append(commands.count)
-            commands.append(.evalSHA(script, keys: [Self.ownerKey(registration.app, environment, registration.token)],
+            commands.append(.evalSHA(script, keys: [Self.ownerKey(registration.app, environment, registration.token),
+                                                    Self.tokensKey(registration.app, environment, registration.user)],
                                      arguments: [Self.tokensKey(registration.app, environment, ""), registration.user,
                                                  registration.token.hex, String(registration.occurredAt)]))
             if let locale = registration.locale {

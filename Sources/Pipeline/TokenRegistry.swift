@@ -4,9 +4,13 @@ import Redis
 /// Which device tokens a user has, per app and environment, with when each was registered; and
 /// the user's profile (locale). Fed by the `pushline.tokens` topic and `pushline tokens register`.
 ///
-/// Keys: `pushline:tokens:<app>:<environment>:<user>` (hash token → registration time, ms),
-/// `pushline:token-owner:<app>:<environment>:<token>` (the user, for removal by token), and
-/// `pushline:profile:<user>` (hash with `locale`). Confined like its `RedisConnection`.
+/// Keys: `pushline:tokens:{<app>:<environment>}:<user>` (hash token → registration time, ms),
+/// `pushline:token-owner:{<app>:<environment>}:<token>` (the user, for removal by token), and
+/// `pushline:profile:<user>` (hash with `locale`). The hash tag `{<app>:<environment>}` keeps an
+/// app environment's tokens and owners in one Redis Cluster slot: a script that moves a token from
+/// its previous owner reads that owner's key name from the owner key, so it cannot declare it in
+/// advance, and Cluster runs it only because it is in the declared keys' slot. Confined like its
+/// `RedisConnection`.
 public struct TokenRegistry: TokenStore {
     /// A registered device.
     public struct Device: Sendable, Equatable {
@@ -73,7 +77,7 @@ public struct TokenRegistry: TokenStore {
     @discardableResult
     public func remove(app: String, environment: String, token: DeviceToken, invalidatedAt: Int64) throws(RedisError) -> Bool {
         let reply = try connection.evaluate(Self.removeIfStale, keys: [Self.ownerKey(app, environment, token)],
-                                            arguments: ["pushline:tokens:\(app):\(environment):", token.hex, String(invalidatedAt)])
+                                            arguments: [Self.tokensKey(app, environment, ""), token.hex, String(invalidatedAt)])
         return reply.integer == 1
     }
 
@@ -89,11 +93,11 @@ public struct TokenRegistry: TokenStore {
     }
 
     static func tokensKey(_ app: String, _ environment: String, _ user: String) -> String {
-        "pushline:tokens:\(app):\(environment):\(user)"
+        "pushline:tokens:{\(app):\(environment)}:\(user)"
     }
 
     static func ownerKey(_ app: String, _ environment: String, _ token: DeviceToken) -> String {
-        "pushline:token-owner:\(app):\(environment):\(token.hex)"
+        "pushline:token-owner:{\(app):\(environment)}:\(token.hex)"
     }
 
     static func profileKey(_ user: String) -> String {

@@ -83,6 +83,11 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
         argumentEnds.count
     }
 
+    /// The bytes of argument `index` (0 is the name).
+    func argument(_ index: Int) -> ArraySlice<UInt8> {
+        storage[(index == 0 ? 0 : argumentEnds[index - 1])..<argumentEnds[index]]
+    }
+
     /// The command's name, as given.
     public var name: String {
         String(decoding: storage[..<(argumentEnds.first ?? 0)], as: UTF8.self)

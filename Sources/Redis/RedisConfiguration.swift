@@ -8,7 +8,21 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomDebug
         case unixSocket(path: String)
     }
 
+    /// How the deployment is laid out.
+    public enum Topology: Sendable, Equatable {
+        /// One server, at ``RedisConfiguration/endpoint``.
+        case standalone
+        /// A master found through Redis Sentinel, found again after a failover.
+        case sentinel(RedisSentinelConfiguration)
+        /// A Redis Cluster, its slot map read from the first of these nodes that answers.
+        case cluster(seeds: [Endpoint])
+    }
+
+    /// The server in ``Topology/standalone`` mode; unused in the others.
     public var endpoint: Endpoint
+    public var topology: Topology
+    /// TLS on every connection (to sentinels and cluster nodes too); `nil` for plain TCP.
+    public var tls: RedisTLSConfiguration?
     /// Sent with `AUTH` after every connect; never printed.
     public var password: String?
     /// An ACL user name for `AUTH username password` (Redis 6+); `nil` authenticates as `default`.
@@ -31,9 +45,13 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomDebug
         database: Int = 0,
         connectTimeout: Duration = .seconds(5),
         commandTimeout: Duration = .seconds(5),
-        reconnect: RedisReconnectPolicy = RedisReconnectPolicy()
+        reconnect: RedisReconnectPolicy = RedisReconnectPolicy(),
+        topology: Topology = .standalone,
+        tls: RedisTLSConfiguration? = nil
     ) {
         self.endpoint = endpoint
+        self.topology = topology
+        self.tls = tls
         self.password = password
         self.username = username
         self.database = database
@@ -43,12 +61,14 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomDebug
     }
 
     public var description: String {
-        let place = switch endpoint {
-        case .tcp(let host, let port): "\(host):\(port)"
-        case .unixSocket(let path): "unix:\(path)"
+        let place = switch topology {
+        case .standalone: endpoint.description
+        case .sentinel(let sentinel): "master \(sentinel.masterName) via sentinels \(sentinel.sentinels.map(\.description).joined(separator: ","))"
+        case .cluster(let seeds): "cluster via \(seeds.map(\.description).joined(separator: ","))"
         }
         let credentials = password == nil ? "no password" : "user \(username ?? "default") with password <redacted>"
-        return "redis \(place) db \(database), \(credentials)"
+        let security = tls == nil ? "" : tls?.insecureSkipVerify == true ? ", TLS without verification" : ", TLS"
+        return "redis \(place) db \(database), \(credentials)\(security)"
     }
 
     public var debugDescription: String {
@@ -58,7 +78,17 @@ public struct RedisConfiguration: Sendable, CustomStringConvertible, CustomDebug
     public var customMirror: Mirror {
         Mirror(self, children: [
             "endpoint": endpoint, "username": username as Any, "password": password == nil ? "nil" : "<redacted>",
-            "database": database, "connectTimeout": connectTimeout, "commandTimeout": commandTimeout, "reconnect": reconnect,
+            "topology": topology, "tls": tls as Any, "database": database, "connectTimeout": connectTimeout, "commandTimeout": commandTimeout, "reconnect": reconnect,
         ])
+    }
+}
+
+extension RedisConfiguration.Endpoint: CustomStringConvertible {
+    /// `host:port` (an IPv6 host in brackets), or `unix:path`.
+    public var description: String {
+        switch self {
+        case .tcp(let host, let port): host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unixSocket(let path): "unix:\(path)"
+        }
     }
 }

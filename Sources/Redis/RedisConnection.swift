@@ -1,5 +1,6 @@
 import Glibc
 import Runtime
+import TLS
 
 /// A connection to one Redis server, speaking RESP2 over a socket of its own (TCP or Unix): commands
 /// encoded by ``RESPEncoder``, replies decoded by hiredis.
@@ -16,6 +17,10 @@ import Runtime
 /// idle (a restart) is noticed before the next call writes, and replaced then.
 public final class RedisConnection {
     public let configuration: RedisConfiguration
+    /// The TLS settings every link of this connection shares (cluster nodes and sentinels included).
+    private let tlsContext: TLSContext?
+    /// Where commands go in Sentinel and Cluster modes (over connections of their own); `nil` for one server.
+    private let router: (any RedisRouter)?
     private var link: RedisLink?
     /// The encoded commands of the current call, reused from call to call.
     private var output: [UInt8] = []
@@ -32,8 +37,40 @@ public final class RedisConnection {
     private static let bytesPerWrite = 64 * 1024
 
     /// Connects, authenticates and selects the database, retrying as ``RedisConfiguration/reconnect`` says.
+    /// In Sentinel mode it finds the master first; in Cluster mode it reads the slot map from a seed
+    /// node (``RedisConfiguration/topology``).
     public init(configuration: RedisConfiguration) throws(RedisError) {
         self.configuration = configuration
+        let tlsContext = try configuration.tls?.makeContext()
+        self.tlsContext = tlsContext
+        switch configuration.topology {
+        case .standalone:
+            router = nil
+            link = try connect()
+        case .sentinel(let sentinel):
+            router = try RedisSentinelRouter(configuration: configuration, sentinel: sentinel, tlsContext: tlsContext)
+        case .cluster(let seeds):
+            router = try RedisClusterRouter(configuration: configuration, seeds: seeds, tlsContext: tlsContext)
+        }
+    }
+
+    /// A connection to one server of a Sentinel or Cluster deployment, with the deployment's
+    /// credentials and TLS (none of them for a sentinel, when `authenticate` is false). It connects
+    /// once, without retries: its router decides where to go after a failure.
+    init(node endpoint: RedisConfiguration.Endpoint, of deployment: RedisConfiguration, tlsContext: TLSContext?,
+         authenticate: Bool = true) throws(RedisError) {
+        var configuration = deployment
+        configuration.endpoint = endpoint
+        configuration.topology = .standalone
+        configuration.reconnect = .never
+        if !authenticate {
+            configuration.password = nil
+            configuration.username = nil
+            configuration.database = 0
+        }
+        self.configuration = configuration
+        self.tlsContext = tlsContext
+        router = nil
         link = try connect()
     }
 
@@ -43,11 +80,17 @@ public final class RedisConnection {
 
     /// Whether a socket is open (the server may still have closed it without our knowing yet).
     public var isConnected: Bool {
-        link != nil
+        router?.isConnected ?? (link != nil)
     }
 
-    /// Closes the socket now. A later call connects again.
+    /// Whether the socket is open and the server has not closed it or sent anything unasked.
+    var hasUsableLink: Bool {
+        link.map { !$0.isStale } ?? false
+    }
+
+    /// Closes the socket (every socket, in Sentinel and Cluster modes) now. A later call connects again.
     public func close() {
+        router?.close()
         link = nil
     }
 
@@ -73,8 +116,42 @@ public final class RedisConnection {
     /// (a restarted server, `SCRIPT FLUSH`) has its script loaded and is run again in one more round
     /// trip; its reply takes the same place. Throws only when the connection fails or the whole call
     /// does not finish within ``RedisConfiguration/commandTimeout``.
+    ///
+    /// In Cluster mode each command goes to the master of its key's slot, one pipeline per node,
+    /// `MOVED` and `ASK` followed; in Sentinel mode, to the master the sentinels name.
     public func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-        var replies = try roundTrip(commands)
+        if let router { return try router.pipeline(commands) }
+        return try finish(try start(commands))
+    }
+
+    /// Starts a pipeline on this server — connecting first if need be — and writes as much of it as
+    /// the socket takes without waiting; ``finish(_:)`` writes the rest and reads the replies. A
+    /// cluster router starts one on every node before finishing any, so the nodes work at once.
+    func start(_ commands: [RedisCommand]) throws(RedisError) -> RedisPendingPipeline {
+        guard !commands.isEmpty else {
+            return RedisPendingPipeline(commands: commands, deadline: Deadline(after: .zero), firstChunk: Self.commandsInFirstWrite)
+        }
+        let link = try readyLink()
+        // The call's clock starts once connected: a reconnect has its own timeout and backoff.
+        var pending = RedisPendingPipeline(commands: commands, deadline: Deadline(after: configuration.commandTimeout),
+                                           firstChunk: Self.commandsInFirstWrite)
+        output.removeAll(keepingCapacity: true)
+        do {
+            try advance(&pending, on: link, waiting: false, while: "waiting for replies from")
+        } catch {
+            self.link = nil
+            throw error
+        }
+        return pending
+    }
+
+    /// Completes a pipeline ``start(_:)`` began: its replies, in order, with `NOSCRIPT` handled as
+    /// ``pipeline(_:)`` says.
+    func finish(_ started: RedisPendingPipeline) throws(RedisError) -> [RedisReply] {
+        var pending = started
+        try complete(&pending)
+        let commands = pending.commands
+        var replies = pending.replies
         let unknownScripts = replies.indices.filter { index in
             if case .error(let error) = replies[index], error.serverErrorPrefix == "NOSCRIPT" { commands[index].script != nil } else { false }
         }
@@ -102,12 +179,17 @@ public final class RedisConnection {
     /// Writes `commands` and reads as many replies, on a connection that is connected first if need be.
     /// Any failure drops the connection: its state is unknown.
     private func roundTrip(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
-        guard !commands.isEmpty else { return [] }
-        let link = try readyLink()
+        var pending = try start(commands)
+        try complete(&pending)
+        return pending.replies
+    }
+
+    /// Writes the rest of a started pipeline and reads its replies. Any failure drops the connection.
+    private func complete(_ pending: inout RedisPendingPipeline) throws(RedisError) {
+        guard !pending.isComplete else { return }
+        guard let link else { throw RedisError(.connectionLost, "the connection to \(configuration.endpoint) was closed mid-call") }
         do {
-            // The call's clock starts once connected: a reconnect has its own timeout and backoff.
-            let deadline = Deadline(after: configuration.commandTimeout)
-            return try exchange(commands, on: link, until: deadline, while: "waiting for replies from")
+            try advance(&pending, on: link, waiting: true, while: "waiting for replies from")
         } catch {
             self.link = nil
             throw error
@@ -116,7 +198,7 @@ public final class RedisConnection {
 
     /// The open link, or a new one when there is none or the server has closed it.
     private func readyLink() throws(RedisError) -> RedisLink {
-        if let link, !link.socket.isStale { return link }
+        if let link, !link.isStale { return link }
         link = nil
         let fresh = try connect()
         link = fresh
@@ -125,22 +207,13 @@ public final class RedisConnection {
 
     /// Opens a link, retrying retryable failures with backoff as the policy allows.
     private func connect() throws(RedisError) -> RedisLink {
-        var retry = 0
-        while true {
-            do {
-                return try openLink()
-            } catch {
-                guard error.isRetryable, retry < configuration.reconnect.maximumRetries else { throw error }
-                Self.sleep(configuration.reconnect.delay(beforeRetry: retry, using: &random))
-                retry += 1
-            }
-        }
+        try configuration.reconnect.retrying(using: &random) { () throws(RedisError) in try openLink() }
     }
 
     /// Connects the socket, then `AUTH`, `SELECT` and `PING` in one round trip, all within the connect timeout.
     private func openLink() throws(RedisError) -> RedisLink {
         let deadline = Deadline(after: configuration.connectTimeout)
-        let link = RedisLink(socket: try RedisSocket.connect(to: configuration.endpoint, deadline: deadline))
+        let link = try RedisLink.open(to: configuration.endpoint, tls: tlsContext, deadline: deadline)
         var handshake: [RedisCommand] = []
         if let password = configuration.password {
             handshake.append(configuration.username.map { RedisCommand("AUTH", $0, password) } ?? RedisCommand("AUTH", password))
@@ -156,49 +229,42 @@ public final class RedisConnection {
         return link
     }
 
-    /// Encodes and writes `commands` in growing chunks (16, 64, 256, … commands, at most
-    /// ``bytesPerWrite`` bytes each) and reads replies until there is one per command. While the socket
-    /// refuses more bytes, replies are read, so a large pipeline never fills both socket buffers and
-    /// stalls.
+    /// Writes `commands` and reads their replies on `link`, before `deadline`.
     private func exchange(_ commands: [RedisCommand], on link: RedisLink, until deadline: Deadline, while step: String) throws(RedisError) -> [RedisReply] {
-        var replies: [RedisReply] = []
-        replies.reserveCapacity(commands.count)
-        var encoded = 0
-        var written = 0
-        var chunk = Self.commandsInFirstWrite
+        var pending = RedisPendingPipeline(commands: commands, deadline: deadline, firstChunk: Self.commandsInFirstWrite)
         output.removeAll(keepingCapacity: true)
-        while replies.count < commands.count {
-            if written == output.count, encoded < commands.count {
-                output.removeAll(keepingCapacity: true)
-                written = 0
-                let chunkEnd = encoded + min(commands.count - encoded, chunk)
-                while encoded < chunkEnd, output.count < Self.bytesPerWrite {
-                    RESPEncoder.encode(commands[encoded], into: &output)
-                    encoded += 1
-                }
-                chunk = min(chunk, commands.count) * 4
-            }
-            if written < output.count {
-                written += try link.socket.writeSome(output, from: written)
-                if written == output.count, encoded < commands.count { continue }
-            }
-            try link.socket.wait(forWriting: written < output.count, until: deadline, while: step)
-            let received = try link.socket.readSome(into: input)
-            guard received > 0 else { continue }
-            try link.reader.feed(UnsafeRawBufferPointer(rebasing: input[..<received]))
-            while replies.count < commands.count, let reply = try link.reader.next() {
-                replies.append(reply)
-            }
-        }
-        return replies
+        try advance(&pending, on: link, waiting: true, while: step)
+        return pending.replies
     }
 
-    private static func sleep(_ duration: Duration) {
-        let nanoseconds = duration.wholeNanoseconds
-        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) == -1, errno == EINTR {
-            request = remaining
+    /// Encodes and writes the pipeline's commands in growing chunks (16, 64, 256, … commands, at most
+    /// ``bytesPerWrite`` bytes each) and reads replies until there is one per command. While the socket
+    /// refuses more bytes, replies are read, so a large pipeline never fills both socket buffers and
+    /// stalls. Without `waiting`, it returns as soon as the socket takes no more (or all is written),
+    /// before reading any reply.
+    private func advance(_ pending: inout RedisPendingPipeline, on link: RedisLink, waiting: Bool, while step: String) throws(RedisError) {
+        let commands = pending.commands
+        while !pending.isComplete {
+            if pending.written == output.count, pending.encoded < commands.count {
+                output.removeAll(keepingCapacity: true)
+                pending.written = 0
+                let chunkEnd = pending.encoded + min(commands.count - pending.encoded, pending.chunk)
+                while pending.encoded < chunkEnd, output.count < Self.bytesPerWrite {
+                    RESPEncoder.encode(commands[pending.encoded], into: &output)
+                    pending.encoded += 1
+                }
+                pending.chunk = min(pending.chunk, commands.count) * 4
+            }
+            if pending.written < output.count {
+                pending.written += try link.writeSome(output, from: pending.written)
+                if pending.written == output.count, pending.encoded < commands.count { continue }
+            }
+            guard waiting else { return }
+            try link.wait(forWriting: pending.written < output.count, until: pending.deadline, while: step)
+            guard try link.receive(into: input) > 0 else { continue }
+            while !pending.isComplete, let reply = try link.reader.next() {
+                pending.replies.append(reply)
+            }
         }
     }
 }

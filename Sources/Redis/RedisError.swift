@@ -25,10 +25,20 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let serverError = Code("redis_server_error")
         /// The configuration cannot work (for example a Unix socket path longer than the OS allows).
         public static let invalidConfiguration = Code("redis_invalid_configuration")
+        /// The TLS handshake failed (an unverifiable certificate, a name it does not carry) or the
+        /// TLS session broke.
+        public static let tls = Code("redis_tls")
+        /// No usable master: no sentinel named one that answers as master, or no cluster node gave
+        /// a slot map (a failover under way, or every node unreachable).
+        public static let topology = Code("redis_topology")
     }
 
     /// Server error prefixes that describe a passing condition of the server, not of the command.
-    private static let retryableServerPrefixes: Set<String> = ["LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN"]
+    private static let retryableServerPrefixes: Set<String> = [
+        "LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN",
+        // A failover under way: a demoted master, a slot that moved again after the redirects followed.
+        "READONLY", "MOVED", "ASK",
+    ]
 
     public let code: Code
     /// Details for people: the server's error text, or the failing step and `errno`'s text.
@@ -55,7 +65,7 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// reconnect), and the server's transient states (`LOADING`, `BUSY`, `TRYAGAIN`, …).
     public var isRetryable: Bool {
         switch code {
-        case .connectionRefused, .connectionLost, .timeout, .addressResolution, .io:
+        case .connectionRefused, .connectionLost, .timeout, .addressResolution, .io, .topology:
             true
         case .serverError:
             serverErrorPrefix.map(Self.retryableServerPrefixes.contains) ?? false

@@ -1,3 +1,6 @@
+import Glibc
+import Runtime
+
 /// How a connection retries connecting: bounded attempts with exponential backoff and jitter.
 ///
 /// The delay before retry `n` (counting from 0) is a random value between half and all of
@@ -23,5 +26,32 @@ public struct RedisReconnectPolicy: Sendable, Equatable {
         let doublings = min(retry, 30)
         let ceiling = min(maximumDelay, initialDelay * (1 << doublings))
         return ceiling * Double.random(in: 0.5...1.0, using: &generator)
+    }
+
+    /// Runs `attempt` until it succeeds, retrying a retryable failure up to ``maximumRetries`` times
+    /// after each ``delay(beforeRetry:using:)``; throws the last failure, or the first one that is
+    /// not retryable. Blocks its thread while it waits.
+    func retrying<Result>(using generator: inout some RandomNumberGenerator,
+                          _ attempt: () throws(RedisError) -> Result) throws(RedisError) -> Result {
+        var retry = 0
+        while true {
+            do {
+                return try attempt()
+            } catch {
+                guard error.isRetryable, retry < maximumRetries else { throw error }
+                Self.sleep(delay(beforeRetry: retry, using: &generator))
+                retry += 1
+            }
+        }
+    }
+
+    /// Sleeps `duration`, resuming after signals.
+    private static func sleep(_ duration: Duration) {
+        let nanoseconds = duration.wholeNanoseconds
+        var request = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) == -1, errno == EINTR {
+            request = remaining
+        }
     }
 }

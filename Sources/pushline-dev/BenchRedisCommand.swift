@@ -11,14 +11,17 @@ enum BenchRedisCommand: Command {
     static let name = "bench redis"
     static let summary = "pipelined SET NX PX per second: Pushline's Redis client vs redis-benchmark"
     static let help = """
-        Usage: pushline-dev bench redis [--depth N] [--requests COUNT] [--rounds R]
+        Usage: pushline-dev bench redis [--depth N] [--requests COUNT] [--rounds R] [--cluster]
 
         Starts a redis-server (Debian package redis-server) on a free port and, R times in turn,
         sends COUNT "SET key:<12 digits> pending NX PX 60000" commands in pipelines of N:
           - with redis-benchmark (Debian package redis-tools), one connection:
             redis-benchmark -c 1 -P N -n COUNT -r 1000000000 --csv SET key:__rand_int__ pending NX PX 60000
           - with Pushline's RedisConnection, one connection, building every command.
-        The database is flushed before each pass. Prints the median ops/s of each and the median of
+        With --cluster, both run against a Redis Cluster of three masters and three replicas started
+        for the run (redis-benchmark with --cluster; Pushline with redis.mode: cluster, each pipeline
+        split per master; redis-benchmark's keys are key:{tag}:__rand_int__, its clients one per
+        master). The database is flushed before each pass. Prints the median ops/s of each and the median of
         the per-round ratios (goal: at least 0.7); pairing each pass with the one before it keeps the
         load of a shared machine from favouring either side. Progress goes to stderr.
 
@@ -26,9 +29,10 @@ enum BenchRedisCommand: Command {
           --depth N          commands per pipeline (default 64)
           --requests COUNT   commands per pass (default 300000)
           --rounds R         passes of each (default 9)
+          --cluster          against a 3-master Redis Cluster instead of one redis-server
           -h, --help         show this help
         """
-    static let arguments = ArgumentSpec(valueOptions: ["--depth", "--requests", "--rounds"])
+    static let arguments = ArgumentSpec(valueOptions: ["--depth", "--requests", "--rounds"], flagOptions: ["--cluster"])
     static let goal = 0.7
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
@@ -36,21 +40,21 @@ enum BenchRedisCommand: Command {
         let requests = try arguments.positiveInteger("--requests", default: 300_000)
         let rounds = try arguments.positiveInteger("--rounds", default: 9)
         let redisBenchmark = try ExternalCommand.locate("redis-benchmark", package: "redis-tools")
-        progress("starting redis-server")
-        let server = try RedisServer()
-        let redis = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))
+        let target = try Target(cluster: arguments.flags.contains("--cluster"))
+        let redis = try RedisConnection(configuration: target.configuration)
         var reference: [Double] = []
         var pushline: [Double] = []
         for round in 1...rounds {
-            _ = try redis.send(RedisCommand("FLUSHALL"))
-            reference.append(try redisBenchmarkRate(redisBenchmark, port: server.port, depth: depth, requests: requests))
+            try target.flush()
+            reference.append(try redisBenchmarkRate(redisBenchmark, port: target.port, cluster: target.cluster != nil, depth: depth, requests: requests))
             progress("round \(round)/\(rounds): redis-benchmark \(Int(reference.last!)) ops/s")
-            _ = try redis.send(RedisCommand("FLUSHALL"))
+            try target.flush()
             pushline.append(try clientRate(redis, depth: depth, requests: requests))
             progress("round \(round)/\(rounds): pushline        \(Int(pushline.last!)) ops/s")
         }
         let ratio = median(zip(pushline, reference).map { $0 / $1 })
-        print("SET key value NX PX 60000, pipeline depth \(depth), \(requests) requests, \(rounds) rounds, one connection each")
+        print("SET key value NX PX 60000, pipeline depth \(depth), \(requests) requests, \(rounds) rounds, one connection each"
+              + (target.cluster == nil ? "" : " (per master), Redis Cluster of 3 masters"))
         print("redis-benchmark: \(Int(median(reference))) ops/s (median)")
         print("pushline Redis:  \(Int(median(pushline))) ops/s (median)")
         print("ratio: \(String(format: "%.2f", ratio)) (median of per-round ratios; goal ≥ \(goal): \(ratio >= goal ? "met" : "not met"))")
@@ -58,10 +62,13 @@ enum BenchRedisCommand: Command {
     }
 
     /// Runs redis-benchmark and reads the requests per second from its CSV line.
-    private static func redisBenchmarkRate(_ executable: String, port: Int, depth: Int, requests: Int) throws -> Double {
+    private static func redisBenchmarkRate(_ executable: String, port: Int, cluster: Bool, depth: Int, requests: Int) throws -> Double {
         let result = try ExternalCommand.run(executable, [
-            "-h", "127.0.0.1", "-p", String(port), "-c", "1", "-P", String(depth), "-n", String(requests),
-            "-r", "1000000000", "--csv", "SET", "key:__rand_int__", "pending", "NX", "PX", "60000",
+            // In cluster mode, one client per master (redis-benchmark aborts with fewer).
+            "-h", "127.0.0.1", "-p", String(port), "-c", cluster ? "3" : "1", "-P", String(depth), "-n", String(requests),
+            "-r", "1000000000", "--csv"]
+            // In cluster mode redis-benchmark replaces `{tag}` with a tag of each client's node.
+            + (cluster ? ["--cluster", "SET", "key:{tag}:__rand_int__"] : ["SET", "key:__rand_int__"]) + ["pending", "NX", "PX", "60000",
         ])
         // "test","rps",…  then  "SET key:__rand_int__ pending NX PX 60000","273224.03",…
         let fields = result.standardOutput.split(separator: "\n").last?.split(separator: ",") ?? []
@@ -107,6 +114,32 @@ enum BenchRedisCommand: Command {
             index -= 1
         }
         key[index] += 1
+    }
+
+    /// The server or cluster measured, started for the run.
+    private struct Target {
+        let server: RedisServer?
+        let cluster: RedisClusterGroup?
+
+        init(cluster wanted: Bool) throws {
+            progress(wanted ? "starting a Redis Cluster (6 redis-server)" : "starting redis-server")
+            server = wanted ? nil : try RedisServer()
+            cluster = wanted ? try RedisClusterGroup() : nil
+        }
+
+        /// The port redis-benchmark connects to (a seed node of the cluster).
+        var port: Int { server?.port ?? cluster?.servers[0].port ?? 0 }
+
+        var configuration: RedisConfiguration {
+            guard let cluster else { return RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)) }
+            let seeds = cluster.servers.map { RedisConfiguration.Endpoint.tcp(host: "127.0.0.1", port: $0.port) }
+            return RedisConfiguration(endpoint: seeds[0], topology: .cluster(seeds: seeds))
+        }
+
+        /// `FLUSHALL` on the server, or on every master of the cluster.
+        func flush() throws {
+            for port in try cluster?.masterPorts() ?? [port] { _ = try RedisCommandLine.run(port: port, ["FLUSHALL"]) }
+        }
     }
 
     private static func median(_ values: [Double]) -> Double {

@@ -1,17 +1,27 @@
+import LocalStack
 import Pipeline
 import PushlineTestKit
 import Redis
 import Testing
 
-/// The two implementations of the worker's stores. Every store behaviour test takes one as its
-/// argument and runs against both, so the in-memory stores are held to the Redis ones' rules.
+/// The implementations of the worker's stores. Every store behaviour test takes one as its
+/// argument and runs against each, so the in-memory stores are held to the Redis ones' rules and
+/// the Redis ones work the same on one server and on a Redis Cluster.
 enum StoreBackend: CaseIterable, Sendable, CustomTestStringConvertible {
     /// `IdempotencyStore`, `CollapseWindow` and `TokenRegistry` on a fresh real redis-server.
     case redis
+    /// The same stores on a fresh 3-master, 3-replica Redis Cluster (`redis.mode: cluster`).
+    case redisCluster
     /// `InMemoryIdempotencyStore`, `InMemoryCollapseWindow` and `InMemoryTokenRegistry`.
     case inMemory
 
-    var testDescription: String { self == .redis ? "Redis" : "in memory" }
+    var testDescription: String {
+        switch self {
+        case .redis: "Redis"
+        case .redisCluster: "Redis Cluster"
+        case .inMemory: "in memory"
+        }
+    }
 }
 
 /// Makes one backend's stores; those of a Redis backend share one connection to one server.
@@ -44,6 +54,15 @@ func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Se
         return try await DedicatedThread.run {
             try withExtendedLifetime(server) {
                 try body(Stores(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))))
+            }
+        }
+    case .redisCluster:
+        let cluster = try await DedicatedThread.run { try RedisClusterGroup() }
+        let seeds = cluster.servers.map { RedisConfiguration.Endpoint.tcp(host: "127.0.0.1", port: $0.port) }
+        return try await DedicatedThread.run {
+            try withExtendedLifetime(cluster) {
+                try body(Stores(connection: try RedisConnection(configuration: RedisConfiguration(
+                    endpoint: seeds[0], topology: .cluster(seeds: seeds)))))
             }
         }
     }

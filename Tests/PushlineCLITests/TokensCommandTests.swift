@@ -84,7 +84,7 @@ struct TokensCommandTests {
 
             """)
         #expect(listed.standardError.contains("2 device(s) of anna (\(app), sandbox); profile locale: ja"))
-        #expect(try await redis.cli("HGET", "pushline:tokens:\(app):sandbox:anna", first) == "1764489500000\n",
+        #expect(try await redis.cli("HGET", "pushline:tokens:{\(app):sandbox}:anna", first) == "1764489500000\n",
                 "redis-cli sees the registration where the worker reads it")
         let production = try await run(["tokens", "list", "--config", config, "--app", app, "--production", "--user", "anna"])
         #expect(production.standardOutput.isEmpty, "the sandbox tokens are not production's")
@@ -179,7 +179,7 @@ struct TokensCommandTests {
         defer { stack.harness.stop() }
         let (redis, config) = (stack.redis, stack.config)
         // A string where the registry keeps anna's hash: Redis refuses the write with WRONGTYPE.
-        _ = try await redis.cli("SET", "pushline:tokens:\(app):sandbox:anna", "not a hash")
+        _ = try await redis.cli("SET", "pushline:tokens:{\(app):sandbox}:anna", "not a hash")
         #expect(try await tokens("publish", config, ["--token", first]).status == 0)
         let (status, log) = try await DedicatedThread.run {
             let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", config])

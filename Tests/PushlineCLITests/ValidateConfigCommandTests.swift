@@ -24,8 +24,8 @@ struct ValidateConfigCommandTests {
         #expect(result.status == 1)
         #expect(result.standardOutput.split(separator: "\n").map(String.init) == [
             "\(file):2: redis.port: 0 is out of range: must be an integer from 1 to 65535",
-            "\(file):3: redis.colour: unknown key (known keys: command_timeout, connect_timeout, database, host, password, password_file, "
-                + "port, unix_socket, username)",
+            "\(file):3: redis.colour: unknown key (known keys: command_timeout, connect_timeout, database, host, mode, nodes, password, password_file, "
+                + "port, sentinel, tls, tls_ca_file, tls_cert_file, tls_insecure_skip_verify, tls_key_file, unix_socket, username)",
             "\(file):5: shutdown.deadline: must be a duration such as 250ms, 30s, 5m, 24h or 7d, from 1s to 10m, got \"soon\"",
             "\(RepositoryPaths.file("Pipelines/notifications.yaml")):16: apns_pool: \"default\" is not a pool of apns.pools (none are defined)",
         ])

@@ -141,7 +141,7 @@ struct TokenFeedTests {
         let (failures, stopError, committed) = try await DedicatedThread.run {
             let fixture = try TokenFeedFixture()
             // A string where the registry keeps a hash: every write to it is refused with WRONGTYPE.
-            try fixture.redisCommand("SET", "pushline:tokens:\(TokenFeedFixture.app):sandbox:anna", "not a hash")
+            try fixture.redisCommand("SET", "pushline:tokens:{\(TokenFeedFixture.app):sandbox}:anna", "not a hash")
             let failures = RecordLog<String>()
             let feed = try fixture.startFeed(failures: failures)
             try fixture.publish([TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token(1), at: 100)])
