@@ -41,4 +41,11 @@ struct BenchE2ECommandTests {
         #expect(result.status == 2)
         #expect(result.standardError.contains("--kafka-property must be KEY=VALUE, got \"fetch.wait.max.ms\""), "\(result.standardError)")
     }
+
+    @Test("--policies is off, on or both; anything else is a usage error that says so")
+    func unknownPoliciesMode() throws {
+        let result = try pushlineDev("bench", "e2e", "--policies", "some")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--policies is off, on or both, got \"some\""), "\(result.standardError)")
+    }
 }

@@ -60,7 +60,7 @@ struct OutcomesCommandTests {
         let deadLetters = report["dead_letters"] as? [String: Any] ?? [:]
         #expect(deadLetters["count"] as? Int == 1)
         #expect((deadLetters["reasons"] as? [[String: Any]])?.map { $0["reason"] as? String } == ["MalformedJSON"])
-        #expect(result.standardError.contains("pushline outcomes report: pushline.outcomes 9/9 records"))
+        #expect(result.standardError.contains("pushline outcomes report: pushline.outcomes 11/11 records"))
     }
 
     @Test("report as a table and as CSV; a time range that holds nothing reports nothing; the reader commits no offset")
@@ -117,7 +117,7 @@ struct OutcomesCommandTests {
         #expect(once.status == 0, "\(once.standardError)")
         let written = try String(contentsOfFile: directory + "/once.jsonl", encoding: .utf8)
         #expect(written == fixture.outcomes.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined())
-        #expect(once.standardError.contains("8 outcome(s) written, 1 copies of a delivery left out, 0 unreadable record(s) left out"))
+        #expect(once.standardError.contains("10 outcome(s) written, 1 copies of a delivery left out, 0 unreadable record(s) left out"))
         #expect(all.status == 0, "\(all.standardError)")
         #expect(all.standardOutput.split(separator: "\n").count == 11)
         let lines = written.split(separator: "\n").map { Array($0.utf8) }
