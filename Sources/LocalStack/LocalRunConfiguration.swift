@@ -40,6 +40,10 @@ public struct LocalRunConfiguration: Sendable {
     public var batchSize: Int?
     /// `encryption.kek_file`: the key-encryption key of the encryption key registry.
     public var keyEncryptionKeyFile: String?
+    /// The pipeline's `concurrency`, when set.
+    public var concurrency: Int?
+    /// Lines of the pipeline's `policies:` section, as written under it (`lanes:`, `  weights: …`); none when empty.
+    public var policyLines: [String] = []
 
     public init(bootstrapServers: String, redisPort: Int, simulatorPort: UInt16, caFile: String) {
         self.bootstrapServers = bootstrapServers
@@ -94,6 +98,8 @@ public struct LocalRunConfiguration: Sendable {
         if let pendingTTL { lines.append("  pending_ttl: \(pendingTTL)") }
         if let onUncertain { lines.append("  on_uncertain: \(onUncertain)") }
         if let batchSize { lines += ["batch:", "  size: \(batchSize)"] }
+        if let concurrency { lines.append("concurrency: \(concurrency)") }
+        if !policyLines.isEmpty { lines += ["policies:"] + policyLines.map { "  " + $0 } }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -2,6 +2,7 @@ import APNsClient
 import Enrichment
 import Kafka
 import Pipeline
+import PushlineConfiguration
 import Redis
 
 /// What one worker needs: where intents come from, where outcomes go, its stores (Redis), which sender pool
@@ -80,6 +81,10 @@ public struct WorkerConfiguration: Sendable {
     /// How often the consumer lag gauges are refreshed (also librdkafka's statistics interval when
     /// the consumer configuration sets none).
     public var lagInterval = Duration.seconds(1)
+    /// Priority lanes (`policies.lanes`): none by default, one first-in first-out queue.
+    public var lanes = LanesConfiguration()
+    /// Throttles (`policies.throttles`), in the order written: a delivery waits for the first that matches it.
+    public var throttles: [ThrottleConfiguration] = []
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, stores: Stores,
                 pools: [Intent.Environment: String]) {

@@ -1,5 +1,6 @@
 import Kafka
 import Pipeline
+import PushlineConfiguration
 import Telemetry
 
 /// The worker's metrics (names, labels and queries in `docs/telemetry.md`), every one labelled with
@@ -42,9 +43,13 @@ struct WorkerMetrics: Sendable {
     /// Deliveries a dead worker left `pending` at APNs: sent again (`resend`) or not (`skip`).
     let uncertainResent: Counter
     let uncertainSkipped: Counter
+    /// Priority lanes and throttles.
+    let lanes: LaneMetrics
 
-    init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
+    init(registry: MetricsRegistry, pipeline: String, lanes: LanesConfiguration = LanesConfiguration(),
+         throttles: [ThrottleConfiguration] = []) throws(MetricsRegistryError) {
         self.pipeline = pipeline
+        self.lanes = try LaneMetrics(registry: registry, pipeline: pipeline, lanes: lanes, throttles: throttles)
         consumed = try registry.makeCounterFamily(name: "pushline_intents_consumed_total", labelNames: ["pipeline", "topic"],
                                                   help: "Intent messages taken from Kafka.")
         deliveries = try registry.makeCounterFamily(name: "pushline_deliveries_total", labelNames: ["pipeline", "status", "reason"],

@@ -13,11 +13,18 @@ final class IntentLoad: Sendable {
     private let workload: BenchWorkload
     private let tokensPerIntent: Int
     private let tokenPool: Int?
+    /// The `lane` every intent names (the `lanes` workload, BenchE2E+Lanes.swift); none when nil.
+    private let lane: String?
+    /// The partition of intent `index`; the partitioner's choice when it gives nil.
+    private let partition: @Sendable (Int) -> Int32?
     private let producer: KafkaProducer
     private let acknowledged: Acknowledgements
 
-    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil) throws {
+    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil,
+         lane: String? = nil, partition: @escaping @Sendable (Int) -> Int32? = { _ in nil }) throws {
         self.topic = topic
+        self.lane = lane
+        self.partition = partition
         self.workload = workload
         self.tokensPerIntent = tokensPerIntent
         self.tokenPool = tokenPool
@@ -78,10 +85,11 @@ final class IntentLoad: Sendable {
 
     /// Intent `index` of the workload, created now.
     private func message(_ index: Int) -> KafkaProducerMessage {
-        let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: WallClock.millisecondsSinceEpoch()) { number in
+        var intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: WallClock.millisecondsSinceEpoch()) { number in
             tokenPool.map { number % $0 } ?? number
         }
-        return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))
+        if let lane { intent = #"{"lane":"\#(lane)","# + intent.dropFirst() }
+        return KafkaProducerMessage(topic: topic, partition: partition(index), value: Array(intent.utf8))
     }
 
     private func waitForAcknowledgements(_ total: Int) throws {
