@@ -45,7 +45,6 @@ struct LaneScheduler<Element> {
     /// the order they were queued. The round carries over from one call to the next.
     mutating func take(_ limit: Int) -> [Element] {
         var taken: [Element] = []
-        taken.reserveCapacity(min(limit, count))
         while taken.count < limit && count > 0 {
             if let only = onlyLaneWithWork() {
                 // Nothing to share with: no need to go round.
@@ -90,7 +89,10 @@ struct LaneScheduler<Element> {
 
     private mutating func takeFront(_ number: Int, of lane: Int, into taken: inout [Element]) {
         guard number > 0 else { return }
-        if number == queues[lane].count {
+        if number == queues[lane].count && taken.isEmpty {
+            // The whole queue is the batch: hand the array over instead of copying it.
+            swap(&taken, &queues[lane])
+        } else if number == queues[lane].count {
             taken += queues[lane]
             queues[lane] = []
         } else {

@@ -153,7 +153,9 @@ final class WorkerLoop {
         let now = ContinuousClock.now
         try perform(machine.tick(now: now, apnsCircuitOpen: apnsCircuit))
         metrics.inFlight.record(machine.deliveriesInFlight)
-        metrics.lanes.waiting(queued: machine.queuedByLane, held: machine.heldByThrottle)
+        if !configuration.lanes.lanes.isEmpty || !configuration.throttles.isEmpty {
+            metrics.lanes.waiting(queued: machine.queuedByLane, held: machine.heldByThrottle)
+        }
         if now >= nextLagUpdate {
             metrics.lag(consumer.lag, newest: newestConsumed, now: OutputRecords.now())
             if let brokersUp = consumer.brokersUp { kafkaReached(brokersUp) }

@@ -149,9 +149,10 @@ extension WorkerLoop {
 
         /// Whether anything is still under way that finishing can wait for: planning, a batch to
         /// claim, Redis jobs, sends, records not yet acknowledged. Deliveries deferred behind
-        /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`).
+        /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`), nor
+        /// deliveries a throttle holds (unclaimed: handing them back costs nothing).
         var workIsMoving: Bool {
-            messagesPlanning > 0 || !lanes.isEmpty || throttle.heldCount > 0 || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
+            messagesPlanning > 0 || !lanes.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
                 || ledger.awaitsAcknowledgements
         }
 
