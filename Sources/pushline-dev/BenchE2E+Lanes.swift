@@ -29,13 +29,10 @@ extension BenchE2ECommand {
 
     static func measureLanes(_ settings: Settings, _ lanes: LanesSettings, bench: BenchServer) throws {
         guard settings.partitions >= 2 else { throw UsageError(message: "the lanes workload needs --partitions 2 or more") }
-        let server = bench.process
         progress("lanes: starting mock Kafka and redis-server")
-        let cluster = try KafkaMockCluster(brokers: 1)
-        try cluster.createTopic(LocalPipeline.intentsTopic, partitions: settings.partitions)
-        for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
-        let redis = try RedisServer()
-        defer { redis.stop() }
+        let stack = try BenchE2EStack(partitions: settings.partitions)
+        let cluster = stack.cluster
+        defer { stack.redis.stop() }
         let transactionalPartition = Int32(settings.partitions - 1)
         let bulkLoad = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, workload: .tokens,
                                       tokensPerIntent: 1, tokenPool: bench.tokenPool, lane: "bulk") { index in
@@ -44,13 +41,7 @@ extension BenchE2ECommand {
         let transactionalLoad = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic,
                                                workload: .tokens, tokensPerIntent: 1, tokenPool: bench.tokenPool,
                                                lane: "transactional") { _ in transactionalPartition }
-        var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
-                                                  simulatorPort: server.devicePort, caFile: server.certificateFile)
-        configuration.group = "bench-e2e"
-        configuration.batchSize = settings.batchSize
-        configuration.kafkaProperties = settings.kafkaProperties
-        configuration.logLevel = "notice"
-        configuration.metricsPort = try FreePort.next()
+        var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.policyLines = ["lanes:", "  default: bulk", "  read_ahead: \(lanes.readAhead)",
                                      "  weights:", "    transactional: 4", "    bulk: 1"]
         progress("lanes: starting pushline run")

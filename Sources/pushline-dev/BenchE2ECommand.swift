@@ -155,10 +155,8 @@ enum BenchE2ECommand: Command {
     private static func measure(_ workload: BenchWorkload, _ settings: Settings, bench: BenchServer) throws -> BenchE2EResult {
         let server = bench.process
         progress("\(workload): starting mock Kafka and redis-server")
-        let cluster = try KafkaMockCluster(brokers: 1)
-        try cluster.createTopic(LocalPipeline.intentsTopic, partitions: settings.partitions)
-        for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
-        let redis = try RedisServer()
+        let stack = try BenchE2EStack(partitions: settings.partitions)
+        let (cluster, redis) = (stack.cluster, stack.redis)
         defer { redis.stop() }
         try register(workload, settings, redisPort: redis.port)
 
@@ -169,13 +167,7 @@ enum BenchE2ECommand: Command {
         try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
         let expected = workload.expectation(0..<settings.intents, tokensPerIntent: settings.tokens)
 
-        var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
-                                                  simulatorPort: server.devicePort, caFile: server.certificateFile)
-        configuration.group = "bench-e2e"
-        configuration.batchSize = settings.batchSize
-        configuration.kafkaProperties = settings.kafkaProperties
-        configuration.logLevel = "notice"
-        configuration.metricsPort = try FreePort.next()
+        var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         progress("\(workload): starting pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
