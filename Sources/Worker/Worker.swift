@@ -33,7 +33,7 @@ public final class Worker: Sendable {
         self.sender = sender
         self.telemetry = telemetry
         metrics = try WorkerMetrics(registry: telemetry.registry, pipeline: configuration.pipelineName,
-                                    lanes: configuration.lanes, throttles: configuration.throttles)
+                                    lanes: configuration.policies.lanes, throttles: configuration.policies.throttles)
     }
 
     /// Whether the worker has joined its consumer group and is neither stopping, stopped, waiting

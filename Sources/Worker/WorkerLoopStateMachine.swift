@@ -90,10 +90,10 @@ extension WorkerLoop {
             redisUnreachable = configuration.redisUnreachable
             pendingRecheckInterval = configuration.pendingRecheckInterval
             pollTimeout = configuration.pollTimeout
-            laneNames = configuration.lanes
-            lanes = LaneScheduler(weights: configuration.lanes.lanes.isEmpty ? [1] : configuration.lanes.lanes.map(\.weight))
-            readAhead = configuration.lanes.lanes.isEmpty ? 0 : configuration.lanes.readAhead
-            throttle = ThrottleGate(throttles: configuration.throttles) { throttle, delivery in
+            laneNames = configuration.policies.lanes
+            lanes = LaneScheduler(weights: configuration.policies.lanes.lanes.isEmpty ? [1] : configuration.policies.lanes.lanes.map(\.weight))
+            readAhead = configuration.policies.lanes.lanes.isEmpty ? 0 : configuration.policies.lanes.readAhead
+            throttle = ThrottleGate(throttles: configuration.policies.throttles) { throttle, delivery in
                 switch throttle.scope {
                 case .app: delivery.app == throttle.value
                 case .campaign: delivery.delivery.policy.campaign == throttle.value

@@ -26,7 +26,7 @@ struct LanesAndThrottlesStateMachineTests {
         var f = try Fixture {
             $0.concurrency = 1
             $0.batchSize = 10
-            $0.lanes = Self.lanes(readAhead: 100)
+            $0.policies.lanes = Self.lanes(readAhead: 100)
         }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
@@ -45,7 +45,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("an intent that names no lane (or one the pipeline lacks) is in the default lane")
     func defaultLane() throws {
-        var f = try Fixture { $0.lanes = Self.lanes(readAhead: 100) }
+        var f = try Fixture { $0.policies.lanes = Self.lanes(readAhead: 100) }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "a", tokens: [0]), offset: 0),
                            Fixture.message(try Fixture.intent(id: "b", tokens: [1], extra: #""lane":"nope","#), offset: 1)])
         #expect(f.machine.queuedByLane == [0, 2])
@@ -66,7 +66,7 @@ struct LanesAndThrottlesStateMachineTests {
     func throttleHoldsAndReleases() throws {
         var f = try Fixture {
             $0.batchSize = 2
-            $0.throttles = [ThrottleConfiguration(scope: .campaign, value: "spring", rate: 10, burst: 2)]
+            $0.policies.throttles = [ThrottleConfiguration(scope: .campaign, value: "spring", rate: 10, burst: 2)]
         }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "c", tokens: [0, 1, 2], extra: #""campaign":"spring","#), offset: 0),
                            Fixture.message(try Fixture.intent(id: "free", tokens: [3]), offset: 1)])
@@ -85,7 +85,7 @@ struct LanesAndThrottlesStateMachineTests {
     @Test("throttled deliveries wait through a Redis outage and are asked for again once Redis answers")
     func throttleWaitsForRedis() throws {
         var f = try Fixture {
-            $0.throttles = [ThrottleConfiguration(scope: .app, value: Fixture.app, rate: 10)]
+            $0.policies.throttles = [ThrottleConfiguration(scope: .app, value: Fixture.app, rate: 10)]
         }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "c", tokens: [0]), offset: 0)])
         #expect(f.tick(0) == ["take tokens app:\(Fixture.app)×1"])
