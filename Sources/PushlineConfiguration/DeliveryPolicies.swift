@@ -98,6 +98,10 @@ public struct DeliveryPolicies: Sendable, Equatable {
             var item = item
             return ThrottleConfiguration.read(&item)
         }
+        // Two throttles of one bucket would share its Redis key with different rates.
+        for (index, throttle) in throttles.enumerated() where throttles[..<index].contains(where: { $0.bucket == throttle.bucket }) {
+            section.report(.duplicate, "throttles", at: section.origin("throttles"), "\(throttle.bucket) has two throttles")
+        }
         for reserved in Self.reservedKeys { Self.reserve(reserved, in: &section) }
     }
 

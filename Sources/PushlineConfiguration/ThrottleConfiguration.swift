@@ -33,9 +33,14 @@ public struct ThrottleConfiguration: Sendable, Equatable {
         let scoped = Scope.allCases.compactMap { scope in section.value(scope.rawValue, .text).map { (scope, $0) } }
         let rate = section.required("rate", .integer(1...1_000_000))
         let burst = section.value("burst", .integer(1...10_000_000))
-        guard scoped.count == 1, let (scope, value) = scoped.first else {
-            section.report(.invalidValue, "app", at: section.origin("rate"),
-                           "a throttle names exactly one of app, campaign or pool (found \(scoped.count))")
+        guard scoped.count <= 1 else {
+            let second = scoped[1].0.rawValue
+            section.report(.invalidValue, second, at: section.origin(second),
+                           "a throttle names exactly one of app, campaign or pool (found \(scoped.map(\.0.rawValue).joined(separator: ", ")))")
+            return nil
+        }
+        guard let (scope, value) = scoped.first else {
+            section.report(.missingKey, "app", at: section.origin("rate"), "a throttle names one of app, campaign or pool")
             return nil
         }
         guard let rate else { return nil }

@@ -48,6 +48,10 @@ extension BenchE2ECommand {
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
         let offered = lanes.transactionalPerSecond * lanes.seconds
+        // One intent first, so that the idle phase starts with the worker in its group and connected.
+        progress("lanes: waiting for the worker's first outcome")
+        try transactionalLoad.preload(transactionalBase - 1..<transactionalBase) { _ in }
+        _ = try readLaneOutcomes(reader, 1) { progress("lanes: warm-up: \($0)") }
 
         progress("lanes: idle: \(offered) transactional intents at \(lanes.transactionalPerSecond)/s")
         let idleRange = transactionalBase..<transactionalBase + offered

@@ -64,7 +64,9 @@ struct LanesAndThrottlesConfigurationTests {
         ("policies:\n  lanes:\n    default: express\n    weights: { bulk: 1 }\n", 6, "policies.lanes.default", .unknownReference),
         ("policies:\n  lanes:\n    read_ahead: -1\n", 6, "policies.lanes.read_ahead", .outOfRange),
         ("policies:\n  throttles:\n    - { campaign: spring }\n", 6, "policies.throttles[0].rate", .missingKey),
-        ("policies:\n  throttles:\n    - { campaign: spring, app: com.example, rate: 5 }\n", 6, "policies.throttles[0].app", .invalidValue),
+        ("policies:\n  throttles:\n    - { campaign: spring, app: com.example, rate: 5 }\n", 6, "policies.throttles[0].campaign", .invalidValue),
+        ("policies:\n  throttles:\n    - { rate: 5 }\n", 6, "policies.throttles[0].app", .missingKey),
+        ("policies:\n  throttles:\n    - { app: a, rate: 5 }\n    - { app: a, rate: 9 }\n", 6, "policies.throttles", .duplicate),
         ("policies:\n  throttles:\n    - { campaign: spring, rate: 5, per: hour }\n", 6, "policies.throttles[0].per", .unknownKey),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
