@@ -10,10 +10,6 @@ struct LanesAndThrottlesConfigurationTests {
         return try #require(try fixture.load(environment: environment).pipelines.first).policies
     }
 
-    private func errors(_ yaml: String) throws -> [ConfigurationError] {
-        try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\n" + yaml]).errors()
-    }
-
     @Test("without them: no lanes (one queue, nothing read ahead) and no throttles")
     func defaults() throws {
         let policies = try policies("")
@@ -70,10 +66,6 @@ struct LanesAndThrottlesConfigurationTests {
         ("policies:\n  throttles:\n    - { campaign: spring, rate: 5, per: hour }\n", 6, "policies.throttles[0].per", .unknownKey),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
-        let errors = try errors(yaml)
-        let error = try #require(errors.first { $0.key == key }, "\(errors)")
-        #expect(error.code == code)
-        #expect(error.line == line)
-        #expect(error.file.hasSuffix("main.yaml"))
+        try ConfigurationFixture.expectPipelineError(yaml, line: line, key: key, code: code)
     }
 }
