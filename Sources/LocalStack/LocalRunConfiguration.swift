@@ -43,6 +43,8 @@ public struct LocalRunConfiguration: Sendable {
     public var policies: [String] = []
     /// `encryption.kek_file`: the key-encryption key of the encryption key registry.
     public var keyEncryptionKeyFile: String?
+    /// The pipeline's `concurrency`, when set.
+    public var concurrency: Int?
 
     public init(bootstrapServers: String, redisPort: Int, simulatorPort: UInt16, caFile: String) {
         self.bootstrapServers = bootstrapServers
@@ -97,6 +99,7 @@ public struct LocalRunConfiguration: Sendable {
         if let pendingTTL { lines.append("  pending_ttl: \(pendingTTL)") }
         if let onUncertain { lines.append("  on_uncertain: \(onUncertain)") }
         if let batchSize { lines += ["batch:", "  size: \(batchSize)"] }
+        if let concurrency { lines.append("concurrency: \(concurrency)") }
         if !policies.isEmpty { lines += ["policies:"] + policies }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -3,8 +3,9 @@
 /// only here.
 ///
 /// Where each part of issue 17 plugs in: `ttl`, `frequency_caps`, `background_budget` and
-/// `live_activity_budget` are read here; `quiet_hours` (quiet hours and the deferred store), `lanes`
-/// and `throttles` (priority lanes, throttles) are reserved keys, read by their own work.
+/// `live_activity_budget` are read here, and `lanes` and `throttles` (``LanesConfiguration``,
+/// ``ThrottleConfiguration``); `quiet_hours` (quiet hours and the deferred store) is a reserved key,
+/// read by its own work.
 public struct DeliveryPolicies: Sendable, Equatable {
     /// At most `limit` deliveries within any rolling `window`.
     public struct RollingLimit: Sendable, Equatable {
@@ -72,6 +73,10 @@ public struct DeliveryPolicies: Sendable, Equatable {
     public var backgroundBudget = Budget(limit: RollingLimit(limit: 3, window: .seconds(3_600)))
     /// `live_activity_budget`: priority-10 updates per Live Activity; beyond it they go at priority 5.
     public var liveActivityBudget = Budget(limit: RollingLimit(limit: 10, window: .seconds(60)))
+    /// `lanes`: priority lanes; none by default (one first-in first-out queue).
+    public var lanes = LanesConfiguration()
+    /// `throttles`, in the order written: a delivery waits for the first that matches it.
+    public var throttles: [ThrottleConfiguration] = []
 
     public init() {}
 
@@ -87,6 +92,16 @@ public struct DeliveryPolicies: Sendable, Equatable {
         backgroundBudget.read(&background)
         var liveActivity = section.section("live_activity_budget")
         liveActivityBudget.read(&liveActivity)
+        var lanesSection = section.section("lanes")
+        lanes = LanesConfiguration.read(&lanesSection)
+        throttles = section.sequence("throttles").compactMap { item in
+            var item = item
+            return ThrottleConfiguration.read(&item)
+        }
+        // Two throttles of one bucket would share its Redis key with different rates.
+        for (index, throttle) in throttles.enumerated() where throttles[..<index].contains(where: { $0.bucket == throttle.bucket }) {
+            section.report(.duplicate, "throttles", at: section.origin("throttles"), "\(throttle.bucket) has two throttles")
+        }
         for reserved in Self.reservedKeys { Self.reserve(reserved, in: &section) }
     }
 
@@ -95,7 +110,7 @@ public struct DeliveryPolicies: Sendable, Equatable {
 
     /// Keys of issue 17 read by the quiet-hours and lanes work; until then, setting one is an error
     /// rather than a setting silently ignored.
-    static let reservedKeys = ["quiet_hours", "lanes", "throttles"]
+    static let reservedKeys = ["quiet_hours"]
 
     private static func reserve(_ name: String, in section: inout ConfigurationSection) {
         guard section.isSet(name) else { return }

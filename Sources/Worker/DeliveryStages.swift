@@ -42,6 +42,7 @@ struct DeliveryStages {
     private let idempotency: any ClaimStore
     private let collapse: any CollapseStore
     private let registry: any TokenStore
+    private let throttles: any ThrottleStore
     /// Nil without a key-encryption key, or with in-memory stores: templates that encrypt then follow their `without_key`.
     private let keys: EncryptionKeyRegistry?
     private let onUncertain: UncertainDeliveryPolicy
@@ -61,17 +62,26 @@ struct DeliveryStages {
             idempotency = IdempotencyStore(connection: redis, configuration: configuration.idempotency, owner: owner)
             collapse = CollapseWindow(connection: redis)
             registry = TokenRegistry(connection: redis)
+            throttles = RedisThrottle(connection: redis)
             keys = configuration.keyEncryptionKey.map { EncryptionKeyRegistry(connection: redis, keyEncryptionKey: $0) }
             policies = DeliveryPolicyStage(policies: configuration.policies, windows: RollingWindows(connection: redis),
                                            clock: configuration.wallClock)
-        case .inMemory(let claims, let collapseWindow, let tokenRegistry, let windows):
+        case .inMemory(let claims, let collapseWindow, let tokenRegistry, let windows, let throttleBuckets):
             redis = nil
             idempotency = claims
             collapse = collapseWindow
             registry = tokenRegistry
+            throttles = throttleBuckets
             keys = nil
             policies = DeliveryPolicyStage(policies: configuration.policies, windows: windows, clock: configuration.wallClock)
         }
+    }
+
+    // MARK: Throttle
+
+    /// Takes tokens from the throttles' buckets, one round trip for them all (docs/policies.md).
+    func takeTokens(_ requests: [ThrottleRequest]) throws(RedisError) -> [ThrottleGrant] {
+        try throttles.take(requests)
     }
 
     // MARK: Plan

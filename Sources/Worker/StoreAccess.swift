@@ -6,7 +6,7 @@ import Redis
 /// worker's one set of in-memory stores, which its threads share.
 enum StoreAccess: Sendable {
     case redis(RedisConfiguration)
-    case inMemory(InMemoryIdempotencyStore, InMemoryCollapseWindow, InMemoryTokenRegistry, InMemoryRollingWindows)
+    case inMemory(InMemoryIdempotencyStore, InMemoryCollapseWindow, InMemoryTokenRegistry, InMemoryRollingWindows, InMemoryThrottle)
 
     /// - Parameter owner: the worker's id, written into its `pending` claims.
     init(_ stores: WorkerConfiguration.Stores, idempotency: IdempotencyStore.Configuration, owner: String) {
@@ -18,7 +18,7 @@ enum StoreAccess: Sendable {
             self = .redis(redis)
         case .inMemory:
             self = .inMemory(InMemoryIdempotencyStore(configuration: idempotency, owner: owner), InMemoryCollapseWindow(), InMemoryTokenRegistry(),
-                             InMemoryRollingWindows())
+                             InMemoryRollingWindows(), InMemoryThrottle())
         }
     }
 }

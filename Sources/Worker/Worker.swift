@@ -32,7 +32,8 @@ public final class Worker: Sendable {
         self.catalog = catalog
         self.sender = sender
         self.telemetry = telemetry
-        metrics = try WorkerMetrics(registry: telemetry.registry, pipeline: configuration.pipelineName)
+        metrics = try WorkerMetrics(registry: telemetry.registry, pipeline: configuration.pipelineName,
+                                    lanes: configuration.policies.lanes, throttles: configuration.policies.throttles)
     }
 
     /// Whether the worker has joined its consumer group and is neither stopping, stopped, waiting

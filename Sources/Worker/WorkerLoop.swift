@@ -153,6 +153,9 @@ final class WorkerLoop {
         let now = ContinuousClock.now
         try perform(machine.tick(now: now, apnsCircuitOpen: apnsCircuit))
         metrics.inFlight.record(machine.deliveriesInFlight)
+        if !configuration.policies.lanes.lanes.isEmpty || !configuration.policies.throttles.isEmpty {
+            metrics.lanes.waiting(queued: machine.queuedByLane, held: machine.heldByThrottle)
+        }
         if now >= nextLagUpdate {
             metrics.lag(consumer.lag, newest: newestConsumed, now: OutputRecords.now())
             if let brokersUp = consumer.brokersUp { kafkaReached(brokersUp) }
@@ -255,6 +258,19 @@ final class WorkerLoop {
                 for timestamp in timestamps { metrics.endToEndLatency.record(Double(max(0, now - timestamp)) / 1000) }
             case .countBatch(let deliveries):
                 metrics.batchDeliveries.record(deliveries)
+            case .takeTokens(let requests):
+                let grants: [ThrottleGrant]
+                do {
+                    grants = try connectedStages().takeTokens(requests)
+                } catch {
+                    guard error.isRetryable else { throw error }
+                    try perform(machine.tokensFailed(error, now: .now))
+                    continue
+                }
+                metrics.lanes.granted(requests, grants)
+                try perform(machine.tokensTaken(grants, now: .now))
+            case .countScheduled(let perLane):
+                metrics.lanes.scheduled(perLane)
             case .countRecordedBeforeClaims(let deliveries):
                 metrics.recordedBeforeClaims.increment(by: deliveries)
             }

@@ -1,5 +1,6 @@
 import Kafka
 import Pipeline
+import PushlineConfiguration
 import Redis
 
 extension WorkerLoop {
@@ -42,9 +43,17 @@ extension WorkerLoop {
         private var outage = RedisOutage()
         /// Steps waiting for Redis to answer again, in order.
         private var waitingForRedis: [RedisStep] = []
-        /// Planned deliveries not yet claimed, and when the first of them was planned.
-        private var openBatch: [PlannedDelivery] = []
+        /// Planned deliveries not yet claimed, by priority lane (one lane, first in first out, when
+        /// the pipeline has none), and when the first of them was planned: the open batch, and with
+        /// lanes up to `read_ahead` more (docs/policies.md).
+        private var lanes: LaneScheduler<PlannedDelivery>
+        private let laneNames: LanesConfiguration
+        /// Planned deliveries that may wait beyond the batch being filled: `lanes.read_ahead` with
+        /// lanes, 0 without.
+        private let readAhead: Int
         private var openedAt = ContinuousClock.Instant.now
+        /// Planned deliveries a throttle holds until its token bucket lets them go (docs/policies.md).
+        private var throttle: ThrottleGate<PlannedDelivery>
         /// Messages handed to the planners and not yet back.
         private var messagesPlanning = 0
         /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage
@@ -81,6 +90,16 @@ extension WorkerLoop {
             redisUnreachable = configuration.redisUnreachable
             pendingRecheckInterval = configuration.pendingRecheckInterval
             pollTimeout = configuration.pollTimeout
+            laneNames = configuration.policies.lanes
+            lanes = LaneScheduler(weights: configuration.policies.lanes.lanes.isEmpty ? [1] : configuration.policies.lanes.lanes.map(\.weight))
+            readAhead = configuration.policies.lanes.lanes.isEmpty ? 0 : configuration.policies.lanes.readAhead
+            throttle = ThrottleGate(throttles: configuration.policies.throttles) { throttle, delivery in
+                switch throttle.scope {
+                case .app: delivery.app == throttle.value
+                case .campaign: delivery.delivery.policy.campaign == throttle.value
+                case .pool: delivery.pool == throttle.value
+                }
+            }
         }
 
         // MARK: Questions the loop asks
@@ -95,16 +114,25 @@ extension WorkerLoop {
         private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
 
         /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
-        /// or at the sender, and fewer than two polls' worth of messages are being planned.
-        var mayPoll: Bool { !draining && batchesInProgress < concurrency && messagesPlanning < 2 * batchSize }
+        /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
+        /// batch), and fewer than two polls' worth of messages are being planned.
+        var mayPoll: Bool {
+            !draining && (batchesInProgress < concurrency || lanes.count < readAhead) && messagesPlanning < 2 * batchSize
+        }
 
-        /// How many messages the next poll may take: `batch.size` minus what the open batch holds.
-        var pollLimit: Int { max(1, batchSize - openBatch.count) }
+        /// How many messages the next poll may take: `batch.size` minus what waits for a batch
+        /// beyond `read_ahead` (0 without lanes).
+        var pollLimit: Int { max(1, min(batchSize, batchSize + readAhead - lanes.count)) }
+
+        /// Planned deliveries waiting for a batch in each lane (one without lanes), and held by each
+        /// throttle (`pushline_lane_queued`, `pushline_throttle_waiting`).
+        var queuedByLane: [Int] { (0..<lanes.weights.count).map(lanes.count(inLane:)) }
+        var heldByThrottle: [Int] { throttle.heldByThrottle }
 
         /// A short wait while other work is out (what it hands back is taken between polls); the
         /// configured poll timeout when there is nothing else to do.
         func pollTimeout(now: ContinuousClock.Instant) -> Duration {
-            if !openBatch.isEmpty { return min(.milliseconds(2), max(.zero, openedAt + batchLinger - now)) }
+            if !lanes.isEmpty { return min(.milliseconds(2), max(.zero, openedAt + batchLinger - now)) }
             if !ledger.isEmpty { return .milliseconds(2) }
             return pollTimeout
         }
@@ -121,9 +149,10 @@ extension WorkerLoop {
 
         /// Whether anything is still under way that finishing can wait for: planning, a batch to
         /// claim, Redis jobs, sends, records not yet acknowledged. Deliveries deferred behind
-        /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`).
+        /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`), nor
+        /// deliveries a throttle holds (unclaimed: handing them back costs nothing).
         var workIsMoving: Bool {
-            messagesPlanning > 0 || !openBatch.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
+            messagesPlanning > 0 || !lanes.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
                 || ledger.awaitsAcknowledgements
         }
 
@@ -154,7 +183,8 @@ extension WorkerLoop {
             let messages = ledger.handBack(partitions)
             guard messages > 0 else { return [] }
             let ledger = ledger
-            openBatch.removeAll { !ledger.isTracked($0.entry) }
+            lanes.removeAll { !ledger.isTracked($0.entry) }
+            throttle.removeAll { !ledger.isTracked($0.entry) }
             deferred.removeAll { !ledger.isTracked($0.entry) }
             waitingForRedis = waitingForRedis.compactMap { step in
                 switch step {
@@ -212,12 +242,47 @@ extension WorkerLoop {
             // A message handed back (its partition revoked) while it was being planned goes no further.
             guard case .planned(let deliveries, let outputs) = plan, ledger.isTracked(entry) else { return }
             if !deliveries.isEmpty {
-                if openBatch.isEmpty { openedAt = now }
                 ledger.hold(entry, deliveries: deliveries.count)
-                openBatch += deliveries
+                queue(throttle.admit(deliveries, now: now), now: now)
             }
             produce(outputs, into: &actions)
             if let complete = ledger.finishPlanning(entry) { actions.append(.complete([complete])) }
+        }
+
+        /// Deliveries free to go join their lane's queue (the intent's `lane`, else its template's,
+        /// else the pipeline's default lane).
+        private mutating func queue(_ deliveries: [PlannedDelivery], now: ContinuousClock.Instant) {
+            guard !deliveries.isEmpty else { return }
+            if lanes.isEmpty { openedAt = now }
+            guard lanes.weights.count > 1, let first = deliveries.first else {
+                lanes.enqueue(deliveries, lane: 0)
+                return
+            }
+            // An intent's deliveries share its lane: most often one lane for the lot.
+            let lane = laneNames.index(of: first.delivery.policy.lane)
+            if deliveries.allSatisfy({ $0.delivery.policy.lane == first.delivery.policy.lane }) {
+                lanes.enqueue(deliveries, lane: lane)
+            } else {
+                for delivery in deliveries { lanes.enqueue([delivery], lane: laneNames.index(of: delivery.delivery.policy.lane)) }
+            }
+        }
+
+        // MARK: Throttles
+
+        /// The token buckets answered ``Action/takeTokens(_:)``: the deliveries granted a place
+        /// join their lanes; the rest wait for the next ask.
+        mutating func tokensTaken(_ grants: [ThrottleGrant], now: ContinuousClock.Instant) -> [Action] {
+            queue(throttle.granted(grants, now: now), now: now)
+            return []
+        }
+
+        /// The round trip for tokens met a Redis outage: the throttled deliveries wait for Redis
+        /// (under either `redis_unreachable` policy: a throttle is never skipped).
+        mutating func tokensFailed(_ error: RedisError, now: ContinuousClock.Instant) -> [Action] {
+            var actions: [Action] = []
+            redisFailed(error, now: now, into: &actions)
+            throttle.failed(retryAt: now)
+            return actions
         }
 
         // MARK: Redis stage
@@ -524,10 +589,17 @@ extension WorkerLoop {
             if !outage.isOut, let due = deferred.nextDue, due <= now {
                 submit(.claim(deferred.takeDue(at: now)), now: now, into: &actions)
             }
-            if !openBatch.isEmpty && (draining || finishingRevocation || (batchesInProgress < concurrency
-                && (openBatch.count >= batchSize || now >= openedAt + batchLinger))) {
-                let batch = openBatch
-                openBatch = []
+            if !outage.isOut {
+                let requests = throttle.requests(now: now)
+                if !requests.isEmpty { actions.append(.takeTokens(requests)) }
+            }
+            let closingAtOnce = draining || finishingRevocation
+            if !lanes.isEmpty && (closingAtOnce || (batchesInProgress < concurrency
+                && (lanes.count >= batchSize || now >= openedAt + batchLinger))) {
+                let before = lanes.scheduled
+                let batch = lanes.take(closingAtOnce ? lanes.count : batchSize)
+                if lanes.weights.count > 1 { actions.append(.countScheduled(zip(lanes.scheduled, before).map { $0 - $1 })) }
+                if !lanes.isEmpty { openedAt = now }
                 submit(.claim(batch), now: now, into: &actions)
             }
             updatePausing(apnsCircuitOpen: apnsCircuitOpen, into: &actions)
@@ -547,8 +619,10 @@ extension WorkerLoop {
             // Kafka refused records for a reason that may pass (a full queue, a broker away): more
             // work would only add to them.
             let outputsWaiting = !outputsToRetry.isEmpty
+            // A batch's worth of deliveries waits for a throttle's tokens: over the rate, work waits in Kafka.
+            let throttled = throttle.heldCount >= batchSize
             let reason: PauseReason? = redisWait ? .redis : apnsCircuitOpen ? .apnsCircuit : outputsWaiting ? .kafkaProducer
-                : saturated ? .maximumInFlight : nil
+                : saturated ? .maximumInFlight : throttled ? .throttle : nil
             guard (reason != nil) != paused else { return }
             paused = reason != nil
             actions.append(reason.map { .pause($0) } ?? .resume)

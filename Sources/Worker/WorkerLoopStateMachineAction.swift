@@ -13,6 +13,8 @@ extension WorkerLoop.StateMachine {
         case kafkaProducer = "kafka_producer"
         /// Deliveries in flight (and messages waiting for the registry) reached `max_in_flight`.
         case maximumInFlight = "max_in_flight"
+        /// A batch's worth of deliveries waits for a throttle's tokens (docs/policies.md).
+        case throttle
     }
 
     /// What became of a record Kafka refused.
@@ -91,5 +93,11 @@ extension WorkerLoop.StateMachine {
         case countBatch(Int)
         /// `fail_open`: this many deliveries' records went out before their claims were settled.
         case countRecordedBeforeClaims(Int)
+        /// Ask the throttles' token buckets for places (one round trip on the loop's Redis
+        /// connection): ``WorkerLoop/StateMachine/tokensTaken(_:now:)``, or on an outage
+        /// ``WorkerLoop/StateMachine/tokensFailed(_:now:)``.
+        case takeTokens([ThrottleRequest])
+        /// With lanes: this many deliveries of each lane were taken into a batch to be claimed and sent.
+        case countScheduled([Int])
     }
 }

@@ -1,6 +1,7 @@
 import APNsCore
 import Kafka
 import Pipeline
+import PushlineConfiguration
 import Telemetry
 
 /// The worker's metrics (names, labels and queries in `docs/telemetry.md`), every one labelled with
@@ -43,12 +44,16 @@ struct WorkerMetrics: Sendable {
     /// Deliveries a dead worker left `pending` at APNs: sent again (`resend`) or not (`skip`).
     let uncertainResent: Counter
     let uncertainSkipped: Counter
+    /// Priority lanes and throttles.
+    let lanes: LaneMetrics
     /// Live Activity updates sent at priority 5 because their activity's priority-10 budget was spent.
     let priorityLowered: Counter
     private let interruptionLevels: MetricFamily<Counter>
 
-    init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
+    init(registry: MetricsRegistry, pipeline: String, lanes: LanesConfiguration = LanesConfiguration(),
+         throttles: [ThrottleConfiguration] = []) throws(MetricsRegistryError) {
         self.pipeline = pipeline
+        self.lanes = try LaneMetrics(registry: registry, pipeline: pipeline, lanes: lanes, throttles: throttles)
         consumed = try registry.makeCounterFamily(name: "pushline_intents_consumed_total", labelNames: ["pipeline", "topic"],
                                                   help: "Intent messages taken from Kafka.")
         deliveries = try registry.makeCounterFamily(name: "pushline_deliveries_total", labelNames: ["pipeline", "status", "reason"],

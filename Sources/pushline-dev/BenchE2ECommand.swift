@@ -12,10 +12,11 @@ enum BenchE2ECommand: Command {
     static let name = "bench e2e"
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
-        Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed] [--intents N] [--tokens K]
+        Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed,lanes] [--intents N] [--tokens K]
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd] [--policies off|on|both]
+                                  [--transactional-rate T] [--read-ahead A]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -41,6 +42,11 @@ enum BenchE2ECommand: Command {
                        (chat_message), 10 % to a token with a collapse id (order_update); 3 % are
                        copies of the intent before them (suppressed DuplicateIntent) and 1 % name
                        no template of the app (invalid UnknownTemplate)
+               lanes   instead of steps 3–4 (issue 17, BenchE2E+Lanes.swift): a pipeline with the
+                       lanes transactional (4) and bulk (1); transactional intents at T/s for S s
+                       on the last partition, first idle, then while N bulk intents pre-loaded on
+                       the other partitions drain; their p99 from created_at to completed_at in
+                       both phases, and the ratio (goal ≤ 2)
           3. Starts `pushline run` (the real worker, as a process of its own) with a configuration
              of those components (Redis dedupe on, outcomes to pushline.outcomes) and reads the
              outcomes back: the sustained rate is the outcomes read back per second, from the
@@ -73,6 +79,8 @@ enum BenchE2ECommand: Command {
           --policies MODE         off (default), on, or both: each workload with the delivery
                                   policies off, then on, and the ratio of the two rates
                                   (BenchE2E+Policies.swift, docs/policies.md)
+          --transactional-rate T  lanes: transactional intents per second (default 200)
+          --read-ahead A          lanes: the pipeline's policies.lanes.read_ahead (default 5000)
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
                                   repeatable. Default: fetch.wait.max.ms=2 — librdkafka's mock
                                   broker holds a fetch that finds nothing new for the whole
@@ -87,20 +95,23 @@ enum BenchE2ECommand: Command {
     static let arguments = ArgumentSpec(valueOptions: [
         "--workloads", "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
         "--policies",
+        "--transactional-rate", "--read-ahead",
     ], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
     static let p99GoalMilliseconds = 50.0
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        let workloads = try (arguments.optional("--workloads") ?? "tokens").split(separator: ",").map { name in
+        let names = (arguments.optional("--workloads") ?? "tokens").split(separator: ",")
+        let runsLanes = names.contains("lanes")
+        let workloads = try names.filter { $0 != "lanes" }.map { name in
             guard let workload = BenchWorkload(rawValue: String(name)) else {
                 throw UsageError(message: "unknown workload \"\(name)\"; workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return workload
         }
         let serverName = arguments.optional("--server") ?? "apns-sim"
-        if serverName == "nghttpd", workloads != [.tokens] {
+        if serverName == "nghttpd", workloads != [.tokens] || runsLanes {
             throw UsageError(message: "--server nghttpd knows only its 4,096 tokens: it runs the tokens workload alone")
         }
         var settings = Settings(intents: try arguments.positiveInteger("--intents", default: 200_000),
@@ -111,6 +122,8 @@ enum BenchE2ECommand: Command {
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
         settings.kafkaProperties = try arguments.keyValues("--kafka-property", over: settings.kafkaProperties)
         let policyModes = try BenchPolicies.modes(arguments)
+        let lanes = LanesSettings(backlog: settings.intents, transactionalPerSecond: try arguments.positiveInteger("--transactional-rate", default: 200),
+                                  seconds: settings.halfLoadSeconds, readAhead: try arguments.positiveInteger("--read-ahead", default: 5_000))
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")
             let bench = try BenchServer(serverName)
@@ -129,6 +142,7 @@ enum BenchE2ECommand: Command {
                     results.append((policies, result))
                 }
             }
+            if runsLanes { try measureLanes(settings, lanes, bench: bench) }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
             BenchPolicies.printRatios(results)
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
@@ -154,10 +168,8 @@ enum BenchE2ECommand: Command {
     private static func measure(_ workload: BenchWorkload, _ settings: Settings, bench: BenchServer) throws -> BenchE2EResult {
         let server = bench.process
         progress("\(workload): starting mock Kafka and redis-server")
-        let cluster = try KafkaMockCluster(brokers: 1)
-        try cluster.createTopic(LocalPipeline.intentsTopic, partitions: settings.partitions)
-        for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
-        let redis = try RedisServer()
+        let stack = try BenchE2EStack(partitions: settings.partitions)
+        let (cluster, redis) = (stack.cluster, stack.redis)
         defer { redis.stop() }
         try register(workload, settings, redisPort: redis.port)
 
@@ -168,13 +180,7 @@ enum BenchE2ECommand: Command {
         try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
         let expected = workload.expectation(0..<settings.intents, tokensPerIntent: settings.tokens)
 
-        var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
-                                                  simulatorPort: server.devicePort, caFile: server.certificateFile)
-        configuration.group = "bench-e2e"
-        configuration.batchSize = settings.batchSize
-        configuration.kafkaProperties = settings.kafkaProperties
-        configuration.logLevel = "notice"
-        configuration.metricsPort = try FreePort.next()
+        var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         configuration.policies = settings.policies.pipelineLines
         progress("\(workload): starting pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
@@ -236,7 +242,7 @@ enum BenchE2ECommand: Command {
         return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    private static func progress(_ message: String) {
+    static func progress(_ message: String) {
         FileHandle.standardError.write(Data("bench e2e: \(message)\n".utf8))
     }
 }

@@ -78,7 +78,7 @@ struct BenchE2EResult {
     }
 
     /// The value at `fraction` of sorted `values` (nearest rank).
-    private static func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
         guard !values.isEmpty else { return 0 }
         return values[min(values.count - 1, Int((Double(values.count) * fraction).rounded(.up)) - 1)]
     }

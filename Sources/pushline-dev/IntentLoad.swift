@@ -16,12 +16,16 @@ final class IntentLoad: Sendable {
     /// Top-level fields every intent gets (each followed by a comma), such as the policy fields of
     /// `--policies on`.
     private let fields: String
+    /// The partition of intent `index`; the partitioner's choice when it gives nil.
+    private let partition: @Sendable (Int) -> Int32?
     private let producer: KafkaProducer
     private let acknowledged: Acknowledgements
 
-    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil, fields: String = "") throws {
+    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil, fields: String = "",
+         partition: @escaping @Sendable (Int) -> Int32? = { _ in nil }) throws {
         self.topic = topic
         self.fields = fields
+        self.partition = partition
         self.workload = workload
         self.tokensPerIntent = tokensPerIntent
         self.tokenPool = tokenPool
@@ -86,7 +90,7 @@ final class IntentLoad: Sendable {
             tokenPool.map { number % $0 } ?? number
         }
         // Every intent is a JSON object: the fields go right after its opening brace.
-        return KafkaProducerMessage(topic: topic, value: Array((fields.isEmpty ? intent : "{" + fields + intent.dropFirst()).utf8))
+        return KafkaProducerMessage(topic: topic, partition: partition(index), value: Array((fields.isEmpty ? intent : "{" + fields + intent.dropFirst()).utf8))
     }
 
     private func waitForAcknowledgements(_ total: Int) throws {

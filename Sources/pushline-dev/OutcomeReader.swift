@@ -90,7 +90,9 @@ final class OutcomeReader {
         try consumer.close()
     }
 
-    private func read(_ total: Int, _ take: ([KafkaConsumerMessage], MonotonicClock.Instant) throws -> Void,
+    /// Reads until `total` outcomes, handing each batch to `take` with the moment it arrived;
+    /// `progress` every second.
+    func read(_ total: Int, _ take: ([KafkaConsumerMessage], MonotonicClock.Instant) throws -> Void,
                       progress: () -> Void) throws {
         var read = 0
         var lastArrival = MonotonicClock.now

@@ -45,6 +45,10 @@ struct Stores {
     func tokenRegistry() -> any TokenStore {
         connection.map { TokenRegistry(connection: $0) } ?? InMemoryTokenRegistry()
     }
+
+    func throttle() -> any ThrottleStore {
+        connection.map { RedisThrottle(connection: $0) } ?? InMemoryThrottle()
+    }
 }
 
 /// Runs `body` with fresh stores of `backend` on a thread of its own (the Redis client blocks, so

@@ -1,6 +1,7 @@
 import Foundation
 import PushlineConfiguration
 import PushlineTestKit
+import Testing
 
 /// A worker settings file and a pipelines folder in a fresh temporary folder, loaded with a given
 /// environment. The defaults are a small valid setup on the dev key and the example templates.
@@ -55,5 +56,16 @@ struct ConfigurationFixture {
         } catch {
             return error.errors
         }
+    }
+
+    /// Expects that loading the pipeline `main.yaml` with `policies` after the valid pipeline fails
+    /// with an error of `code` at `line` naming `key` in that file.
+    static func expectPipelineError(_ policies: String, line: Int, key: String, code: ConfigurationError.Code,
+                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let errors = try ConfigurationFixture(pipelines: ["main.yaml": validPipeline + "\n" + policies]).errors()
+        let error = try #require(errors.first { $0.key == key }, "\(errors)", sourceLocation: sourceLocation)
+        #expect(error.code == code, sourceLocation: sourceLocation)
+        #expect(error.line == line, sourceLocation: sourceLocation)
+        #expect(error.file.hasSuffix("main.yaml"), sourceLocation: sourceLocation)
     }
 }

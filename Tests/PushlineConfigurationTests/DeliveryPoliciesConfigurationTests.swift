@@ -8,10 +8,6 @@ struct DeliveryPoliciesConfigurationTests {
         try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\n" + policies]).load(environment: environment).pipelines.first
     }
 
-    private func errors(_ policies: String) throws -> [ConfigurationError] {
-        try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\n" + policies]).errors()
-    }
-
     @Test("without policies: no TTL, no caps, transactional exempt, background 3 per hour, Live Activity 10 per minute")
     func defaults() throws {
         let policies = try #require(try pipeline("")).policies
@@ -66,10 +62,6 @@ struct DeliveryPoliciesConfigurationTests {
         ("policies:\n  quiet_hours:\n    start: \"22:00\"\n", 6, "policies.quiet_hours", .invalidValue),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
-        let errors = try errors(yaml)
-        let error = try #require(errors.first { $0.key == key }, "\(errors)")
-        #expect(error.code == code)
-        #expect(error.line == line)
-        #expect(error.file.hasSuffix("main.yaml"))
+        try ConfigurationFixture.expectPipelineError(yaml, line: line, key: key, code: code)
     }
 }

@@ -32,6 +32,8 @@ struct StateMachineFixture {
     private(set) var withoutRedis: [[SentDelivery]] = []
     /// Messages to plan with the token registry, in order.
     private(set) var registryPlans: [[WorkerLoop.MessageToPlan]] = []
+    /// Requests for throttle tokens, in order.
+    private(set) var tokenRequests: [[ThrottleRequest]] = []
     /// Messages to plan (``WorkerLoop/StateMachine/Action/plan(_:)``), in order.
     private(set) var toPlan: [(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)] = []
 
@@ -197,6 +199,15 @@ struct StateMachineFixture {
         perform(machine.registryFailed(registryPlans.removeFirst(), error, now: at(now)))
     }
 
+    /// The oldest request for throttle tokens answered: `granted` per throttle asked, each with `retryAfter` ms.
+    mutating func grantTokens(_ granted: [Int], retryAfter: Int = 0, now: Int = 0) -> [String] {
+        let requests = tokenRequests.removeFirst()
+        let grants = zip(requests, granted).map { request, granted in
+            ThrottleGrant(granted: granted, retryAfterMilliseconds: granted < request.wanted ? retryAfter : 0)
+        }
+        return perform(machine.tokensTaken(grants, now: at(now)))
+    }
+
     /// The `fail_open` seal of the oldest deliveries to send without claims (none refused).
     mutating func sealWithoutKeys() -> [String] {
         perform(machine.sealedWithoutKeys(withoutClaims.removeFirst(), refused: []))
@@ -225,6 +236,7 @@ struct StateMachineFixture {
             case .sendWithoutClaims(let planned): withoutClaims.append(planned)
             case .recordWithoutRedis(let sent): withoutRedis.append(sent)
             case .planWithRegistry(let messages): registryPlans.append(messages)
+            case .takeTokens(let requests): tokenRequests.append(requests)
             case .send(let id, let deliveries, _, let holdingClaims): sends.append((id, deliveries, holdingClaims))
             case .produce(let outputs), .produceAgain(let outputs):
                 let ids = outputs.map { _ in
@@ -263,6 +275,8 @@ struct StateMachineFixture {
         case .deliveriesDecided(let timestamps): "decided \(timestamps.count)"
         case .countBatch(let deliveries): "batch of \(deliveries)"
         case .countRecordedBeforeClaims(let deliveries): "recorded before claims \(deliveries)"
+        case .takeTokens(let requests): "take tokens " + requests.map { "\($0.bucket)×\($0.wanted)" }.joined(separator: ", ")
+        case .countScheduled(let perLane): "scheduled \(perLane)"
         }
     }
 

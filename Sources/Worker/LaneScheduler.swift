@@ -1,0 +1,105 @@
+/// Planned deliveries waiting for a batch, in one first-in first-out queue per priority lane, taken
+/// by deficit round robin: each turn a lane with work may give as many deliveries as its weight,
+/// so under load every lane gets its share of the batches (`weight / sum of the weights with
+/// work`) and a lane with little work is served at once, whatever the backlog of the others. A lane
+/// with no work gives up its turn and keeps no credit.
+///
+/// Pure (no clock, no I/O): the ``WorkerLoop/StateMachine`` owns one in place of its open batch.
+/// With one lane it is that open batch, first in first out.
+struct LaneScheduler<Element> {
+    /// Each lane's weight, by lane index (at least 1).
+    let weights: [Int]
+    private var queues: [[Element]]
+    /// What each lane may still give in its current turn.
+    private var deficits: [Int]
+    /// The lane whose turn it is, and whether its turn has begun (its weight credited).
+    private var turn = 0
+    private var turnBegun = false
+    /// Deliveries queued across all lanes.
+    private(set) var count = 0
+    /// Deliveries taken from each lane since the start.
+    private(set) var scheduled: [Int]
+
+    /// - Parameter weights: one per lane, in lane-index order; a weight below 1 counts as 1.
+    init(weights: [Int]) {
+        precondition(!weights.isEmpty, "a scheduler has at least one lane")
+        self.weights = weights.map { max(1, $0) }
+        queues = Array(repeating: [], count: weights.count)
+        deficits = Array(repeating: 0, count: weights.count)
+        scheduled = deficits
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Deliveries queued in `lane`.
+    func count(inLane lane: Int) -> Int { queues[lane].count }
+
+    /// Adds deliveries at the back of `lane`'s queue.
+    mutating func enqueue(_ elements: [Element], lane: Int) {
+        guard !elements.isEmpty else { return }
+        queues[lane] += elements
+        count += elements.count
+    }
+
+    /// Takes up to `limit` deliveries, lane by lane in deficit round robin order, each lane's in
+    /// the order they were queued. The round carries over from one call to the next.
+    mutating func take(_ limit: Int) -> [Element] {
+        var taken: [Element] = []
+        while taken.count < limit && count > 0 {
+            if let only = onlyLaneWithWork() {
+                // Nothing to share with: no need to go round.
+                takeFront(min(limit - taken.count, queues[only].count), of: only, into: &taken)
+                continue
+            }
+            if !turnBegun {
+                deficits[turn] += weights[turn]
+                turnBegun = true
+            }
+            let given = min(deficits[turn], queues[turn].count, limit - taken.count)
+            takeFront(given, of: turn, into: &taken)
+            deficits[turn] -= given
+            if queues[turn].isEmpty { deficits[turn] = 0 }
+            if queues[turn].isEmpty || deficits[turn] == 0 {
+                turn = (turn + 1) % queues.count
+                turnBegun = false
+            }
+        }
+        return taken
+    }
+
+    /// Takes every queued delivery, in round robin order.
+    mutating func takeAll() -> [Element] {
+        take(count)
+    }
+
+    /// Removes the deliveries `shouldBeRemoved` picks (those of messages handed back).
+    mutating func removeAll(where shouldBeRemoved: (Element) -> Bool) {
+        for lane in queues.indices { queues[lane].removeAll(where: shouldBeRemoved) }
+        count = queues.reduce(0) { $0 + $1.count }
+    }
+
+    private func onlyLaneWithWork() -> Int? {
+        var found: Int?
+        for lane in queues.indices where !queues[lane].isEmpty {
+            guard found == nil else { return nil }
+            found = lane
+        }
+        return found
+    }
+
+    private mutating func takeFront(_ number: Int, of lane: Int, into taken: inout [Element]) {
+        guard number > 0 else { return }
+        if number == queues[lane].count && taken.isEmpty {
+            // The whole queue is the batch: hand the array over instead of copying it.
+            swap(&taken, &queues[lane])
+        } else if number == queues[lane].count {
+            taken += queues[lane]
+            queues[lane] = []
+        } else {
+            taken += queues[lane][..<number]
+            queues[lane].removeFirst(number)
+        }
+        count -= number
+        scheduled[lane] += number
+    }
+}

@@ -1,0 +1,30 @@
+import Kafka
+import LocalStack
+
+/// What one measurement of `pushline-dev bench e2e` runs on, fresh for each workload: a mock Kafka
+/// cluster (one broker, the intents topic on `partitions` partitions, the output topics) and a
+/// redis-server; and the worker's configuration over them and the bench's APNs server.
+struct BenchE2EStack {
+    let cluster: KafkaMockCluster
+    let redis: RedisServer
+
+    init(partitions: Int) throws {
+        cluster = try KafkaMockCluster(brokers: 1)
+        try cluster.createTopic(LocalPipeline.intentsTopic, partitions: partitions)
+        for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
+        redis = try RedisServer()
+    }
+
+    /// `pushline run`'s configuration: group `bench-e2e`, the settings' batch size and librdkafka
+    /// properties, logging at `notice`, metrics on a free port.
+    func workerConfiguration(_ settings: BenchE2ECommand.Settings, server: BenchServer) throws -> LocalRunConfiguration {
+        var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
+                                                  simulatorPort: server.process.devicePort, caFile: server.process.certificateFile)
+        configuration.group = "bench-e2e"
+        configuration.batchSize = settings.batchSize
+        configuration.kafkaProperties = settings.kafkaProperties
+        configuration.logLevel = "notice"
+        configuration.metricsPort = try FreePort.next()
+        return configuration
+    }
+}

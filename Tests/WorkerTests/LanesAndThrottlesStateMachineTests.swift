@@ -1,0 +1,97 @@
+import Kafka
+import Pipeline
+import PushlineConfiguration
+@testable import Redis
+import Testing
+@testable import Worker
+
+/// Priority lanes and throttles in the worker's state machine, event by event (docs/policies.md):
+/// the lanes read ahead of a busy sender and a higher lane's delivery overtakes a bulk backlog;
+/// throttled deliveries wait for their bucket's tokens, pause the partitions when a batch's worth
+/// waits, and none is dropped or failed.
+@Suite("Worker: lanes and throttles")
+struct LanesAndThrottlesStateMachineTests {
+    typealias Fixture = StateMachineFixture
+
+    private static func lanes(readAhead: Int) -> LanesConfiguration {
+        var lanes = LanesConfiguration()
+        lanes.lanes = [.init(name: "transactional", weight: 4), .init(name: "bulk", weight: 1)]
+        lanes.defaultLane = "bulk"
+        lanes.readAhead = readAhead
+        return lanes
+    }
+
+    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, before the bulk backlog")
+    func transactionalOvertakesBacklog() throws {
+        var f = try Fixture {
+            $0.concurrency = 1
+            $0.batchSize = 10
+            $0.policies.lanes = Self.lanes(readAhead: 100)
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
+        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        #expect(f.machine.mayPoll, "reading ahead: 20 wait, read_ahead is 100")
+        #expect(f.machine.queuedByLane == [0, 20])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(f.machine.queuedByLane == [1, 20])
+        #expect(f.tick(1) == [], "the one batch allowed is out")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(2) == ["scheduled [1, 9]", "claim 10"])
+        let next = try #require(f.claimJobs.first)
+        #expect(next.first?.intentID == "tx", "the transactional delivery leads the batch")
+        #expect(next.filter { $0.intentID == "tx" }.count == 1)
+    }
+
+    @Test("an intent that names no lane (or one the pipeline lacks) is in the default lane")
+    func defaultLane() throws {
+        var f = try Fixture { $0.policies.lanes = Self.lanes(readAhead: 100) }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "a", tokens: [0]), offset: 0),
+                           Fixture.message(try Fixture.intent(id: "b", tokens: [1], extra: #""lane":"nope","#), offset: 1)])
+        #expect(f.machine.queuedByLane == [0, 2])
+    }
+
+    @Test("without lanes nothing is read ahead: at concurrency the worker does not poll")
+    func noReadAheadWithoutLanes() throws {
+        var f = try Fixture {
+            $0.concurrency = 1
+            $0.batchSize = 2
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0, 1, 2]), offset: 0)])
+        #expect(f.tick(0) == ["claim 2"])
+        #expect(!f.machine.mayPoll)
+    }
+
+    @Test("a throttled delivery waits for its bucket's tokens; a batch's worth waiting pauses the partitions; the grant goes on, the rest asks again later")
+    func throttleHoldsAndReleases() throws {
+        var f = try Fixture {
+            $0.batchSize = 2
+            $0.policies.throttles = [ThrottleConfiguration(scope: .campaign, value: "spring", rate: 10, burst: 2)]
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "c", tokens: [0, 1, 2], extra: #""campaign":"spring","#), offset: 0),
+                           Fixture.message(try Fixture.intent(id: "free", tokens: [3]), offset: 1)])
+        #expect(f.tick(1) == ["take tokens campaign:spring×3", "claim 1", "pause throttle"])
+        #expect(f.machine.heldByThrottle == [3])
+        #expect(f.grantTokens([2], retryAfter: 100, now: 1) == [])
+        #expect(f.tick(2) == ["claim 2", "resume"])
+        #expect(f.tick(50) == [], "the bucket said 100 ms")
+        #expect(f.tick(101) == ["take tokens campaign:spring×1"])
+        #expect(f.grantTokens([1], now: 101) == [])
+        #expect(f.tick(102) == ["claim 1"])
+        #expect(f.machine.heldByThrottle == [0])
+        #expect(f.claimJobs.flatMap { $0 }.filter { $0.intentID == "c" }.count == 3, "every throttled delivery claimed once")
+    }
+
+    @Test("throttled deliveries wait through a Redis outage and are asked for again once Redis answers")
+    func throttleWaitsForRedis() throws {
+        var f = try Fixture {
+            $0.policies.throttles = [ThrottleConfiguration(scope: .app, value: Fixture.app, rate: 10)]
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "c", tokens: [0]), offset: 0)])
+        #expect(f.tick(0) == ["take tokens app:\(Fixture.app)×1"])
+        #expect(f.perform(f.machine.tokensFailed(RedisError(.connectionRefused, "refused"), now: f.at(0))) == ["redis lost, waiting"])
+        #expect(f.tick(1).contains("pause redis"))
+        #expect(f.perform(f.machine.redisReached(now: f.at(200))) == ["redis recovered"])
+        #expect(f.tick(201) == ["take tokens app:\(Fixture.app)×1", "resume"])
+    }
+}
