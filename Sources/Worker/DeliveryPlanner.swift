@@ -32,7 +32,7 @@ struct DeliveryPlanner: Sendable {
         maximumIntentBytes = configuration.maximumIntentBytes
         self.catalog = catalog
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
-                                dlqTopic: configuration.dlqTopic)
+                                dlqTopic: configuration.dlqTopic, wallClock: configuration.wallClock)
     }
 
     /// What decoding a message gave.

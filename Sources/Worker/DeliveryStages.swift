@@ -233,7 +233,7 @@ struct DeliveryStages {
         let decisions = try collapse.decide(windowed.map { index in
             let planned = claimed[index]
             return CollapseWindow.Entry(deviceToken: planned.delivery.token, collapseID: planned.delivery.collapseID ?? "",
-                                        intentID: planned.intentID, createdAt: planned.createdAt ?? OutputRecords.now(),
+                                        intentID: planned.intentID, createdAt: planned.createdAt ?? records.now(),
                                         windowSeconds: collapseWindowSeconds(of: planned))
         })
         var dropped: [Int: String] = [:]
@@ -312,7 +312,7 @@ struct DeliveryStages {
         guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
         let removed = kind == .suspect ? false
             : try registry.remove(app: planned.app, environment: planned.environment.rawValue,
-                                  token: planned.delivery.token, invalidatedAt: result.timestamp ?? OutputRecords.now())
+                                  token: planned.delivery.token, invalidatedAt: result.timestamp ?? records.now())
         return records.tokenEvent(planned, result, removed: removed)
     }
 }

@@ -3,6 +3,7 @@ import Enrichment
 import Kafka
 import Pipeline
 import Redis
+import Runtime
 
 /// What one worker needs: where intents come from, where outcomes go, its stores (Redis), which sender pool
 /// serves each APNs environment, and how batches are formed, overlapped and bounded.
@@ -80,6 +81,13 @@ public struct WorkerConfiguration: Sendable {
     /// How often the consumer lag gauges are refreshed (also librdkafka's statistics interval when
     /// the consumer configuration sets none).
     public var lagInterval = Duration.seconds(1)
+    /// The monotonic clock everything the worker measures or times out reads: the batch linger,
+    /// pending rechecks, Redis and Kafka back-offs, keep-alives, the drain's deadline. Tests hand it
+    /// a ``TestClock``'s clock to move the worker's time themselves.
+    public var clock = MonotonicClock.system
+    /// The wall clock of the timestamps the worker writes (`completed_at`, `observed_at`,
+    /// `recorded_at`, …) and of its end-to-end latency.
+    public var wallClock = WallClock.system
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, stores: Stores,
                 pools: [Intent.Environment: String]) {

@@ -4,6 +4,7 @@ import Enrichment
 import Kafka
 import Pipeline
 import PushlineTestKit
+import Runtime
 @testable import Redis
 @testable import Worker
 
@@ -19,7 +20,7 @@ struct StateMachineFixture {
     var machine: WorkerLoop.StateMachine
     let planner: DeliveryPlanner
     /// The time of the first event; tests move on from it.
-    let start = ContinuousClock.now
+    let start = MonotonicClock.now
     /// Records produced (``WorkerLoop/StateMachine/Action/produce(_:)``), by the id handed out for them.
     private(set) var produced: [(id: KafkaProducerMessageID, output: WorkerOutput)] = []
     private var nextProducerID: UInt64 = 1
@@ -46,7 +47,7 @@ struct StateMachineFixture {
     }
 
     /// `milliseconds` after ``start``.
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant {
+    func at(_ milliseconds: Int) -> MonotonicClock.Instant {
         start + .milliseconds(milliseconds)
     }
 
