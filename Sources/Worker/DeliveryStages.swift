@@ -81,8 +81,9 @@ struct DeliveryStages {
             if seen.insert(query).inserted { queries.append(query) }
         }
         let found = Dictionary(uniqueKeysWithValues: zip(queries, try registry.recipients(queries)))
+        let enricher = planner.catalog.enricher
         return try messages.map { (planning) throws(RedisError) in
-            try planner.plan(planning.intent, message: planning.message, entry: planning.entry) { user, intent in
+            try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: enricher) { user, intent in
                 let recipients = found[UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)]
                 return (recipients?.devices ?? []).map {
                     RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale)

@@ -250,6 +250,9 @@ extension WorkerLoop {
                 send(claims.admitted, holdingClaims: true, into: &actions)
             case .recorded(let sent, let tokenEvents):
                 produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
+                // Copies deferred behind these deliveries' claims (this worker's own) are claimed
+                // again at the next tick, not a recheck interval later.
+                deferred.wake(recorded: sent, at: now)
             case .failed(let job, let error):
                 guard let error = error as? RedisError, error.isRetryable else { throw error }
                 redisFailed(error, now: now, into: &actions)

@@ -91,7 +91,7 @@ struct StateMachineFixture {
                 PlanningTasks.Planned(message: message, entry: entry, plan: plan)
             case .intent(let intent):
                 PlanningTasks.Planned(message: message, entry: entry,
-                                      plan: (try? planner.plan(intent, message: message, entry: entry, registry: nil)) ?? .needsRegistry(intent))
+                                      plan: (try? planner.plan(intent, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil)) ?? .needsRegistry(intent))
             }
         }
         toPlan = []
@@ -186,7 +186,7 @@ struct StateMachineFixture {
         let messages = registryPlans.removeFirst()
         let tokens = try devices.map(Self.token)
         let plans = try messages.map { planning in
-            try planner.plan(planning.intent, message: planning.message, entry: planning.entry) { _, intent in
+            try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: planner.catalog.enricher) { _, intent in
                 tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
             }
         }
