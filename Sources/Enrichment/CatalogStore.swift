@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The catalog in use, replaced as a whole on reload. Callers take a snapshot (``catalog`` or
-/// ``enricher``) for each piece of work (the worker's planner, per intent); a reload never changes a
+/// ``enricher``) for each piece of work (the worker's planner, per batch of messages); a reload never changes a
 /// snapshot already taken, so no work in flight is dropped or sees half a catalog, and a failed
 /// reload keeps the previous catalog.
 public final class CatalogStore: Sendable {

@@ -22,6 +22,9 @@ public struct WallClock: Sendable {
     /// Nanoseconds since the UNIX epoch.
     public func nanosecondsSinceEpoch() -> Int64 { read() }
 
+    /// Seconds since the UNIX epoch, with their fraction: the unit of Prometheus' timestamp gauges.
+    public func secondsSinceEpoch() -> Double { Double(read()) / 1_000_000_000 }
+
     /// Milliseconds since the UNIX epoch: the unit of the records' timestamps.
     public func millisecondsSinceEpoch() -> Int64 { read() / 1_000_000 }
 

@@ -1,5 +1,5 @@
 import Enrichment
-import Foundation
+import Runtime
 import Telemetry
 
 /// Hot reload of a pipeline's templates and strings (docs/templates.md#reload): a ``CatalogReloader``
@@ -22,7 +22,7 @@ public enum CatalogReloading {
         let loaded = try telemetry.registry.makeGauge(
             label: "pushline_catalog_loaded_timestamp_seconds", dimensions: [("pipeline", pipeline)],
             help: "When the templates and strings in force were loaded (Unix time).")
-        loaded.set(to: Date().timeIntervalSince1970)
+        loaded.set(to: WallClock.system.secondsSinceEpoch())
         let logger = telemetry.logger
         return try CatalogReloader(store: store) { attempt in
             var metadata: Logger.Metadata = ["pipeline": .string(pipeline), "trigger": .string(attempt.trigger.rawValue),
@@ -30,7 +30,7 @@ public enum CatalogReloading {
             switch attempt.result {
             case .success:
                 applied.increment()
-                loaded.set(to: Date().timeIntervalSince1970)
+                loaded.set(to: WallClock.system.secondsSinceEpoch())
                 logger.info("catalog reloaded", metadata: metadata)
             case .failure(let error):
                 rejected.increment()

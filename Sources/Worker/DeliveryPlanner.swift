@@ -22,7 +22,8 @@ struct DeliveryPlanner: Sendable {
     let pools: [Intent.Environment: String]
     /// Messages larger than this are not decoded (`IntentTooLarge`).
     let maximumIntentBytes: Int
-    /// The templates and strings; a reload applies from the next intent planned.
+    /// The templates and strings; a reload applies from the next batch of messages planned (each
+    /// batch plans with one snapshot, ``CatalogStore/enricher``, taken when its planning starts).
     let catalog: CatalogStore
     let records: OutputRecords
 
@@ -32,7 +33,7 @@ struct DeliveryPlanner: Sendable {
         maximumIntentBytes = configuration.maximumIntentBytes
         self.catalog = catalog
         records = OutputRecords(outcomesTopic: configuration.outcomesTopic, tokenEventsTopic: configuration.tokenEventsTopic,
-                                dlqTopic: configuration.dlqTopic)
+                                dlqTopic: configuration.dlqTopic, wallClock: configuration.wallClock)
     }
 
     /// What decoding a message gave.
@@ -59,9 +60,12 @@ struct DeliveryPlanner: Sendable {
 
     /// The deliveries of a decoded intent; one that cannot be delivered becomes a dead letter and
     /// `invalid` outcomes.
-    /// - Parameter registry: nil when the registry must not be asked: a user-addressed intent then
-    ///   gives ``Plan/needsRegistry(_:)``.
-    func plan(_ intent: Intent, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, registry: Registry?) throws(RedisError) -> Plan {
+    /// - Parameters:
+    ///   - enricher: the catalog snapshot of the batch this message is planned in.
+    ///   - registry: nil when the registry must not be asked: a user-addressed intent then gives
+    ///     ``Plan/needsRegistry(_:)``.
+    func plan(_ intent: Intent, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher,
+              registry: Registry?) throws(RedisError) -> Plan {
         let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
         let user: String?
         let devices: [RecipientDevice]
@@ -85,7 +89,7 @@ struct DeliveryPlanner: Sendable {
         do {
             var deliveries: [PlannedDelivery] = []
             deliveries.reserveCapacity(devices.count)
-            try catalog.enricher.forEachDelivery(for: intent, devices: devices) { delivery in
+            try enricher.forEachDelivery(for: intent, devices: devices) { delivery in
                 deliveries.append(PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message,
                                                   source: source, entry: entry))
             }

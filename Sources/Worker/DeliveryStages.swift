@@ -97,8 +97,9 @@ struct DeliveryStages {
             if seen.insert(query).inserted { queries.append(query) }
         }
         let found = Dictionary(uniqueKeysWithValues: zip(queries, try registry.recipients(queries)))
+        let enricher = planner.catalog.enricher
         return try messages.map { (planning) throws(RedisError) in
-            try planner.plan(planning.intent, message: planning.message, entry: planning.entry) { user, intent in
+            try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: enricher) { user, intent in
                 let recipients = found[UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)]
                 return (recipients?.devices ?? []).map {
                     RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale)
@@ -247,7 +248,7 @@ struct DeliveryStages {
         let decisions = try collapse.decide(windowed.map { index in
             let planned = claimed[index]
             return CollapseWindow.Entry(deviceToken: planned.delivery.token, collapseID: planned.delivery.collapseID ?? "",
-                                        intentID: planned.intentID, createdAt: planned.createdAt ?? OutputRecords.now(),
+                                        intentID: planned.intentID, createdAt: planned.createdAt ?? records.now(),
                                         windowSeconds: collapseWindowSeconds(of: planned))
         })
         var dropped: [Int: String] = [:]
@@ -350,7 +351,7 @@ struct DeliveryStages {
         guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
         let removed = kind == .suspect ? false
             : try registry.remove(app: planned.app, environment: planned.environment.rawValue,
-                                  token: planned.delivery.token, invalidatedAt: result.timestamp ?? OutputRecords.now())
+                                  token: planned.delivery.token, invalidatedAt: result.timestamp ?? records.now())
         return records.tokenEvent(planned, result, removed: removed)
     }
 }

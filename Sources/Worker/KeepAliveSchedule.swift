@@ -11,11 +11,11 @@ struct KeepAliveSchedule {
     private let livenessInterval: Duration
     private let renewalInterval: Duration
     /// The liveness key is due at once (before the first claim names it).
-    private var nextLiveness: ContinuousClock.Instant
+    private var nextLiveness: MonotonicClock.Instant
     /// Claims taken from `start` on have their whole TTL: the first renewal is a third of it away.
-    private var nextRenewal: ContinuousClock.Instant
+    private var nextRenewal: MonotonicClock.Instant
 
-    init(ownerTTL: Duration, pendingTTL: Duration, start: ContinuousClock.Instant = .now) {
+    init(ownerTTL: Duration, pendingTTL: Duration, start: MonotonicClock.Instant) {
         livenessMilliseconds = ownerTTL.wholeMilliseconds
         livenessInterval = ownerTTL / 3
         renewalInterval = pendingTTL / 3
@@ -24,17 +24,17 @@ struct KeepAliveSchedule {
     }
 
     /// The next moment something is due.
-    var next: ContinuousClock.Instant { min(nextLiveness, nextRenewal) }
+    var next: MonotonicClock.Instant { min(nextLiveness, nextRenewal) }
 
     /// Nil when nothing is due at `now`; otherwise whether the claims are to be renewed (the
     /// liveness key always is).
-    func due(at now: ContinuousClock.Instant) -> Bool? {
+    func due(at now: MonotonicClock.Instant) -> Bool? {
         guard now >= next else { return nil }
         return now >= nextRenewal
     }
 
     /// Notes a keep-alive round trip that succeeded at `now`.
-    mutating func done(renewing: Bool, at now: ContinuousClock.Instant) {
+    mutating func done(renewing: Bool, at now: MonotonicClock.Instant) {
         nextLiveness = now + livenessInterval
         if renewing { nextRenewal = now + renewalInterval }
     }

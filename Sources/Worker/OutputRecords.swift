@@ -10,20 +10,22 @@ struct OutputRecords: Sendable {
     let outcomesTopic: String
     let tokenEventsTopic: String
     let dlqTopic: String
+    /// The worker's wall clock (``WorkerConfiguration/wallClock``): the records' timestamps.
+    let wallClock: WallClock
 
     /// The outcome of a message that is not a v1 intent: no intent id, app or environment could be
     /// read, so it names the source position instead.
     func undecodable(reason: String, source: SourcePosition, entry: MessageLedger.EntryID) -> WorkerOutput {
         outcome(OutcomeEvent(intentID: "\(source.topic):\(source.partition):\(source.offset)", app: "unknown",
                              environment: Intent.Environment.production.rawValue, status: .invalid,
-                             source: source, completedAt: Self.now(), reason: reason), entry: entry)
+                             source: source, completedAt: now(), reason: reason), entry: entry)
     }
 
     /// An outcome shared by every delivery of `intent` (no device, or one set afterwards).
     func intentOutcome(_ intent: Intent, user: String?, source: SourcePosition, reason: String? = nil,
                        status: OutcomeEvent.Status = .invalid) -> OutcomeEvent {
         OutcomeEvent(intentID: intent.id, app: intent.app, environment: intent.environment.rawValue, status: status,
-                     source: source, completedAt: Self.now(), user: user, template: intent.templateName, reason: reason,
+                     source: source, completedAt: now(), user: user, template: intent.templateName, reason: reason,
                      createdAt: intent.createdAt)
     }
 
@@ -57,7 +59,7 @@ struct OutputRecords: Sendable {
 
     /// What is decided for a planned delivery that is not sent (suppressed): its status and reason, now.
     func decided(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?) -> SettledOutcome {
-        SettledOutcome(source: planned.source, status: status, completedAt: Self.now(), reason: reason)
+        SettledOutcome(source: planned.source, status: status, completedAt: now(), reason: reason)
     }
 
     /// The outcome of a planned delivery that is not sent, decided now.
@@ -91,7 +93,7 @@ struct OutputRecords: Sendable {
 
     func deadLetter(reason: String, detail: String, source: SourcePosition, original: DeadLetter.Original, intentID: String?,
                     entry: MessageLedger.EntryID) -> WorkerOutput {
-        let letter = DeadLetter(reason: reason, detail: detail, source: source, original: original, intentID: intentID, recordedAt: Self.now())
+        let letter = DeadLetter(reason: reason, detail: detail, source: source, original: original, intentID: intentID, recordedAt: now())
         // Keyed by the letter's intent id, which is bounded like the rest of it: a dead letter always fits.
         return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, key: letter.intentID.map { Array($0.utf8) }, value: letter.encoded),
                             kind: .deadLetter(reason: reason), entry: entry)
@@ -103,13 +105,13 @@ struct OutputRecords: Sendable {
         guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
         let event = TokenEvent(kind: kind, reason: reason.description, app: planned.app, environment: planned.environment.rawValue,
                                token: planned.delivery.token.hex, user: planned.user, intentID: planned.intentID,
-                               apnsTimestamp: result.timestamp, observedAt: Self.now(), removedFromRegistry: removed)
+                               apnsTimestamp: result.timestamp, observedAt: now(), removedFromRegistry: removed)
         return WorkerOutput(record: KafkaProducerMessage(topic: tokenEventsTopic, key: Array(event.token.utf8), value: event.encoded),
                             kind: .tokenEvent(event.kind), entry: planned.entry)
     }
 
-    /// Unix milliseconds on the wall clock.
-    static func now() -> Int64 {
-        WallClock.millisecondsSinceEpoch()
+    /// Unix milliseconds on the worker's wall clock.
+    func now() -> Int64 {
+        wallClock.millisecondsSinceEpoch()
     }
 }

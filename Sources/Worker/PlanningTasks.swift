@@ -23,6 +23,8 @@ final class PlanningTasks: Sendable {
     /// Plans the messages without waiting; the plans arrive through ``take()``.
     func start(_ messages: [(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)]) {
         Task.detached { [self] in
+            // One catalog snapshot for the batch: a reload applies from the next one.
+            let enricher = planner.catalog.enricher
             // Without a registry planning cannot fail.
             let plans = messages.map { message, entry in
                 switch planner.decode(message, entry: entry) {
@@ -30,7 +32,7 @@ final class PlanningTasks: Sendable {
                     Planned(message: message, entry: entry, plan: plan)
                 case .intent(let intent):
                     Planned(message: message, entry: entry,
-                            plan: (try? planner.plan(intent, message: message, entry: entry, registry: nil)) ?? .needsRegistry(intent))
+                            plan: (try? planner.plan(intent, message: message, entry: entry, enricher: enricher, registry: nil)) ?? .needsRegistry(intent))
                 }
             }
             planned.append(contentsOf: plans)

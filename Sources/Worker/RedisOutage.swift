@@ -1,4 +1,5 @@
 import Redis
+import Runtime
 
 /// Whether Redis is out for the worker, and when to try it again: 100 ms doubling to 5 s, with
 /// jitter (``RedisReconnectPolicy``'s delays). Lives on the worker's thread.
@@ -6,13 +7,13 @@ struct RedisOutage {
     private let backoff = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(100), maximumDelay: .seconds(5))
     private var failures = 0
     private var random = SystemRandomNumberGenerator()
-    /// When the next attempt is due while Redis is out.
-    private(set) var nextAttempt = ContinuousClock.now
+    /// When the next attempt is due while Redis is out (set by each failure; read only while out).
+    private(set) var nextAttempt = MonotonicClock.Instant(nanoseconds: 0)
 
     var isOut: Bool { failures > 0 }
 
     /// Records a failed attempt; returns whether Redis was available until now.
-    mutating func failed(at now: ContinuousClock.Instant) -> Bool {
+    mutating func failed(at now: MonotonicClock.Instant) -> Bool {
         nextAttempt = now + backoff.delay(beforeRetry: failures, using: &random)
         failures += 1
         return failures == 1

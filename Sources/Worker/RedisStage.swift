@@ -1,4 +1,3 @@
-import Foundation
 import Kafka
 import Pipeline
 import Redis
@@ -40,7 +39,8 @@ final class RedisStage: Sendable {
     private let jobArrived = Runtime.Semaphore()
     private let outcomes: Inbox<Outcome>
     private let stopping = Atomic<Bool>(false)
-    private let stopped = Runtime.Semaphore()
+    private let thread = ServiceThread()
+    private let clock: MonotonicClock
     /// Recorded watermarks not yet written, by partition.
     private let recorded = Mutex<[KafkaTopicPartition: Int64]>([:])
     /// The least time between two round trips that write watermarks alone, ms.
@@ -50,11 +50,10 @@ final class RedisStage: Sendable {
     init(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String, wakeUp: Runtime.Semaphore) {
         jobs = Inbox(wakeUp: jobArrived)
         outcomes = Inbox(wakeUp: wakeUp)
-        let thread = Thread { [self] in
+        clock = configuration.clock
+        thread.start(name: "pushline-redis-\(configuration.pipelineName)") { [self] in
             run(configuration: configuration, planner: planner, stores: stores, owner: owner)
         }
-        thread.name = "pushline-redis-\(configuration.pipelineName)"
-        thread.start()
     }
 
     /// Queues a job behind the others.
@@ -85,21 +84,21 @@ final class RedisStage: Sendable {
     func stop() {
         stopping.store(true, ordering: .releasing)
         jobArrived.signal()
-        stopped.wait()
-        stopped.signal()  // a second stop() returns at once
+        // The body throws nothing; a second stop() returns at once.
+        try? thread.join()
     }
 
     private func run(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
         let flush = Duration.milliseconds(Self.watermarkFlushMilliseconds)
-        var watermarksWritten = ContinuousClock.now - flush
+        var watermarksWritten = clock.now - flush
         var keepAlive = KeepAliveSchedule(ownerTTL: configuration.ownerTTL,
-                                          pendingTTL: .milliseconds(configuration.idempotency.pendingMilliseconds))
+                                          pendingTTL: .milliseconds(configuration.idempotency.pendingMilliseconds), start: clock.now)
         /// Says the worker lives, and renews its claims, when due; a failure is tried again next turn
         /// (the jobs meet the same Redis and report the outage).
         func keepAliveIfDue(_ stages: DeliveryStages) {
-            let now = ContinuousClock.now
+            let now = clock.now
             guard let renewing = keepAlive.due(at: now) else { return }
             do {
                 try stages.keepAlive(holding: renewing ? claimed : [], livenessMilliseconds: keepAlive.livenessMilliseconds)
@@ -110,11 +109,11 @@ final class RedisStage: Sendable {
         /// records of small chunks of answers, one round trip each, do not each carry a Lua call
         /// per partition.
         func watermarksDue() -> Bool {
-            ContinuousClock.now >= watermarksWritten + flush
+            clock.now >= watermarksWritten + flush
         }
         while !stopping.load(ordering: .acquiring) {
-            let idle = stages == nil ? 1000 : max(1, min(1000, (keepAlive.next - .now).wholeMilliseconds))
-            let untilWatermarks = max(1, (watermarksWritten + flush - .now).wholeMilliseconds)
+            let idle = stages == nil ? 1000 : max(1, min(1000, (keepAlive.next - clock.now).wholeMilliseconds))
+            let untilWatermarks = max(1, (watermarksWritten + flush - clock.now).wholeMilliseconds)
             _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? idle : min(idle, untilWatermarks))
             for job in Self.coalesced(jobs.take()) where !stopping.load(ordering: .acquiring) {
                 do {
@@ -125,7 +124,7 @@ final class RedisStage: Sendable {
                     keepAliveIfDue(stages!)
                     let carriesWatermarks = watermarksDue()
                     outcomes.append(contentsOf: [try perform(job, stages: stages!, claimed: &claimed, carryingWatermarks: carriesWatermarks)])
-                    if case .record = job, carriesWatermarks { watermarksWritten = .now }
+                    if case .record = job, carriesWatermarks { watermarksWritten = clock.now }
                 } catch {
                     outcomes.append(contentsOf: [.failed(job, error)])
                 }
@@ -134,12 +133,11 @@ final class RedisStage: Sendable {
             if let stages, watermarksDue() {
                 let watermarks = takeRecorded()
                 guard !watermarks.isEmpty else { continue }
-                watermarksWritten = .now
+                watermarksWritten = clock.now
                 // Written alone; a failure keeps them for later (the next job meets the same Redis).
                 do { try stages.record(watermarks) } catch { putBack(watermarks) }
             }
         }
-        stopped.signal()
     }
 
     private func perform(_ job: Job, stages: DeliveryStages, claimed: inout Set<DeliveryKey>,

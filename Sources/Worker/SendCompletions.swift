@@ -32,7 +32,7 @@ final class SendCompletions: Sendable {
             do {
                 try await sender.send(notifications, pool: pool) { answered in
                     // A chunk's results arrive together: their outcomes are decided at one moment.
-                    let now = OutputRecords.now()
+                    let now = records.now()
                     var originals = LastOriginal()
                     let delivered = answered.map { index, result in
                         let records = records.sent(deliveries[index], result, completedAt: now, originals: &originals)

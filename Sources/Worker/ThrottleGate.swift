@@ -1,5 +1,6 @@
 import PushlineConfiguration
 import Pipeline
+import Runtime
 
 /// Planned deliveries that a throttle holds until its token bucket gives them a place
 /// (docs/policies.md): one first-in first-out queue per throttle, whose buckets are asked for as
@@ -20,7 +21,7 @@ struct ThrottleGate<Element> {
     /// Whether a round trip for tokens is out, and the requests it carries.
     private var asked: [(throttle: Int, request: ThrottleRequest)]?
     /// When to ask again; nil while nothing waits.
-    private var nextAsk: ContinuousClock.Instant?
+    private var nextAsk: MonotonicClock.Instant?
 
     init(throttles: [ThrottleConfiguration], matches: @escaping (ThrottleConfiguration, Element) -> Bool) {
         self.throttles = throttles
@@ -35,7 +36,7 @@ struct ThrottleGate<Element> {
     var heldByThrottle: [Int] { held.map(\.count) }
 
     /// Holds the deliveries a throttle matches and returns the others, in order.
-    mutating func admit(_ elements: [Element], now: ContinuousClock.Instant) -> [Element] {
+    mutating func admit(_ elements: [Element], now: MonotonicClock.Instant) -> [Element] {
         guard !throttles.isEmpty else { return elements }
         var free: [Element] = []
         for element in elements {
@@ -52,7 +53,7 @@ struct ThrottleGate<Element> {
 
     /// The buckets to ask at `now`, one request per throttle with deliveries waiting; empty when
     /// nothing waits, a round trip is out, or it is not yet time.
-    mutating func requests(now: ContinuousClock.Instant) -> [ThrottleRequest] {
+    mutating func requests(now: MonotonicClock.Instant) -> [ThrottleRequest] {
         guard asked == nil, let due = nextAsk, due <= now else { return [] }
         let asking = held.indices.filter { !held[$0].isEmpty }.map { index in
             let throttle = throttles[index]
@@ -70,7 +71,7 @@ struct ThrottleGate<Element> {
     /// The buckets' answers to the last ``requests(now:)``: that many deliveries of each throttle
     /// go, oldest first; what still waits is asked for again after the longest of the buckets'
     /// waits that matter (at least ``minimumInterval``).
-    mutating func granted(_ grants: [ThrottleGrant], now: ContinuousClock.Instant) -> [Element] {
+    mutating func granted(_ grants: [ThrottleGrant], now: MonotonicClock.Instant) -> [Element] {
         guard let asking = asked else { return [] }
         asked = nil
         var released: [Element] = []
@@ -87,7 +88,7 @@ struct ThrottleGate<Element> {
     }
 
     /// The round trip for tokens failed (Redis out): ask again once Redis answers, or `retryAt`.
-    mutating func failed(retryAt: ContinuousClock.Instant) {
+    mutating func failed(retryAt: MonotonicClock.Instant) {
         asked = nil
         nextAsk = heldCount > 0 ? retryAt : nil
     }

@@ -104,17 +104,18 @@ public final class TokenFeed: Sendable {
         }
         // Connected at the first batch or check, so a feed started while Redis is down waits for it there.
         var connection: RedisConnection?
-        var lastAsked = MonotonicClock.now - Self.idleRedisCheck
+        let clock = configuration.clock
+        var lastAsked = clock.now - Self.idleRedisCheck
         while !isStopping {
             let batch = consumer.poll(maxMessages: configuration.batchSize, timeout: configuration.pollTimeout)
             guard !batch.isEmpty else {
-                if MonotonicClock.now >= lastAsked + Self.idleRedisCheck {
-                    lastAsked = .now
+                if clock.now >= lastAsked + Self.idleRedisCheck {
+                    lastAsked = clock.now
                     try checkRedis(connection: &connection)
                 }
                 continue
             }
-            lastAsked = .now
+            lastAsked = clock.now
             var registrations: [TokenRegistration] = []
             var keys: [EncryptionKeyRecord] = []
             var deadLetters: [KafkaProducerMessage] = []
@@ -177,8 +178,7 @@ public final class TokenFeed: Sendable {
                 return effects
             } catch let error as RedisError where error.isRetryable {
                 redisAnswers.store(false, ordering: .releasing)
-                // RedisOutage is shared with the worker loop, which still keeps ContinuousClock instants.
-                let now = ContinuousClock.now
+                let now = configuration.clock.now
                 if outage.failed(at: now) {
                     metrics?.redisAvailable.set(to: 0)
                     eventHandler(.redisUnreachable(error))

@@ -1,6 +1,7 @@
 import Kafka
 import Pipeline
 import Redis
+import Runtime
 
 /// What a ``TokenFeed`` needs: the `pushline.tokens` topic and its own consumer group, the producer
 /// for dead letters, and Redis.
@@ -19,6 +20,8 @@ public struct TokenFeedConfiguration: Sendable {
     public var pollTimeout = Duration.milliseconds(100)
     /// How long a batch's dead letters may take to be acknowledged by Kafka before the feed stops.
     public var outputTimeout = Duration.seconds(30)
+    /// The monotonic clock of the feed's Redis checks and back-offs (a ``TestClock``'s in tests).
+    public var clock = MonotonicClock.system
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, redis: RedisConfiguration) {
         self.consumer = consumer

@@ -84,7 +84,13 @@ public struct WorkerConfiguration: Sendable {
     public var lagInterval = Duration.seconds(1)
     /// The delivery policies (the pipeline's `policies:`, docs/policies.md).
     public var policies = DeliveryPolicies()
-    /// The clock the delivery policies read (deadlines, rolling windows): tests move it by hand.
+    /// The monotonic clock everything the worker measures or times out reads: the batch linger,
+    /// pending rechecks, Redis and Kafka back-offs, keep-alives, the drain's deadline. Tests hand it
+    /// a ``TestClock``'s clock to move the worker's time themselves.
+    public var clock = MonotonicClock.system
+    /// The wall clock of the timestamps the worker writes (`completed_at`, `observed_at`,
+    /// `recorded_at`, …), of its end-to-end latency, and the delivery policies read (deadlines,
+    /// rolling windows): tests move it by hand.
     public var wallClock = WallClock.system
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, stores: Stores,

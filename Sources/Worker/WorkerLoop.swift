@@ -49,16 +49,18 @@ final class WorkerLoop {
 
     /// Every decision about the work in hand.
     private var machine: StateMachine
-    private var nextLagUpdate = ContinuousClock.now
+    /// The worker's monotonic clock (``WorkerConfiguration/clock``).
+    private let clock: MonotonicClock
+    private var nextLagUpdate: MonotonicClock.Instant
     /// The Kafka timestamp of the newest message taken from each partition (lag in time).
     private var newestConsumed: [KafkaTopicPartition: Int64] = [:]
     /// Set once the consumer closes: its final revoke finds the work already finished or handed back.
     private var closing = false
     /// An error met inside the rebalance callback, which cannot throw; thrown once `poll` returns.
     private var rebalanceFailure: (any Error)?
-    /// When stopping began plus `shutdown.deadline`: the drain ends then, and flushing and closing
+    /// `shutdown.deadline` from when stopping began: the drain ends then, and flushing and closing
     /// get what is left of it (at least ``closingAllowance``).
-    private var drainDeadline: ContinuousClock.Instant?
+    private var drainDeadline: Deadline?
     /// The least time flushing the producer, and then closing the consumer, each get after the
     /// drain, so that a drain that used the whole deadline still commits what it completed.
     static let closingAllowance = Duration.seconds(2)
@@ -72,6 +74,8 @@ final class WorkerLoop {
         logger[metadataKey: "pipeline"] = .string(configuration.pipelineName)
         self.logger = logger
         self.status = status
+        clock = configuration.clock
+        nextLagUpdate = clock.now
         machine = StateMachine(configuration: configuration)
         let acknowledgements = Inbox<KafkaDeliveryReport>(wakeUp: wakeUp)
         self.acknowledgements = acknowledgements
@@ -109,17 +113,17 @@ final class WorkerLoop {
         } catch {
             // Redis out at start: the worker waits for it like for any outage.
             guard error.isRetryable else { throw error }
-            try perform(machine.redisFailed(error, now: .now))
+            try perform(machine.redisFailed(error, now: clock.now))
         }
         while true {
             if drainDeadline == nil && status.stopping.load(ordering: .acquiring) {
-                drainDeadline = .now + configuration.shutdownDeadline
+                drainDeadline = Deadline(after: configuration.shutdownDeadline, clock: clock)
                 machine.drainRequested()
                 logger.info("worker stopping", metadata: ["deadline": "\(configuration.shutdownDeadline)"])
             }
             try serve()
             if let drainDeadline {
-                if machine.isIdle || ContinuousClock.now >= drainDeadline { break }
+                if machine.isIdle || drainDeadline.hasPassed { break }
                 _ = wakeUp.wait(milliseconds: 10)
                 continue
             }
@@ -127,7 +131,7 @@ final class WorkerLoop {
                 _ = wakeUp.wait(milliseconds: 5)
                 continue
             }
-            let messages = consumer.poll(maxMessages: machine.pollLimit, timeout: machine.pollTimeout(now: .now))
+            let messages = consumer.poll(maxMessages: machine.pollLimit, timeout: machine.pollTimeout(now: clock.now))
             if let rebalanceFailure { throw rebalanceFailure }
             handleConsumerEvents()
             if !messages.isEmpty { metrics.consumed(messages, newest: &newestConsumed) }
@@ -141,23 +145,23 @@ final class WorkerLoop {
         // Each arrival signals once; what is taken below makes the signals so far stale, and a
         // count left standing would turn every later wait into a spin.
         while wakeUp.wait(milliseconds: 0) {}
-        try perform(machine.planned(planning.take(), now: .now))
-        try perform(machine.sendsAnswered(completions.take(), now: .now))
+        try perform(machine.planned(planning.take(), now: clock.now))
+        try perform(machine.sendsAnswered(completions.take(), now: clock.now))
         let answers = redisStage.take()
         countClaims(answers)
-        try perform(machine.redisAnswered(answers, now: .now))
-        try perform(machine.acknowledged(acknowledgements.take(), now: .now))
+        try perform(machine.redisAnswered(answers, now: clock.now))
+        try perform(machine.acknowledged(acknowledgements.take(), now: clock.now))
         // A pool this worker sends to is out (its circuit open): what is taken would only be held.
         let apnsCircuit = sender.hasOpenCircuit(among: configuration.pools.values)
         status.apnsCircuitOpen.store(apnsCircuit, ordering: .relaxed)
-        let now = ContinuousClock.now
+        let now = clock.now
         try perform(machine.tick(now: now, apnsCircuitOpen: apnsCircuit))
         metrics.inFlight.record(machine.deliveriesInFlight)
         if !configuration.policies.lanes.lanes.isEmpty || !configuration.policies.throttles.isEmpty {
             metrics.lanes.waiting(queued: machine.queuedByLane, held: machine.heldByThrottle)
         }
         if now >= nextLagUpdate {
-            metrics.lag(consumer.lag, newest: newestConsumed, now: OutputRecords.now())
+            metrics.lag(consumer.lag, newest: newestConsumed, now: planner.records.now())
             if let brokersUp = consumer.brokersUp { kafkaReached(brokersUp) }
             apnsReached(!sender.hasUnreachablePool(among: configuration.pools.values))
             metrics.ready.record(status.isReady ? 1 : 0)
@@ -193,10 +197,10 @@ final class WorkerLoop {
                     plans = try connectedStages().plan(messages)
                 } catch {
                     guard error.isRetryable else { throw error }
-                    try perform(machine.registryFailed(messages, error, now: .now))
+                    try perform(machine.registryFailed(messages, error, now: clock.now))
                     continue
                 }
-                try perform(machine.plannedWithRegistry(plans, for: messages, now: .now))
+                try perform(machine.plannedWithRegistry(plans, for: messages, now: clock.now))
             case .claim(let planned):
                 redisStage.submit(.claim(planned))
             case .record(let sent):
@@ -226,10 +230,10 @@ final class WorkerLoop {
                     try connectedStages().ping()
                 } catch {
                     guard error.isRetryable else { throw error }
-                    try perform(machine.redisFailed(error, now: .now))
+                    try perform(machine.redisFailed(error, now: clock.now))
                     continue
                 }
-                try perform(machine.redisReached(now: .now))
+                try perform(machine.redisReached(now: clock.now))
             case .pause(let reason):
                 setPaused(true, Array(consumer.assignment))
                 logger.info("partitions paused", metadata: ["reason": .string(reason.rawValue),
@@ -254,7 +258,7 @@ final class WorkerLoop {
             case .outputRefused(let output, let error, let source, let refusal):
                 outputRefused(output, error, source: source, refusal)
             case .deliveriesDecided(let timestamps):
-                let now = OutputRecords.now()
+                let now = planner.records.now()
                 for timestamp in timestamps { metrics.endToEndLatency.record(Double(max(0, now - timestamp)) / 1000) }
             case .countBatch(let deliveries):
                 metrics.batchDeliveries.record(deliveries)
@@ -352,11 +356,11 @@ final class WorkerLoop {
     /// batch closed at once) while it moves and the deadline allows, then hands back what is left.
     private func finishOrHandBack(_ partitions: Set<KafkaTopicPartition>, finishing: Bool) {
         guard !partitions.isEmpty else { return }
-        let deadline = ContinuousClock.now + configuration.shutdownDeadline
+        let deadline = Deadline(after: configuration.shutdownDeadline, clock: clock)
         machine.revocationStarted()
         defer { machine.revocationEnded() }
         do {
-            while finishing && machine.tracks(any: partitions) && machine.workIsMoving && ContinuousClock.now < deadline {
+            while finishing && machine.tracks(any: partitions) && machine.workIsMoving && !deadline.hasPassed {
                 try serve()
                 if machine.tracks(any: partitions) { _ = wakeUp.wait(milliseconds: 10) }
             }
@@ -415,7 +419,7 @@ final class WorkerLoop {
         var failure: (any Error)?
         do { try producer.close(timeout: closingTime()) } catch { failure = error }
         machine.producerHasClosed()
-        do { try perform(machine.acknowledged(acknowledgements.take(), now: .now)) } catch { failure = failure ?? error }
+        do { try perform(machine.acknowledged(acknowledgements.take(), now: clock.now)) } catch { failure = failure ?? error }
         // Commits each partition's watermark, then leaves the group.
         do { try consumer.close(timeout: closingTime()) } catch { failure = failure ?? error }
         status.joined.store(false, ordering: .releasing)
@@ -426,7 +430,7 @@ final class WorkerLoop {
 
     /// What is left of the shutdown deadline, at least ``closingAllowance``.
     private func closingTime() -> Duration {
-        max(Self.closingAllowance, (drainDeadline ?? .now + configuration.shutdownDeadline) - .now)
+        max(Self.closingAllowance, drainDeadline?.remaining ?? configuration.shutdownDeadline)
     }
 
     private static func describe(_ partitions: [KafkaTopicPartition]) -> String {

@@ -2,6 +2,7 @@ import Kafka
 import Pipeline
 import PushlineConfiguration
 import Redis
+import Runtime
 
 extension WorkerLoop {
     /// The worker's bookkeeping, apart from everything it talks to: the ``MessageLedger``, the open
@@ -51,7 +52,8 @@ extension WorkerLoop {
         /// Planned deliveries that may wait beyond the batch being filled: `lanes.read_ahead` with
         /// lanes, 0 without.
         private let readAhead: Int
-        private var openedAt = ContinuousClock.Instant.now
+        /// (Set whenever a delivery opens a batch; read only while one is open.)
+        private var openedAt = MonotonicClock.Instant(nanoseconds: 0)
         /// Planned deliveries a throttle holds until its token bucket lets them go (docs/policies.md).
         private var throttle: ThrottleGate<PlannedDelivery>
         /// Messages handed to the planners and not yet back.
@@ -70,7 +72,7 @@ extension WorkerLoop {
         /// Records Kafka refused for a reason that may pass (a timeout, a broker away), produced
         /// again as they were at `outputRetryAt`.
         private var outputsToRetry: [WorkerOutput] = []
-        private var outputRetryAt: ContinuousClock.Instant?
+        private var outputRetryAt: MonotonicClock.Instant?
         /// Rounds of retried records since Kafka last acknowledged one: the delay doubles with
         /// each, from 100 ms to 5 s.
         private var outputRetryRounds = 0
@@ -131,7 +133,7 @@ extension WorkerLoop {
 
         /// A short wait while other work is out (what it hands back is taken between polls); the
         /// configured poll timeout when there is nothing else to do.
-        func pollTimeout(now: ContinuousClock.Instant) -> Duration {
+        func pollTimeout(now: MonotonicClock.Instant) -> Duration {
             if !lanes.isEmpty { return min(.milliseconds(2), max(.zero, openedAt + batchLinger - now)) }
             if !ledger.isEmpty { return .milliseconds(2) }
             return pollTimeout
@@ -205,7 +207,7 @@ extension WorkerLoop {
         /// Plans made off the loop's thread: each message's records decided now are produced and
         /// its deliveries join the open batch; messages that address users are planned again
         /// together, with one registry round trip (``Action/planWithRegistry(_:)``).
-        mutating func planned(_ plans: [PlanningTasks.Planned], now: ContinuousClock.Instant) -> [Action] {
+        mutating func planned(_ plans: [PlanningTasks.Planned], now: MonotonicClock.Instant) -> [Action] {
             guard !plans.isEmpty else { return [] }
             var actions: [Action] = []
             var needRegistry: [MessageToPlan] = []
@@ -222,14 +224,14 @@ extension WorkerLoop {
 
         /// The plans of messages planned with the token registry, in their order.
         mutating func plannedWithRegistry(_ plans: [DeliveryPlanner.Plan], for messages: [MessageToPlan],
-                                          now: ContinuousClock.Instant) -> [Action] {
+                                          now: MonotonicClock.Instant) -> [Action] {
             var actions: [Action] = []
             for (plan, message) in zip(plans, messages) { accept(plan, entry: message.entry, now: now, into: &actions) }
             return actions
         }
 
         /// The registry round trip for `messages` met a Redis outage: they wait for Redis.
-        mutating func registryFailed(_ messages: [MessageToPlan], _ error: RedisError, now: ContinuousClock.Instant) -> [Action] {
+        mutating func registryFailed(_ messages: [MessageToPlan], _ error: RedisError, now: MonotonicClock.Instant) -> [Action] {
             var actions: [Action] = []
             redisFailed(error, now: now, into: &actions)
             submit(.plan(messages), now: now, into: &actions)
@@ -237,7 +239,7 @@ extension WorkerLoop {
         }
 
         /// A message's plan: its records decided now are produced, its deliveries join the open batch.
-        private mutating func accept(_ plan: DeliveryPlanner.Plan, entry: MessageLedger.EntryID, now: ContinuousClock.Instant,
+        private mutating func accept(_ plan: DeliveryPlanner.Plan, entry: MessageLedger.EntryID, now: MonotonicClock.Instant,
                                      into actions: inout [Action]) {
             // A message handed back (its partition revoked) while it was being planned goes no further.
             guard case .planned(let deliveries, let outputs) = plan, ledger.isTracked(entry) else { return }
@@ -251,7 +253,7 @@ extension WorkerLoop {
 
         /// Deliveries free to go join their lane's queue (the intent's `lane`, else its template's,
         /// else the pipeline's default lane).
-        private mutating func queue(_ deliveries: [PlannedDelivery], now: ContinuousClock.Instant) {
+        private mutating func queue(_ deliveries: [PlannedDelivery], now: MonotonicClock.Instant) {
             guard !deliveries.isEmpty else { return }
             if lanes.isEmpty { openedAt = now }
             guard lanes.weights.count > 1, let first = deliveries.first else {
@@ -271,14 +273,14 @@ extension WorkerLoop {
 
         /// The token buckets answered ``Action/takeTokens(_:)``: the deliveries granted a place
         /// join their lanes; the rest wait for the next ask.
-        mutating func tokensTaken(_ grants: [ThrottleGrant], now: ContinuousClock.Instant) -> [Action] {
+        mutating func tokensTaken(_ grants: [ThrottleGrant], now: MonotonicClock.Instant) -> [Action] {
             queue(throttle.granted(grants, now: now), now: now)
             return []
         }
 
         /// The round trip for tokens met a Redis outage: the throttled deliveries wait for Redis
         /// (under either `redis_unreachable` policy: a throttle is never skipped).
-        mutating func tokensFailed(_ error: RedisError, now: ContinuousClock.Instant) -> [Action] {
+        mutating func tokensFailed(_ error: RedisError, now: MonotonicClock.Instant) -> [Action] {
             var actions: [Action] = []
             redisFailed(error, now: now, into: &actions)
             throttle.failed(retryAt: now)
@@ -290,13 +292,13 @@ extension WorkerLoop {
         /// Answers of claim and record jobs from the ``RedisStage``, in the order the jobs ran. A
         /// job that met a Redis outage is submitted again, which under the outage keeps it (or its
         /// part that needs Redis) for later; any other failure is thrown.
-        mutating func redisAnswered(_ outcomes: [RedisStage.Outcome], now: ContinuousClock.Instant) throws -> [Action] {
+        mutating func redisAnswered(_ outcomes: [RedisStage.Outcome], now: MonotonicClock.Instant) throws -> [Action] {
             var actions: [Action] = []
             for outcome in outcomes { try handle(outcome, now: now, into: &actions) }
             return actions
         }
 
-        private mutating func handle(_ outcome: RedisStage.Outcome, now: ContinuousClock.Instant, into actions: inout [Action]) throws {
+        private mutating func handle(_ outcome: RedisStage.Outcome, now: MonotonicClock.Instant, into actions: inout [Action]) throws {
             switch outcome {
             case .claimed, .failed(.claim, _): claimJobs -= 1
             case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
@@ -313,6 +315,9 @@ extension WorkerLoop {
                 send(claims.admitted, holdingClaims: true, into: &actions)
             case .recorded(let sent, let tokenEvents):
                 produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
+                // Copies deferred behind these deliveries' claims (this worker's own) are claimed
+                // again at the next tick, not a recheck interval later.
+                deferred.wake(recorded: sent, at: now)
             case .failed(let job, let error):
                 guard let error = error as? RedisError, error.isRetryable else { throw error }
                 redisFailed(error, now: now, into: &actions)
@@ -324,7 +329,7 @@ extension WorkerLoop {
         }
 
         /// Runs a step now, or keeps it (or the part of it that needs Redis) for when Redis answers again.
-        private mutating func submit(_ step: RedisStep, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        private mutating func submit(_ step: RedisStep, now: MonotonicClock.Instant, into actions: inout [Action]) {
             guard outage.isOut else {
                 perform(step, into: &actions)
                 return
@@ -383,20 +388,20 @@ extension WorkerLoop {
 
         /// A Redis call failed with an outage (connection refused or lost, timeout, `LOADING`…):
         /// from now on steps that need Redis wait, and a `PING` (``Action/ping``) tells when it is back.
-        mutating func redisFailed(_ error: RedisError, now: ContinuousClock.Instant) -> [Action] {
+        mutating func redisFailed(_ error: RedisError, now: MonotonicClock.Instant) -> [Action] {
             var actions: [Action] = []
             redisFailed(error, now: now, into: &actions)
             return actions
         }
 
-        private mutating func redisFailed(_ error: RedisError, now: ContinuousClock.Instant, into actions: inout [Action]) {
+        private mutating func redisFailed(_ error: RedisError, now: MonotonicClock.Instant, into actions: inout [Action]) {
             guard outage.failed(at: now) else { return }
             actions.append(.redisLost(error, waiting: redisUnreachable == .pause))
         }
 
         /// Redis answered the `PING`: the steps that waited run, in order (claims and records go to
         /// the ``RedisStage`` again, and come back through ``redisAnswered(_:now:)`` if they fail once more).
-        mutating func redisReached(now: ContinuousClock.Instant) -> [Action] {
+        mutating func redisReached(now: MonotonicClock.Instant) -> [Action] {
             var actions: [Action] = []
             if outage.answered() { actions.append(.redisRecovered) }
             let steps = waitingForRedis
@@ -461,7 +466,7 @@ extension WorkerLoop {
 
         /// Answers of sends since the last turn: they are recorded together, as one Redis job; a
         /// send's last answer frees its place. A send that failed as a whole is thrown.
-        mutating func sendsAnswered(_ completions: [SendCompletions.Completion], now: ContinuousClock.Instant) throws -> [Action] {
+        mutating func sendsAnswered(_ completions: [SendCompletions.Completion], now: MonotonicClock.Instant) throws -> [Action] {
             guard !completions.isEmpty else { return [] }
             var answered: [SentDelivery] = []
             for completion in completions { answered += try answers(of: completion) }
@@ -509,7 +514,7 @@ extension WorkerLoop {
         /// Kafka's delivery reports: messages whose every record Kafka now has are completed; a
         /// record Kafka refused is sent again or replaced (``refused(_:_:record:now:into:)``), never
         /// the end of the worker.
-        mutating func acknowledged(_ reports: [KafkaDeliveryReport], now: ContinuousClock.Instant) -> [Action] {
+        mutating func acknowledged(_ reports: [KafkaDeliveryReport], now: MonotonicClock.Instant) -> [Action] {
             guard !reports.isEmpty else { return [] }
             var actions: [Action] = []
             var complete: [KafkaConsumerMessage] = []
@@ -536,7 +541,7 @@ extension WorkerLoop {
         /// is given up, and its message completes without it. Refused for a reason that may pass,
         /// the same record is produced again after a delay. Returns a message that giving up completed.
         private mutating func refused(_ id: KafkaProducerMessageID, _ error: KafkaError, record: KafkaProducerMessage?,
-                                      now: ContinuousClock.Instant, into actions: inout [Action]) -> KafkaConsumerMessage? {
+                                      now: MonotonicClock.Instant, into actions: inout [Action]) -> KafkaConsumerMessage? {
             guard let expected = ledger.refused(id) else { return nil }
             guard let record else {
                 // Every failed report of the worker's producer carries its record; without one
@@ -577,7 +582,7 @@ extension WorkerLoop {
         /// `batch.linger` once fewer than `concurrency` batches are out, or at once when draining);
         /// then whether the partitions are to be paused or resumed. `apnsCircuitOpen`: whether a
         /// pool the worker sends to has its circuit open.
-        mutating func tick(now: ContinuousClock.Instant, apnsCircuitOpen: Bool) -> [Action] {
+        mutating func tick(now: MonotonicClock.Instant, apnsCircuitOpen: Bool) -> [Action] {
             var actions: [Action] = []
             if let due = outputRetryAt, now >= due {
                 actions.append(.produceAgain(outputsToRetry))

@@ -1,3 +1,4 @@
+import Runtime
 import Testing
 @testable import Worker
 
@@ -5,9 +6,9 @@ import Testing
 /// third of the owner TTL, the claims every third of the pending TTL, each from its last success.
 @Suite("KeepAliveSchedule")
 struct KeepAliveScheduleTests {
-    private let start = ContinuousClock.now
+    private let start = MonotonicClock.now
 
-    private func at(_ milliseconds: Int) -> ContinuousClock.Instant {
+    private func at(_ milliseconds: Int) -> MonotonicClock.Instant {
         start + .milliseconds(milliseconds)
     }
 

@@ -1,5 +1,6 @@
 import APNsCore
 import Foundation
+import Runtime
 import Testing
 
 /// A delivery whose claim another attempt holds (`pending`) is deferred, not skipped: it gets its
@@ -129,5 +130,32 @@ struct PendingClaimTests {
 
         #expect(whileHeld?.hasPrefix("pending ") == true, "still this worker's pending claim: \(whileHeld ?? "none")")
         #expect(outcomes.map { $0["status"] as? String } == ["accepted"])
+    }
+
+    @Test("a deferred delivery is claimed again when the worker's clock reaches its recheck time, not before")
+    func recheckFollowsTheWorkersClock() async throws {
+        let time = TestClock()
+        let fixture = try await WorkerFixture {
+            $0.clock = time.clock
+            // A batch closes when full: the linger would never pass on a clock that stands still.
+            $0.batchSize = 1
+        }
+        let token = try WorkerFixture.token(49)
+        let key = WorkerFixture.claimKey(intent: "timed", token: token)
+        try await fixture.redisCommand(["SET", key, "pending"])
+        try await fixture.publish([WorkerFixture.intent(id: "timed", tokens: [token])])
+        let whilePending = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        try await fixture.redisCommand(["SET", key, "sent"])
+        // Longer than the recheck interval (1 s) in real time; the worker's clock has not moved.
+        let beforeTheClockMoves = try await fixture.records(on: "pushline.outcomes", after: .milliseconds(1500))
+        time.advance(by: .seconds(1))
+        _ = try await fixture.records(on: "pushline.outcomes", count: 1)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        try await fixture.stop()
+
+        #expect(whilePending.isEmpty)
+        #expect(beforeTheClockMoves.isEmpty, "the recheck waits for the worker's clock")
+        #expect(outcomes.map { $0["status"] as? String } == ["suppressed"])
+        #expect(fixture.harness.simulator.inbox().isEmpty)
     }
 }

@@ -4,6 +4,7 @@ import Enrichment
 import Kafka
 import Pipeline
 import PushlineTestKit
+import Runtime
 @testable import Redis
 @testable import Worker
 
@@ -19,7 +20,7 @@ struct StateMachineFixture {
     var machine: WorkerLoop.StateMachine
     let planner: DeliveryPlanner
     /// The time of the first event; tests move on from it.
-    let start = ContinuousClock.now
+    let start = MonotonicClock.now
     /// Records produced (``WorkerLoop/StateMachine/Action/produce(_:)``), by the id handed out for them.
     private(set) var produced: [(id: KafkaProducerMessageID, output: WorkerOutput)] = []
     private var nextProducerID: UInt64 = 1
@@ -48,7 +49,7 @@ struct StateMachineFixture {
     }
 
     /// `milliseconds` after ``start``.
-    func at(_ milliseconds: Int) -> ContinuousClock.Instant {
+    func at(_ milliseconds: Int) -> MonotonicClock.Instant {
         start + .milliseconds(milliseconds)
     }
 
@@ -92,7 +93,7 @@ struct StateMachineFixture {
                 PlanningTasks.Planned(message: message, entry: entry, plan: plan)
             case .intent(let intent):
                 PlanningTasks.Planned(message: message, entry: entry,
-                                      plan: (try? planner.plan(intent, message: message, entry: entry, registry: nil)) ?? .needsRegistry(intent))
+                                      plan: (try? planner.plan(intent, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil)) ?? .needsRegistry(intent))
             }
         }
         toPlan = []
@@ -187,7 +188,7 @@ struct StateMachineFixture {
         let messages = registryPlans.removeFirst()
         let tokens = try devices.map(Self.token)
         let plans = try messages.map { planning in
-            try planner.plan(planning.intent, message: planning.message, entry: planning.entry) { _, intent in
+            try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: planner.catalog.enricher) { _, intent in
                 tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
             }
         }

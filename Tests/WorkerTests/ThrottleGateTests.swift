@@ -1,4 +1,5 @@
 import Pipeline
+import Runtime
 import PushlineConfiguration
 import Testing
 @testable import Worker
@@ -8,9 +9,9 @@ import Testing
 /// they grant goes oldest first; nothing is dropped.
 @Suite("ThrottleGate")
 struct ThrottleGateTests {
-    private let start = ContinuousClock.now
+    private let start = MonotonicClock.now
 
-    private func at(_ milliseconds: Int) -> ContinuousClock.Instant {
+    private func at(_ milliseconds: Int) -> MonotonicClock.Instant {
         start + .milliseconds(milliseconds)
     }
 

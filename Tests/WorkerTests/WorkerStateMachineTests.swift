@@ -100,6 +100,23 @@ struct WorkerStateMachineTests {
         #expect(try f.answerClaim(now: 1001) == ["batch of 1", "send #0 1 to sandbox"])
     }
 
+    @Test("a copy deferred behind this worker's own claim is claimed again as soon as that delivery is recorded, not at the recheck")
+    func copyWokenByItsOriginalsRecord() throws {
+        var f = try Fixture()
+        let intent = try Fixture.intent(id: "i1", tokens: [0])
+        _ = f.pollAndPlan([Fixture.message(intent, offset: 0), Fixture.message(intent, offset: 1)])
+        #expect(f.tick(1) == ["claim 2"])
+        #expect(try f.answerClaim(now: 1) { $0.source.offset == 1 ? .deferred : .admitted } == ["batch of 1", "send #0 1 to sandbox"])
+        #expect(try f.answerSend(now: 2) == ["record 1"])
+        #expect(f.tick(3) == [], "the copy waits while its original's claim is held")
+        #expect(try f.answerRecord(now: 4) == ["produce outcome accepted"])
+        #expect(f.tick(4) == ["claim 1"])
+        #expect(try f.answerClaim(now: 5) { _ in .suppressed("DuplicateIntent") } == ["produce outcome suppressed DuplicateIntent"])
+        #expect(f.tick(1001) == [], "nothing is left to recheck")
+        #expect(f.acknowledge() == ["decided 2", "complete 0:0,0:1"])
+        #expect(f.machine.isIdle)
+    }
+
     @Test("Redis out under pause: the step waits, partitions pause, a PING at the back-off, then the step runs and partitions resume")
     func redisOutagePause() throws {
         var f = try Fixture()
