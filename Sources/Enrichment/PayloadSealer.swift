@@ -26,7 +26,7 @@ public enum PayloadSealer {
         var payload = [UInt8]()
         payload.reserveCapacity(request.prefixCount + Base64.encodedCount(box.count) + ServiceExtensionContent.keyFieldsReserve)
         payload.append(contentsOf: delivery.payload[..<request.prefixCount])
-        payload.append(contentsOf: Base64.encode(box).utf8)
+        Base64.append(box, to: &payload)
         payload.append(contentsOf: "\",\"\(ServiceExtensionTemplate.PayloadKey.keyID)\":".utf8)
         JSONWriter.appendString(key.id, to: &payload)
         payload.append(contentsOf: ",\"\(ServiceExtensionTemplate.PayloadKey.keyVersion)\":".utf8)

@@ -28,14 +28,24 @@ struct TemplateText: Sendable, Equatable {
     /// type. Kept, not worked out per use: most texts are one placeholder, rendered for every intent.
     let singlePlaceholder: ArgumentPath?
 
+    /// The text when it has neither placeholders nor sections (a placeholder body such as "New
+    /// message", rendered for every sealed delivery): returned as it is.
+    private let literal: String?
+
     init(compiling source: String) throws(SyntaxError) {
         var parser = TemplateTextParser(source)
         segments = try parser.parseSegments(closing: nil)
         if segments.count == 1, case .placeholder(let path) = segments[0] { singlePlaceholder = path } else { singlePlaceholder = nil }
+        switch segments.first {
+        case nil: literal = ""
+        case .literal(let text)? where segments.count == 1: literal = text
+        default: literal = nil
+        }
     }
 
     /// The text with `args` filled in.
     func render(_ args: JSONObject) throws(EnrichmentError) -> String {
+        if let literal { return literal }
         if let singlePlaceholder { return try singlePlaceholder.text(in: args) }
         var output = ""
         try Self.render(segments, args, into: &output)

@@ -18,9 +18,20 @@ public struct EncryptionKeyRegistry {
         case device(DeviceToken)
 
         public var description: String {
+            var text = ""
+            append(to: &text)
+            return text
+        }
+
+        /// ``description`` appended to `text`, without interpolation: every lookup writes it.
+        func append(to text: inout String) {
             switch self {
-            case .user(let user): "user:\(user)"
-            case .device(let token): "device:\(token.hex)"
+            case .user(let user):
+                text += "user:"
+                text += user
+            case .device(let token):
+                text += "device:"
+                text += token.hex
             }
         }
     }
@@ -142,35 +153,40 @@ public struct EncryptionKeyRegistry {
         var keys: [Result<EncryptionKey?, KeyRegistryError>] = []
         keys.reserveCapacity(lookups.count)
         for lookup in lookups {
-            var candidates: [(RedisReply, String, Subject)] = [(replies[index], redisKeys[index], .device(lookup.token))]
-            index += 1
-            if let user = lookup.user {
-                candidates.append((replies[index], redisKeys[index], .user(user)))
-                index += 1
-            }
+            // The device's key, else the user's (the next reply when the lookup has a user).
             var found: Result<EncryptionKey?, KeyRegistryError> = .success(nil)
-            for (reply, redisKey, subject) in candidates {
-                if case .error(let error) = reply { throw error }
-                guard let value = reply.bytes else { continue }
-                found = Result { () throws(KeyRegistryError) in try decode(value, redisKey: redisKey, app: lookup.app, subject: subject) }
-                break
+            if let value = try Self.value(replies[index]) {
+                found = opened(value, redisKey: redisKeys[index], app: lookup.app, subject: .device(lookup.token))
+            } else if let user = lookup.user, let value = try Self.value(replies[index + 1]) {
+                found = opened(value, redisKey: redisKeys[index + 1], app: lookup.app, subject: .user(user))
             }
+            index += lookup.user == nil ? 1 : 2
             keys.append(found)
         }
         return keys
     }
 
+    /// A `GET`'s stored value, nil when there is none.
+    private static func value(_ reply: RedisReply) throws(RedisError) -> [UInt8]? {
+        if case .error(let error) = reply { throw error }
+        return reply.bytes
+    }
+
+    /// ``decode(_:redisKey:app:subject:)`` as a lookup's result.
+    private func opened(_ value: [UInt8], redisKey: String, app: String, subject: Subject) -> Result<EncryptionKey?, KeyRegistryError> {
+        Result { () throws(KeyRegistryError) in try decode(value, redisKey: redisKey, app: app, subject: subject) }
+    }
+
     /// The key of one subject, nil when it has none.
     public func key(app: String, subject: Subject) throws(KeyRegistryFailure) -> EncryptionKey? {
         let redisKey = Self.key(app, subject)
-        let reply: RedisReply
+        let stored: [UInt8]?
         do {
-            reply = try connection.send(RedisCommand("GET", redisKey))
+            stored = try Self.value(connection.send(RedisCommand("GET", redisKey)))
         } catch {
             throw .redis(error)
         }
-        if case .error(let error) = reply { throw .redis(error) }
-        guard let value = reply.bytes else { return nil }
+        guard let value = stored else { return nil }
         do {
             return try decode(value, redisKey: redisKey, app: app, subject: subject)
         } catch {
@@ -190,7 +206,7 @@ public struct EncryptionKeyRegistry {
         let parts = value.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].elementsEqual("v1".utf8),
               let version = Int64(String(decoding: parts[2], as: UTF8.self)),
-              let wrapped = Base64.decode(bytes: Array(parts[3])) else {
+              let wrapped = Base64.decode(bytes: parts[3]) else {
             throw KeyRegistryError(.unreadableKey, "the key of \(subject) (\(app)) is not a v1 registry value")
         }
         let id = String(decoding: parts[1], as: UTF8.self)
@@ -199,12 +215,27 @@ public struct EncryptionKeyRegistry {
         return EncryptionKey(id: id, version: version, cipher: cipher)
     }
 
+    /// Concatenated into one buffer, not interpolated: every lookup writes one or two.
     static func key(_ app: String, _ subject: Subject) -> String {
-        "pushline:e2e-key:\(app):\(subject)"
+        var key = "pushline:e2e-key:"
+        key.reserveCapacity(key.utf8.count + app.utf8.count + 80)
+        key += app
+        key += ":"
+        subject.append(to: &key)
+        return key
     }
 
-    /// The additional data a stored key is sealed with.
+    /// The additional data a stored key is sealed with: `pushline-e2e-key v1|<app>|<subject>|<id>|<version>`.
     private static func identity(_ app: String, _ subject: Subject, _ id: String, _ version: Int64) -> [UInt8] {
-        Array("pushline-e2e-key v1|\(app)|\(subject)|\(id)|\(version)".utf8)
+        var identity = "pushline-e2e-key v1|"
+        identity.reserveCapacity(identity.utf8.count + app.utf8.count + id.utf8.count + 100)
+        identity += app
+        identity += "|"
+        subject.append(to: &identity)
+        identity += "|"
+        identity += id
+        identity += "|"
+        identity += String(version)
+        return Array(identity.utf8)
     }
 }

@@ -1,4 +1,7 @@
 internal import COpenSSL
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// AES-256-GCM through OpenSSL's EVP AEAD interface, in CryptoKit's `AES.GCM.SealedBox.combined`
 /// layout: a 12-byte nonce, the ciphertext, then the 16-byte tag. Nonces come from `RAND_bytes`.
@@ -54,19 +57,18 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
         }
         var combined = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
         combined.replaceSubrange(0..<Self.nonceByteCount, with: nonce)
-        let context = try Self.context(operation: "AES-256-GCM seal")
-        defer { EVP_CIPHER_CTX_free(context) }
-        let sealed: Bool = combined.withUnsafeMutableBufferPointer { out in
-            var length: Int32 = 0
-            guard EVP_EncryptInit_ex(context, Self.algorithm ?? EVP_aes_256_gcm(), nil, key, nonce) == 1,
-                  Self.update(context, additionalData, output: nil, encrypting: true),
-                  plaintext.isEmpty || EVP_EncryptUpdate(context, out.baseAddress! + Self.nonceByteCount, &length, plaintext,
-                                                         Int32(plaintext.count)) == 1,
-                  EVP_EncryptFinal_ex(context, out.baseAddress! + Self.nonceByteCount + Int(length), &length) == 1 else { return false }
-            return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagByteCount),
-                                       out.baseAddress! + Self.nonceByteCount + plaintext.count) == 1
+        let sealed = Self.withContext(key: key, nonce: nonce, encrypting: true) { context in
+            combined.withUnsafeMutableBufferPointer { out in
+                var length: Int32 = 0
+                guard Self.update(context, additionalData, output: nil, encrypting: true),
+                      plaintext.isEmpty || EVP_EncryptUpdate(context, out.baseAddress! + Self.nonceByteCount, &length, plaintext,
+                                                             Int32(plaintext.count)) == 1,
+                      EVP_EncryptFinal_ex(context, out.baseAddress! + Self.nonceByteCount + Int(length), &length) == 1 else { return false }
+                return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagByteCount),
+                                           out.baseAddress! + Self.nonceByteCount + plaintext.count) == 1
+            }
         }
-        guard sealed else { throw OpenSSLError.drainingQueue(operation: "AES-256-GCM seal") }
+        guard sealed == true else { throw OpenSSLError.drainingQueue(operation: "AES-256-GCM seal") }
         return combined
     }
 
@@ -78,22 +80,23 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
         }
         let ciphertextCount = combined.count - Self.overhead
         var plaintext = [UInt8](repeating: 0, count: ciphertextCount)
-        let context = try Self.context(operation: "AES-256-GCM open")
-        defer { EVP_CIPHER_CTX_free(context) }
-        let opened: Bool = combined.withUnsafeBufferPointer { input in
-            plaintext.withUnsafeMutableBufferPointer { out in
-                var length: Int32 = 0
-                var tag = Array(input[(input.count - Self.tagByteCount)...])
-                guard EVP_DecryptInit_ex(context, Self.algorithm ?? EVP_aes_256_gcm(), nil, key, input.baseAddress) == 1,
-                      Self.update(context, additionalData, output: nil, encrypting: false),
-                      ciphertextCount == 0 || EVP_DecryptUpdate(context, out.baseAddress, &length, input.baseAddress! + Self.nonceByteCount,
-                                                                Int32(ciphertextCount)) == 1,
-                      EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagByteCount), &tag) == 1 else { return false }
-                var finalLength: Int32 = 0
-                var scratch = [UInt8](repeating: 0, count: 16)
-                return EVP_DecryptFinal_ex(context, &scratch, &finalLength) == 1
+        let opened = combined.withUnsafeBufferPointer { input in
+            Self.withContext(key: key, nonce: input.baseAddress!, encrypting: false) { context in
+                plaintext.withUnsafeMutableBufferPointer { out in
+                    var length: Int32 = 0
+                    // OpenSSL copies the tag; it never writes through this pointer.
+                    let tag = UnsafeMutableRawPointer(mutating: input.baseAddress! + (input.count - Self.tagByteCount))
+                    guard Self.update(context, additionalData, output: nil, encrypting: false),
+                          ciphertextCount == 0 || EVP_DecryptUpdate(context, out.baseAddress, &length, input.baseAddress! + Self.nonceByteCount,
+                                                                    Int32(ciphertextCount)) == 1,
+                          EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(Self.tagByteCount), tag) == 1 else { return false }
+                    // GCM writes nothing at the end; the pointer only has to be valid.
+                    var final: UInt8 = 0
+                    return EVP_DecryptFinal_ex(context, &final, &length) == 1
+                }
             }
         }
+        guard let opened else { throw OpenSSLError.drainingQueue(operation: "AES-256-GCM open") }
         guard opened else {
             ERR_clear_error()
             throw OpenSSLError(operation: "AES-256-GCM open", reason: "the tag does not verify: wrong key or altered bytes")
@@ -101,9 +104,36 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
         return plaintext
     }
 
-    private static func context(operation: String) throws(OpenSSLError) -> OpaquePointer {
-        guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSLError.drainingQueue(operation: operation) }
-        return context
+    /// Each thread's cipher context, kept between seals and opens and freed when the thread ends:
+    /// a context made for every box (allocated, given the cipher, which makes OpenSSL look up an
+    /// engine for it under a global lock, and the provider's GCM state allocated) cost more than
+    /// sealing a notification's fields. Each use sets its own key and nonce; the last key's
+    /// schedule stays in the context until the thread's next use. Nil when the thread-specific
+    /// key could not be made: then each use makes a context of its own.
+    private static let threadContext: pthread_key_t? = {
+        var key = pthread_key_t()
+        guard pthread_key_create(&key, { EVP_CIPHER_CTX_free(OpaquePointer($0)) }) == 0 else { return nil }
+        return key
+    }()
+
+    /// Runs `body` with a context initialised for `key` and `nonce` (12 bytes) — this thread's,
+    /// re-keyed, when it has one — and returns what it returned; nil when no context could be made.
+    /// A context whose use failed is freed, not kept.
+    private static func withContext(key: [UInt8], nonce: UnsafePointer<UInt8>, encrypting: Bool,
+                                    _ body: (OpaquePointer) -> Bool) -> Bool? {
+        let kept = threadContext.flatMap { OpaquePointer(pthread_getspecific($0)) }
+        guard let context = kept ?? EVP_CIPHER_CTX_new() else { return nil }
+        // A kept context has the cipher: giving it again would reset the context (the cost avoided).
+        let succeeded = EVP_CipherInit_ex(context, kept == nil ? algorithm ?? EVP_aes_256_gcm() : nil, nil, key, nonce,
+                                          encrypting ? 1 : 0) == 1 && body(context)
+        if succeeded {
+            if kept != nil { return true }
+            if let threadContext, pthread_setspecific(threadContext, UnsafeRawPointer(context)) == 0 { return true }
+        } else if kept != nil, let threadContext {
+            pthread_setspecific(threadContext, nil)
+        }
+        EVP_CIPHER_CTX_free(context)
+        return succeeded
     }
 
     /// Feeds additional authenticated data (no output) when there is any.

@@ -43,6 +43,43 @@ struct AES256GCMTests {
         #expect(throws: OpenSSLError.self) { try AES256GCM(key: [0, 1, 2]) }
     }
 
+    @Test("a thread's kept context serves each key in turn: interleaved keys, nonces and a failed open between them")
+    func keptContextTakesEachKey() throws {
+        let (first, second) = (try AES256GCM.randomKey(), try AES256GCM.randomKey())
+        let nonce = try AES256GCM.randomBytes(AES256GCM.nonceByteCount)
+        let plaintext = Array("the same text".utf8)
+        let underFirst = try AES256GCM(key: first).seal(plaintext, nonce: nonce)
+        let underSecond = try AES256GCM(key: second).seal(plaintext, nonce: nonce)
+        #expect(underFirst != underSecond)
+        #expect(throws: OpenSSLError.self) { try AES256GCM(key: first).open(underSecond) }
+        // After a refused open, the same nonce and key give the same box again, which python opens.
+        #expect(try AES256GCM(key: first).seal(plaintext, nonce: nonce) == underFirst)
+        #expect(try PythonAESGCM.open(box: Base64.encode(underFirst), key: first) == plaintext)
+        #expect(try AES256GCM(key: second).open(underSecond) == plaintext)
+        #expect(try AES256GCM(key: first).open(underFirst, authenticating: []) == plaintext)
+        #expect(try AES256GCM(key: first).seal([], nonce: nonce).count == AES256GCM.overhead)
+    }
+
+    @Test("threads seal and open at once, each with its own keys")
+    func threadsSealAtOnce() async throws {
+        let failures = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var failures = 0
+                    for round in 0..<300 {
+                        let cipher = try AES256GCM(key: AES256GCM.randomKey())
+                        let plaintext = Array("round \(round)".utf8)
+                        let box = try cipher.seal(plaintext, authenticating: [UInt8(round & 0xFF)])
+                        if try cipher.open(box, authenticating: [UInt8(round & 0xFF)]) != plaintext { failures += 1 }
+                    }
+                    return failures
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(failures == 0)
+    }
+
     @Test("base64 as Foundation and Python write it, padding included")
     func base64() {
         for count in 0..<8 {
@@ -51,5 +88,8 @@ struct AES256GCMTests {
             #expect(Base64.decode(Base64.encode(bytes)) == bytes)
         }
         #expect(Base64.decode("abc") == nil)
+        var text = Array("e2e:".utf8)
+        Base64.append([0xFB, 0xFF], to: &text)
+        #expect(String(decoding: text, as: UTF8.self) == "e2e:+/8=")
     }
 }
