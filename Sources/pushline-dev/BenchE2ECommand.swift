@@ -16,6 +16,7 @@ enum BenchE2ECommand: Command {
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd]
+                                  [--redis single|cluster[,…]] [--workers N[,…]] [--rounds R]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -76,13 +77,29 @@ enum BenchE2ECommand: Command {
                                   fetch.wait.max.ms (500 ms by default), even when messages
                                   arrive meanwhile; a real broker answers as soon as they do
                                   (docs/BENCHMARKS.md)
+          --redis K,K…            single (default): one redis-server; cluster: a Redis Cluster
+                                  of 3 masters and 3 replicas (redis-cli --cluster create),
+                                  pushline run with redis.mode: cluster. Several: each in turn
+          --workers N,N…          pushline run processes in the group (default 1); several:
+                                  each in turn. See "Scaling runs" below
+          --rounds R              the runs of --redis × --workers, R times alternating (default 1)
           -h, --help              show this help
+
+        Scaling runs (issue 16): with several --redis or --workers values, or --rounds, each
+        workload runs once per combination, in turn, and the end prints them side by side: the
+        rate, CPU per delivery of all workers summed and of each, of the Redis nodes summed, Redis
+        commands per delivery (INFO commandstats over the masters), and per round the ratios the
+        goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
+        workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis).
+        --redis cluster does not run the sealed workload (its key registry is set up on one
+        server).
 
         Exit 0 when every step finished; 1 when a component could not start, the worker stopped,
         or outcomes stopped arriving for 60 seconds.
         """
     static let arguments = ArgumentSpec(valueOptions: [
         "--workloads", "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
+        "--redis", "--workers", "--rounds",
     ], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
@@ -106,6 +123,7 @@ enum BenchE2ECommand: Command {
         settings.batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
         settings.kafkaProperties = try arguments.keyValues("--kafka-property", over: settings.kafkaProperties)
+        let scale = try BenchE2EScale(arguments, workloads: workloads)
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")
             let bench = try BenchServer(serverName)
@@ -115,11 +133,14 @@ enum BenchE2ECommand: Command {
             progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
             var results: [BenchE2EResult] = []
             for workload in workloads {
-                let result = try measure(workload, settings, bench: bench)
-                result.print(rawRate: rawRate)
-                results.append(result)
+                for runSettings in scale.runs(of: settings) {
+                    let result = try measure(workload, runSettings, bench: bench)
+                    result.print(rawRate: rawRate)
+                    results.append(result)
+                }
             }
             BenchE2EResult.printSideBySide(results, rawRate: rawRate)
+            scale.printComparison(results)
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
             print("load average: \(loadAverage())")
             return 0
@@ -137,17 +158,18 @@ enum BenchE2ECommand: Command {
         var partitions: Int
         var batchSize: Int?
         var kafkaProperties = ["fetch.wait.max.ms": "2"]
+        var redis = BenchRedisTarget.Kind.single
+        var workers = 1
     }
 
     private static func measure(_ workload: BenchWorkload, _ settings: Settings, bench: BenchServer) throws -> BenchE2EResult {
         let server = bench.process
-        progress("\(workload): starting mock Kafka and redis-server")
+        progress("\(workload): starting mock Kafka and Redis (\(settings.redis))")
         let cluster = try KafkaMockCluster(brokers: 1)
         try cluster.createTopic(LocalPipeline.intentsTopic, partitions: settings.partitions)
         for topic in LocalPipeline.outputTopics { try cluster.createTopic(topic, partitions: 1) }
-        let redis = try RedisServer()
-        defer { redis.stop() }
-        try register(workload, settings, redisPort: redis.port)
+        let redis = try BenchRedisTarget(settings.redis)
+        try register(workload, settings, redis: redis.configuration)
 
         let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, workload: workload,
                                   tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool)
@@ -164,13 +186,16 @@ enum BenchE2ECommand: Command {
         configuration.logLevel = "notice"
         configuration.metricsPort = try FreePort.next()
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
-        progress("\(workload): starting pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
-        let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
-        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
-        let cpu = CPUPerDelivery([("pushline run", worker.processID), (bench.name, server.processID),
-                                  ("redis-server", redis.processID ?? 0), ("this process (mock Kafka, reader)", getpid())])
+        configuration.redisSettings = redis.runSettings
+        progress("\(workload): starting \(settings.workers) pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
+        let workers = try BenchE2EScale.startWorkers(settings.workers, configuration)
+        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", workers: workers)
+        let callsBefore = try redis.commandCalls()
+        let cpu = CPUPerDelivery(BenchE2EScale.processes(workers: workers, server: (bench.name, server.processID), redis: redis)
+                                 + [("this process (mock Kafka, reader)", getpid())])
         let sustained = try reader.count(expected.outcomes) { progress("\(workload): sustained: \($0)") }
         let cpuMicroseconds = cpu.microseconds(deliveries: expected.outcomes)
+        let redisCalls = try redis.commandCalls().merging(callsBefore) { after, before in after - before }
         guard sustained.rate > 0 else {
             throw LocalStackError("\(workload): all \(expected.outcomes) outcomes came in one read, so there is no rate to measure: give more --intents")
         }
@@ -189,22 +214,24 @@ enum BenchE2ECommand: Command {
         let halfLoadExpected = workload.expectation(settings.intents..<settings.intents + offered, tokensPerIntent: settings.tokens)
         let latencies = try reader.latencies(halfLoadExpected.outcomes) { progress("\(workload): half load: \($0)") }
         try production.wait()
-        let workerPeak = ProcessMemory.peakResidentBytes(of: worker.processID)
-        let stopStatus = worker.stop(graceMilliseconds: 60_000)
+        let workerPeak = workers.compactMap { ProcessMemory.peakResidentBytes(of: $0.processID) }.max()
+        for worker in workers {
+            let stopStatus = worker.stop(graceMilliseconds: 60_000)
+            guard stopStatus == 0 else { throw LocalStackError("pushline run exited \(stopStatus) on SIGTERM: \(worker.log.suffix(2000))") }
+        }
         try reader.close()
         try load.close()
-        guard stopStatus == 0 else { throw LocalStackError("pushline run exited \(stopStatus) on SIGTERM: \(worker.log.suffix(2000))") }
         return BenchE2EResult(workload: workload, settings: settings, serverName: bench.name, expected: expected, sustained: sustained,
                               cpu: cpu, cpuMicroseconds: cpuMicroseconds, halfRate: halfRate, latencies: latencies,
-                              workerPeak: workerPeak, serverPeak: server.peakResidentBytes)
+                              workerPeak: workerPeak, serverPeak: server.peakResidentBytes, redisCalls: redisCalls)
     }
 
     /// Registers the workload's users in the token registry, in round trips of 5,000.
-    private static func register(_ workload: BenchWorkload, _ settings: Settings, redisPort: Int) throws {
+    private static func register(_ workload: BenchWorkload, _ settings: Settings, redis: RedisConfiguration) throws {
         let registrations = try workload.registrations(tokensPerIntent: settings.tokens)
         guard !registrations.isEmpty else { return }
         progress("\(workload): registering \(BenchWorkload.userCount) users' \(registrations.count) devices")
-        let registry = TokenRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redisPort))))
+        let registry = TokenRegistry(connection: try RedisConnection(configuration: redis))
         for start in stride(from: 0, to: registrations.count, by: 5_000) {
             _ = try registry.apply(Array(registrations[start..<min(start + 5_000, registrations.count)]))
         }
@@ -223,7 +250,7 @@ enum BenchE2ECommand: Command {
         return text.split(separator: " ").prefix(3).joined(separator: " ")
     }
 
-    private static func progress(_ message: String) {
+    static func progress(_ message: String) {
         FileHandle.standardError.write(Data("bench e2e: \(message)\n".utf8))
     }
 }
