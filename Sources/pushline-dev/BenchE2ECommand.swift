@@ -123,7 +123,7 @@ enum BenchE2ECommand: Command {
         settings.batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
         settings.kafkaProperties = try arguments.keyValues("--kafka-property", over: settings.kafkaProperties)
-        let scale = try BenchE2EScale(arguments, workloads: workloads)
+        let scale = try BenchE2EScale(arguments, workloads: workloads, partitions: settings.partitions)
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")
             let bench = try BenchServer(serverName)
@@ -160,6 +160,8 @@ enum BenchE2ECommand: Command {
         var kafkaProperties = ["fetch.wait.max.ms": "2"]
         var redis = BenchRedisTarget.Kind.single
         var workers = 1
+        /// Scaling runs: the workers start first, the intents are produced once the group has settled.
+        var workersFirst = false
     }
 
     private static func measure(_ workload: BenchWorkload, _ settings: Settings, bench: BenchServer) throws -> BenchE2EResult {
@@ -175,7 +177,7 @@ enum BenchE2ECommand: Command {
                                   tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool)
         let keys = workload == .sealed ? try BenchEncryptionKeys(redisPort: redis.port) : nil
         try keys?.register(tokens: load.tokenNumbers(0..<settings.intents)) { progress("\(workload): \($0)") }
-        try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
+        if !settings.workersFirst { try load.preload(0..<settings.intents) { progress("\(workload): \($0)") } }
         let expected = workload.expectation(0..<settings.intents, tokensPerIntent: settings.tokens)
 
         var configuration = LocalRunConfiguration(bootstrapServers: cluster.bootstrapServers, redisPort: redis.port,
@@ -183,7 +185,7 @@ enum BenchE2ECommand: Command {
         configuration.group = "bench-e2e"
         configuration.batchSize = settings.batchSize
         configuration.kafkaProperties = settings.kafkaProperties
-        configuration.logLevel = "notice"
+        configuration.logLevel = settings.workersFirst ? "info" : "notice"
         configuration.metricsPort = try FreePort.next()
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         configuration.redisSettings = redis.runSettings
@@ -193,6 +195,10 @@ enum BenchE2ECommand: Command {
         let callsBefore = try redis.commandCalls()
         let cpu = CPUPerDelivery(BenchE2EScale.processes(workers: workers, server: (bench.name, server.processID), redis: redis)
                                  + [("this process (mock Kafka, reader)", getpid())])
+        if settings.workersFirst {
+            try BenchE2EScale.waitForGroup(workers, partitions: settings.partitions) { progress("\(workload): \($0)") }
+            try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
+        }
         let sustained = try reader.count(expected.outcomes) { progress("\(workload): sustained: \($0)") }
         let cpuMicroseconds = cpu.microseconds(deliveries: expected.outcomes)
         let redisCalls = try redis.commandCalls().merging(callsBefore) { after, before in after - before }

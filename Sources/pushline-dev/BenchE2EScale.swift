@@ -12,7 +12,7 @@ struct BenchE2EScale {
     let workers: [Int]
     let rounds: Int
 
-    init(_ arguments: ParsedArguments, workloads: [BenchWorkload]) throws {
+    init(_ arguments: ParsedArguments, workloads: [BenchWorkload], partitions: Int) throws {
         redis = try (arguments.optional("--redis") ?? "single").split(separator: ",").map { name in
             guard let kind = BenchRedisTarget.Kind(rawValue: String(name)) else {
                 throw UsageError(message: "--redis: unknown deployment \"\(name)\"; deployments: single, cluster")
@@ -24,6 +24,9 @@ struct BenchE2EScale {
             return workers
         }
         rounds = try arguments.positiveInteger("--rounds", default: 1)
+        if let most = workers.max(), most > partitions {
+            throw UsageError(message: "--workers \(most): more workers than --partitions \(partitions) leaves some without work")
+        }
         if redis.contains(.cluster), workloads.contains(.sealed) {
             throw UsageError(message: "--redis cluster: the sealed workload registers its device keys on one server; leave it out")
         }
@@ -37,9 +40,26 @@ struct BenchE2EScale {
                     var run = settings
                     run.redis = kind
                     run.workers = count
+                    run.workersFirst = isScaling
                     return run
                 }
             }
+        }
+    }
+
+    /// Whether these are scaling runs rather than the plain benchmark (one worker, one redis-server,
+    /// once). Then every run starts its workers first and produces the intents once the group has
+    /// settled: a member that joins after the mock broker's first 3-second window costs a second
+    /// rebalance, during which the partitions handed over wait for `session.timeout.ms` − 1 s
+    /// (rdkafka_mock_cgrp.c), which would measure the mock's group protocol, not the workers.
+    var isScaling: Bool { redis != [.single] || workers != [1] || rounds > 1 }
+
+    /// Waits until the workers' logs show each of them owning some of the `partitions` intents
+    /// partitions and together all of them.
+    static func waitForGroup(_ workers: [ServerProcess], partitions: Int, progress: (String) -> Void) throws {
+        progress("waiting for \(workers.count) worker(s) to share \(partitions) partitions")
+        try Deadline.wait(.seconds(120), for: "\(workers.count) workers to share \(partitions) partitions") {
+            WorkerPartitionLog.isSettled(workers.map(\.log), topic: LocalPipeline.intentsTopic, partitions: partitions)
         }
     }
 
@@ -62,7 +82,7 @@ struct BenchE2EScale {
     /// With more than one run per workload: each run's figures, then the ratios of each round.
     func printComparison(_ results: [BenchE2EResult]) {
         guard results.count > 1, rounds > 1 || redis.count > 1 || workers.count > 1 else { return }
-        print("workload  redis    workers  outcomes/s  workers µs (each)            server µs  redis µs (nodes summed)  redis cmds/outcome")
+        print("workload  redis    workers  outcomes/s  workers µs (each)            server µs  redis µs (nodes summed)  redis cmds/outcome  cmds/read")
         for result in results {
             let perWorker = result.perWorkerMicroseconds.map { $0.map { String(format: "%.1f", $0) } ?? "?" }.joined(separator: " + ")
             print([result.workload.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0),
@@ -70,7 +90,8 @@ struct BenchE2EScale {
                    BenchE2EResult.pad(String(result.settings.workers), 7), BenchE2EResult.pad(String(Int(result.sustained.rate)), 10),
                    BenchE2EResult.pad(Self.format(result.workerMicroseconds), 10) + " (\(perWorker))".padding(toLength: 18, withPad: " ", startingAt: 0),
                    BenchE2EResult.pad(Self.format(result.serverMicroseconds), 9), BenchE2EResult.pad(Self.format(result.redisMicroseconds), 23),
-                   BenchE2EResult.pad(String(format: "%.2f", result.redisCommandsPerOutcome), 18)].joined(separator: "  "))
+                   BenchE2EResult.pad(String(format: "%.2f", result.redisCommandsPerOutcome), 18),
+                   BenchE2EResult.pad(String(format: "%.1f", result.redisCommandsPerRead), 9)].joined(separator: "  "))
         }
         let perRound = results.count / rounds
         for round in 0..<rounds {
@@ -112,14 +133,21 @@ extension BenchE2EResult {
     /// Every redis-server's CPU time per outcome, summed (a cluster's replicas included).
     var redisMicroseconds: Double? { Self.sum(Array(cpuMicroseconds.dropFirst(settings.workers + 1).dropLast())) }
 
-    var redisCommandsPerOutcome: Double { Double(redisCalls.values.reduce(0, +)) / Double(max(1, expected.outcomes)) }
+    private var redisCommandCount: Int { redisCalls.filter { $0.key != BenchRedisTarget.readsKey }.values.reduce(0, +) }
 
-    /// `2.01 (set 1.00, …)`: commands per outcome, the busiest first.
+    var redisCommandsPerOutcome: Double { Double(redisCommandCount) / Double(max(1, expected.outcomes)) }
+
+    /// Commands per socket read of the Redis servers: about the depth of the pipelines they received.
+    var redisCommandsPerRead: Double { Double(redisCommandCount) / Double(max(1, redisCalls[BenchRedisTarget.readsKey] ?? 0)) }
+
+    /// `2.01 (set 1.00, …); 12.3 commands per read`: commands per outcome, the busiest first, and
+    /// per socket read.
     var redisCommandsSummary: String {
         let outcomes = Double(max(1, expected.outcomes))
-        let parts = redisCalls.filter { $0.value > 0 }.sorted { $0.value > $1.value }.prefix(6)
+        let parts = redisCalls.filter { $0.value > 0 && $0.key != BenchRedisTarget.readsKey }.sorted { $0.value > $1.value }.prefix(6)
             .map { String(format: "%@ %.3f", $0.key, Double($0.value) / outcomes) }
         return String(format: "%.2f", redisCommandsPerOutcome) + " (" + parts.joined(separator: ", ") + ")"
+            + String(format: "; %.1f commands per socket read (total_reads_processed)", redisCommandsPerRead)
     }
 
     private static func sum(_ values: [Double?]) -> Double? {

@@ -49,12 +49,17 @@ struct BenchRedisTarget {
     }
 
     /// Each server's `INFO commandstats` calls by command (`cmdstat_set` → `set`), summed over the
-    /// masters of a cluster: what the deployment executed.
+    /// masters of a cluster: what the deployment executed; and under ``readsKey`` the servers'
+    /// `total_reads_processed` (`INFO stats`: socket reads that found requests — about one per
+    /// pipeline a client sent), so commands per round trip can be read off.
     func commandCalls() throws -> [String: Int] {
         var calls: [String: Int] = [:]
         for port in try cluster?.masterPorts() ?? [port] {
-            for line in try RedisCommandLine.run(port: port, ["INFO", "commandstats"]).split(whereSeparator: \.isNewline)
-            where line.hasPrefix("cmdstat_") {
+            for line in try RedisCommandLine.run(port: port, ["INFO", "all"]).split(whereSeparator: \.isNewline) {
+                if line.hasPrefix("total_reads_processed:"), let reads = Int(line.split(separator: ":")[1]) {
+                    calls[Self.readsKey, default: 0] += reads
+                }
+                guard line.hasPrefix("cmdstat_") else { continue }
                 // cmdstat_set:calls=245236,usec=…
                 let name = line.dropFirst("cmdstat_".count).prefix { $0 != ":" }
                 guard let field = line.split(separator: ",").first?.split(separator: "=").last, let count = Int(field) else { continue }
@@ -63,4 +68,7 @@ struct BenchRedisTarget {
         }
         return calls
     }
+
+    /// The entry of ``commandCalls()`` that counts socket reads, not a command.
+    static let readsKey = "(reads)"
 }

@@ -76,12 +76,14 @@ final class IntentLoad: Sendable {
         return tokenPool.map { 0..<min($0, numbers.upperBound) } ?? numbers
     }
 
-    /// Intent `index` of the workload, created now.
+    /// Intent `index` of the workload, created now, keyed by its index: keyless messages go to one
+    /// partition per producer batch (librdkafka's sticky partitioning), which would leave all but
+    /// one member of a group of workers idle; the key's hash spreads them as recipients' keys do.
     private func message(_ index: Int) -> KafkaProducerMessage {
         let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: WallClock.millisecondsSinceEpoch()) { number in
             tokenPool.map { number % $0 } ?? number
         }
-        return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))
+        return KafkaProducerMessage(topic: topic, key: Array(String(index).utf8), value: Array(intent.utf8))
     }
 
     private func waitForAcknowledgements(_ total: Int) throws {
