@@ -91,6 +91,9 @@ enum BenchE2ECommand: Command {
         commands per delivery (INFO commandstats over the masters), and per round the ratios the
         goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
         workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis).
+        In scaling runs the workers start first, and the intents are produced once the workers'
+        logs show the partitions shared (a late joiner would cost the mock broker's rebalance
+        delay inside the measured phase). --workers may not exceed --partitions.
         --redis cluster does not run the sealed workload (its key registry is set up on one
         server).
 
