@@ -46,7 +46,7 @@ extension BenchE2ECommand {
                                   "    weights:", "      transactional: 4", "      bulk: 1"]
         progress("lanes: starting pushline run")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
-        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
+        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", workers: [worker])
         let offered = lanes.transactionalPerSecond * lanes.seconds
         // One intent first, so that the idle phase starts with the worker in its group and connected.
         progress("lanes: waiting for the worker's first outcome")

@@ -17,6 +17,7 @@ enum BenchE2ECommand: Command {
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd] [--policies off|on|both]
                                   [--transactional-rate T] [--read-ahead A]
+                                  [--redis single|cluster[,…]] [--workers N[,…]] [--rounds R]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -87,7 +88,25 @@ enum BenchE2ECommand: Command {
                                   fetch.wait.max.ms (500 ms by default), even when messages
                                   arrive meanwhile; a real broker answers as soon as they do
                                   (docs/BENCHMARKS.md)
+          --redis K,K…            single (default): one redis-server; cluster: a Redis Cluster
+                                  of 3 masters and 3 replicas (redis-cli --cluster create),
+                                  pushline run with redis.mode: cluster. Several: each in turn
+          --workers N,N…          pushline run processes in the group (default 1); several:
+                                  each in turn. See "Scaling runs" below
+          --rounds R              the runs of --redis × --workers, R times alternating (default 1)
           -h, --help              show this help
+
+        Scaling runs (issue 16): with several --redis or --workers values, or --rounds, each
+        workload runs once per combination, in turn, and the end prints them side by side: the
+        rate, CPU per delivery of all workers summed and of each, of the Redis nodes summed, Redis
+        commands per delivery (INFO commandstats over the masters), and per round the ratios the
+        goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
+        workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis).
+        In scaling runs the workers start first, and the intents are produced once the workers'
+        logs show the partitions shared (a late joiner would cost the mock broker's rebalance
+        delay inside the measured phase). --workers may not exceed --partitions.
+        --redis cluster does not run the sealed workload (its key registry is set up on one
+        server).
 
         Exit 0 when every step finished; 1 when a component could not start, the worker stopped,
         or outcomes stopped arriving for 60 seconds.
@@ -96,6 +115,7 @@ enum BenchE2ECommand: Command {
         "--workloads", "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
         "--policies",
         "--transactional-rate", "--read-ahead",
+        "--redis", "--workers", "--rounds",
     ], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
@@ -124,6 +144,7 @@ enum BenchE2ECommand: Command {
         let policyModes = try BenchPolicies.modes(arguments)
         let lanes = LanesSettings(backlog: settings.intents, transactionalPerSecond: try arguments.positiveInteger("--transactional-rate", default: 200),
                                   seconds: settings.halfLoadSeconds, readAhead: try arguments.positiveInteger("--read-ahead", default: 5_000))
+        let scale = try BenchE2EScale(arguments, workloads: workloads, partitions: settings.partitions)
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")
             let bench = try BenchServer(serverName)
@@ -136,15 +157,18 @@ enum BenchE2ECommand: Command {
                 for policies in policyModes {
                     var run = settings
                     run.policies = policies
-                    let result = try measure(workload, run, bench: bench)
-                    print("[\(workload)] policies \(policies)")
-                    result.print(rawRate: rawRate)
-                    results.append((policies, result))
+                    for runSettings in scale.runs(of: run) {
+                        let result = try measure(workload, runSettings, bench: bench)
+                        print("[\(workload)] policies \(policies)")
+                        result.print(rawRate: rawRate)
+                        results.append((policies, result))
+                    }
                 }
             }
             if runsLanes { try measureLanes(settings, lanes, bench: bench) }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
             BenchPolicies.printRatios(results)
+            scale.printComparison(results.map(\.result))
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
             print("load average: \(loadAverage())")
             return 0
@@ -163,33 +187,43 @@ enum BenchE2ECommand: Command {
         var batchSize: Int?
         var kafkaProperties = ["fetch.wait.max.ms": "2"]
         var policies = BenchPolicies.off
+        var redis = BenchRedisTarget.Kind.single
+        var workers = 1
+        /// Scaling runs: the workers start first, the intents are produced once the group has settled.
+        var workersFirst = false
     }
 
     private static func measure(_ workload: BenchWorkload, _ settings: Settings, bench: BenchServer) throws -> BenchE2EResult {
         let server = bench.process
-        progress("\(workload): starting mock Kafka and redis-server")
-        let stack = try BenchE2EStack(partitions: settings.partitions)
+        progress("\(workload): starting mock Kafka and Redis (\(settings.redis))")
+        let stack = try BenchE2EStack(partitions: settings.partitions, redis: settings.redis)
         let (cluster, redis) = (stack.cluster, stack.redis)
         defer { redis.stop() }
-        try register(workload, settings, redisPort: redis.port)
+        try register(workload, settings, redis: redis.configuration)
 
         let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, workload: workload,
                                   tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool, fields: settings.policies.intentFields)
         let keys = workload == .sealed ? try BenchEncryptionKeys(redisPort: redis.port) : nil
         try keys?.register(tokens: load.tokenNumbers(0..<settings.intents)) { progress("\(workload): \($0)") }
-        try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
+        if !settings.workersFirst { try load.preload(0..<settings.intents) { progress("\(workload): \($0)") } }
         let expected = workload.expectation(0..<settings.intents, tokensPerIntent: settings.tokens)
 
         var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         configuration.policies = settings.policies.pipelineLines
-        progress("\(workload): starting pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
-        let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
-        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)
-        let cpu = CPUPerDelivery([("pushline run", worker.processID), (bench.name, server.processID),
-                                  ("redis-server", redis.processID ?? 0), ("this process (mock Kafka, reader)", getpid())])
+        progress("\(workload): starting \(settings.workers) pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
+        let workers = try BenchE2EScale.startWorkers(settings.workers, configuration)
+        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", workers: workers)
+        let callsBefore = try redis.commandCalls()
+        let cpu = CPUPerDelivery(BenchE2EScale.processes(workers: workers, server: (bench.name, server.processID), redis: redis)
+                                 + [("this process (mock Kafka, reader)", getpid())])
+        if settings.workersFirst {
+            try BenchE2EScale.waitForGroup(workers, partitions: settings.partitions) { progress("\(workload): \($0)") }
+            try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
+        }
         let sustained = try reader.count(expected.outcomes) { progress("\(workload): sustained: \($0)") }
         let cpuMicroseconds = cpu.microseconds(deliveries: expected.outcomes)
+        let redisCalls = try redis.commandCalls().merging(callsBefore) { after, before in after - before }
         guard sustained.rate > 0 else {
             throw LocalStackError("\(workload): all \(expected.outcomes) outcomes came in one read, so there is no rate to measure: give more --intents")
         }
@@ -208,22 +242,24 @@ enum BenchE2ECommand: Command {
         let halfLoadExpected = workload.expectation(settings.intents..<settings.intents + offered, tokensPerIntent: settings.tokens)
         let latencies = try reader.latencies(halfLoadExpected.outcomes) { progress("\(workload): half load: \($0)") }
         try production.wait()
-        let workerPeak = ProcessMemory.peakResidentBytes(of: worker.processID)
-        let stopStatus = worker.stop(graceMilliseconds: 60_000)
+        let workerPeak = workers.compactMap { ProcessMemory.peakResidentBytes(of: $0.processID) }.max()
+        for worker in workers {
+            let stopStatus = worker.stop(graceMilliseconds: 60_000)
+            guard stopStatus == 0 else { throw LocalStackError("pushline run exited \(stopStatus) on SIGTERM: \(worker.log.suffix(2000))") }
+        }
         try reader.close()
         try load.close()
-        guard stopStatus == 0 else { throw LocalStackError("pushline run exited \(stopStatus) on SIGTERM: \(worker.log.suffix(2000))") }
         return BenchE2EResult(workload: workload, settings: settings, serverName: bench.name, expected: expected, sustained: sustained,
                               cpu: cpu, cpuMicroseconds: cpuMicroseconds, halfRate: halfRate, latencies: latencies,
-                              workerPeak: workerPeak, serverPeak: server.peakResidentBytes)
+                              workerPeak: workerPeak, serverPeak: server.peakResidentBytes, redisCalls: redisCalls)
     }
 
     /// Registers the workload's users in the token registry, in round trips of 5,000.
-    private static func register(_ workload: BenchWorkload, _ settings: Settings, redisPort: Int) throws {
+    private static func register(_ workload: BenchWorkload, _ settings: Settings, redis: RedisConfiguration) throws {
         let registrations = try workload.registrations(tokensPerIntent: settings.tokens)
         guard !registrations.isEmpty else { return }
         progress("\(workload): registering \(BenchWorkload.userCount) users' \(registrations.count) devices")
-        let registry = TokenRegistry(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: redisPort))))
+        let registry = TokenRegistry(connection: try RedisConnection(configuration: redis))
         for start in stride(from: 0, to: registrations.count, by: 5_000) {
             _ = try registry.apply(Array(registrations[start..<min(start + 5_000, registrations.count)]))
         }

@@ -8,17 +8,18 @@ struct BenchE2EResult {
     let expected: BenchWorkload.Expectation
     let sustained: OutcomeReader.Throughput
     let cpu: CPUPerDelivery
-    /// Per process of ``cpu``: the worker first, then the server, redis-server and this process.
+    /// Per process of ``cpu``: the workers first, then the server, the redis-servers and this process
+    /// (``BenchE2EScale/processes(workers:server:redis:)``).
     let cpuMicroseconds: [Double?]
     let halfRate: Double
     let latencies: [OutcomeReader.Latency]
     let workerPeak: Int?
     let serverPeak: Int?
+    /// Commands Redis executed over the sustained phase, by name (`INFO commandstats`, masters summed).
+    let redisCalls: [String: Int]
 
     /// Whether every delivery ended with its expected outcome, status by status.
     var isComplete: Bool { sustained.byStatus == expected.byStatus }
-
-    var workerMicroseconds: Double? { cpuMicroseconds.first ?? nil }
 
     private var readBack: [Double] { latencies.map(\.readBack).sorted() }
 
@@ -41,6 +42,7 @@ struct BenchE2EResult {
                            Self.percentile(readBack, 0.5), Self.percentile(readBack, 0.99), readBack.last ?? 0)
             + " — goal p99 < \(Int(BenchE2ECommand.p99GoalMilliseconds)) ms: "
             + judged(Self.percentile(readBack, 0.99) < BenchE2ECommand.p99GoalMilliseconds))
+        Swift.print("[\(workload)] Redis commands per outcome: \(redisCommandsSummary)")
         Swift.print("[\(workload)] peak RSS: pushline run \(Self.mebibytes(workerPeak)), \(serverName) \(Self.mebibytes(serverPeak)); "
             + String(format: "ratio pipeline / h2load: %.2f", sustained.rate / rawRate))
     }
@@ -50,7 +52,7 @@ struct BenchE2EResult {
         guard results.count > 1 else { return }
         Swift.print("workload    outcomes  complete  outcomes/s   / h2load  worker µs  server µs  redis µs  p99 read back")
         for result in results {
-            let micro = result.cpuMicroseconds.map { $0.map { String(format: "%.1f", $0) } ?? "?" }
+            let micro = [result.workerMicroseconds, result.serverMicroseconds, result.redisMicroseconds].map { $0.map { String(format: "%.1f", $0) } ?? "?" }
             let columns = [result.workload.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0), pad(String(result.expected.outcomes), 9),
                            (result.isComplete ? "yes" : "NO").padding(toLength: 8, withPad: " ", startingAt: 0),
                            pad(String(Int(result.sustained.rate)), 10), pad(String(format: "%.2f", result.sustained.rate / rawRate), 8),
@@ -67,13 +69,13 @@ struct BenchE2EResult {
     }
 
     /// "met" or "not met" when the outcomes are complete; otherwise not judged.
-    private func judged(_ met: Bool) -> String {
+    func judged(_ met: Bool) -> String {
         guard isComplete else { return "not judged (outcomes not complete)" }
         return met ? "met" : "not met"
     }
 
     /// `text` right-aligned in `width` columns.
-    private static func pad(_ text: String, _ width: Int) -> String {
+    static func pad(_ text: String, _ width: Int) -> String {
         String(repeating: " ", count: max(0, width - text.count)) + text
     }
 

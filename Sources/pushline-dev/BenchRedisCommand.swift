@@ -40,7 +40,9 @@ enum BenchRedisCommand: Command {
         let requests = try arguments.positiveInteger("--requests", default: 300_000)
         let rounds = try arguments.positiveInteger("--rounds", default: 9)
         let redisBenchmark = try ExternalCommand.locate("redis-benchmark", package: "redis-tools")
-        let target = try Target(cluster: arguments.flags.contains("--cluster"))
+        let kind: BenchRedisTarget.Kind = arguments.flags.contains("--cluster") ? .cluster : .single
+        progress(kind == .cluster ? "starting a Redis Cluster (6 redis-server)" : "starting redis-server")
+        let target = try BenchRedisTarget(kind)
         let redis = try RedisConnection(configuration: target.configuration)
         var reference: [Double] = []
         var pushline: [Double] = []
@@ -114,32 +116,6 @@ enum BenchRedisCommand: Command {
             index -= 1
         }
         key[index] += 1
-    }
-
-    /// The server or cluster measured, started for the run.
-    private struct Target {
-        let server: RedisServer?
-        let cluster: RedisClusterGroup?
-
-        init(cluster wanted: Bool) throws {
-            progress(wanted ? "starting a Redis Cluster (6 redis-server)" : "starting redis-server")
-            server = wanted ? nil : try RedisServer()
-            cluster = wanted ? try RedisClusterGroup() : nil
-        }
-
-        /// The port redis-benchmark connects to (a seed node of the cluster).
-        var port: Int { server?.port ?? cluster?.servers[0].port ?? 0 }
-
-        var configuration: RedisConfiguration {
-            guard let cluster else { return RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)) }
-            let seeds = cluster.servers.map { RedisConfiguration.Endpoint.tcp(host: "127.0.0.1", port: $0.port) }
-            return RedisConfiguration(endpoint: seeds[0], topology: .cluster(seeds: seeds))
-        }
-
-        /// `FLUSHALL` on the server, or on every master of the cluster.
-        func flush() throws {
-            for port in try cluster?.masterPorts() ?? [port] { _ = try RedisCommandLine.run(port: port, ["FLUSHALL"]) }
-        }
     }
 
     private static func median(_ values: [Double]) -> Double {

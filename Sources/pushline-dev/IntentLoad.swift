@@ -84,13 +84,26 @@ final class IntentLoad: Sendable {
         return tokenPool.map { 0..<min($0, numbers.upperBound) } ?? numbers
     }
 
-    /// Intent `index` of the workload, created now.
+    /// Intent `index` of the workload, created now, keyed by a hash of its bytes: keyless messages go
+    /// to one partition per producer batch (librdkafka's sticky partitioning), which would leave all
+    /// but one member of a group of workers idle; hashed keys spread them as recipients' keys do, and
+    /// a byte copy of an intent (the mixed workload's duplicates) lands on its original's partition.
     private func message(_ index: Int) -> KafkaProducerMessage {
         let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: WallClock.millisecondsSinceEpoch()) { number in
             tokenPool.map { number % $0 } ?? number
         }
         // Every intent is a JSON object: the fields go right after its opening brace.
-        return KafkaProducerMessage(topic: topic, partition: partition(index), value: Array((fields.isEmpty ? intent : "{" + fields + intent.dropFirst()).utf8))
+        let value = Array((fields.isEmpty ? intent : "{" + fields + intent.dropFirst()).utf8)
+        return KafkaProducerMessage(topic: topic, partition: partition(index), key: Self.key(of: value), value: value)
+    }
+
+    /// FNV-1a (64-bit) of `value`, as 16 hex digits.
+    private static func key(of value: [UInt8]) -> [UInt8] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in value {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return Array(String(hash, radix: 16).utf8)
     }
 
     private func waitForAcknowledgements(_ total: Int) throws {

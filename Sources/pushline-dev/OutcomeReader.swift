@@ -5,7 +5,7 @@ import LocalStack
 import Runtime
 
 /// Reads `pushline-dev bench e2e`'s outcomes back from Kafka: counts them for the sustained rate, and
-/// takes each one's latency at half load. Fails when no outcome arrives for `stallTimeout` or the
+/// takes each one's latency at half load. Fails when no outcome arrives for `stallTimeout` or a
 /// worker process has exited.
 final class OutcomeReader {
     /// What a read-back saw: when the first and last outcomes arrived, and outcomes by status.
@@ -32,16 +32,16 @@ final class OutcomeReader {
     }
 
     private let consumer: KafkaConsumer
-    private let worker: ServerProcess
+    private let workers: [ServerProcess]
     private let stallTimeout: Duration
 
-    init(bootstrapServers: String, topic: String, worker: ServerProcess, stallTimeout: Duration = .seconds(60)) throws {
+    init(bootstrapServers: String, topic: String, workers: [ServerProcess], stallTimeout: Duration = .seconds(60)) throws {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "bench-e2e-reader", topics: [topic])
         // Hand over each outcome as soon as the broker has it, so the read-back time measures Pushline:
         // the mock broker holds a fetch that finds nothing new for the whole wait.
         configuration.additionalProperties["fetch.wait.max.ms"] = "2"
         consumer = try KafkaConsumer(configuration: configuration)
-        self.worker = worker
+        self.workers = workers
         self.stallTimeout = stallTimeout
     }
 
@@ -106,9 +106,11 @@ final class OutcomeReader {
                 read += batch.count
                 lastArrival = now
             } else if lastArrival.duration(to: now) > stallTimeout {
-                throw LocalStackError("no outcome for \(stallTimeout) after \(read)/\(total); the worker's log: \(worker.logFile)")
+                throw LocalStackError("no outcome for \(stallTimeout) after \(read)/\(total); the workers' logs: \(workers.map(\.logFile))")
             }
-            guard worker.isRunning else { throw LocalStackError("the worker exited after \(read)/\(total) outcomes: \(worker.log.suffix(2000))") }
+            if let exited = workers.first(where: { !$0.isRunning }) {
+                throw LocalStackError("a worker exited after \(read)/\(total) outcomes: \(exited.log.suffix(2000))")
+            }
             if now >= nextReport {
                 progress()
                 nextReport = now + .seconds(1)

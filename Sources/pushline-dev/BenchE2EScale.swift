@@ -1,0 +1,156 @@
+import CLI
+import Foundation
+import LocalStack
+
+/// `pushline-dev bench e2e`'s scaling runs (issue 16): the Redis deployments (`--redis`) and worker
+/// counts (`--workers`) each workload runs with, alternated `--rounds` times, and their comparison.
+struct BenchE2EScale {
+    static let clusterRateGoal = 0.9
+    static let workerCPUGoal = 1.1
+
+    let redis: [BenchRedisTarget.Kind]
+    let workers: [Int]
+    let rounds: Int
+
+    init(_ arguments: ParsedArguments, workloads: [BenchWorkload], partitions: Int) throws {
+        redis = try (arguments.optional("--redis") ?? "single").split(separator: ",").map { name in
+            guard let kind = BenchRedisTarget.Kind(rawValue: String(name)) else {
+                throw UsageError(message: "--redis: unknown deployment \"\(name)\"; deployments: single, cluster")
+            }
+            return kind
+        }
+        workers = try (arguments.optional("--workers") ?? "1").split(separator: ",").map { count in
+            guard let workers = Int(count), workers > 0 else { throw UsageError(message: "--workers: \"\(count)\" is not a positive number") }
+            return workers
+        }
+        rounds = try arguments.positiveInteger("--rounds", default: 1)
+        if let most = workers.max(), most > partitions {
+            throw UsageError(message: "--workers \(most): more workers than --partitions \(partitions) leaves some without work")
+        }
+        if redis.contains(.cluster), workloads.contains(.sealed) {
+            throw UsageError(message: "--redis cluster: the sealed workload registers its device keys on one server; leave it out")
+        }
+    }
+
+    /// The settings of each run, in order: every deployment × worker count, `rounds` times.
+    func runs(of settings: BenchE2ECommand.Settings) -> [BenchE2ECommand.Settings] {
+        (0..<rounds).flatMap { _ in
+            redis.flatMap { kind in
+                workers.map { count in
+                    var run = settings
+                    run.redis = kind
+                    run.workers = count
+                    run.workersFirst = isScaling
+                    return run
+                }
+            }
+        }
+    }
+
+    /// Whether these are scaling runs rather than the plain benchmark (one worker, one redis-server,
+    /// once). Then every run starts its workers first and produces the intents once the group has
+    /// settled: a member that joins after the mock broker's first 3-second window costs a second
+    /// rebalance, during which the partitions handed over wait for `session.timeout.ms` − 1 s
+    /// (rdkafka_mock_cgrp.c), which would measure the mock's group protocol, not the workers.
+    var isScaling: Bool { redis != [.single] || workers != [1] || rounds > 1 }
+
+    /// Waits until the workers' logs show each of them owning some of the `partitions` intents
+    /// partitions and together all of them.
+    static func waitForGroup(_ workers: [ServerProcess], partitions: Int, progress: (String) -> Void) throws {
+        progress("waiting for \(workers.count) worker(s) to share \(partitions) partitions")
+        try Deadline.wait(.seconds(120), for: "\(workers.count) workers to share \(partitions) partitions") {
+            WorkerPartitionLog.isSettled(workers.map(\.log), topic: LocalPipeline.intentsTopic, partitions: partitions)
+        }
+    }
+
+    /// Starts `count` `pushline run` processes of one group with `configuration`, each with its own
+    /// metrics port.
+    static func startWorkers(_ count: Int, _ configuration: LocalRunConfiguration) throws -> [ServerProcess] {
+        try (0..<count).map { _ in
+            var own = configuration
+            own.metricsPort = try FreePort.next()
+            return try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try own.write()])
+        }
+    }
+
+    /// The processes whose CPU a run measures, in ``BenchE2EResult/cpuMicroseconds``'s order: the
+    /// workers, the server, then every redis-server.
+    static func processes(workers: [ServerProcess], server: (name: String, id: pid_t), redis: BenchRedisTarget) -> [(name: String, id: pid_t)] {
+        workers.enumerated().map { ("pushline run \($0.offset + 1)", $0.element.processID) } + [server] + redis.processes
+    }
+
+    /// With more than one run per workload: each run's figures, then the ratios of each round.
+    func printComparison(_ results: [BenchE2EResult]) {
+        guard results.count > 1, rounds > 1 || redis.count > 1 || workers.count > 1 else { return }
+        print("workload  redis    workers  outcomes/s  workers µs (each)            server µs  redis µs (nodes summed)  redis cmds/outcome  cmds/read")
+        for result in results {
+            let perWorker = result.perWorkerMicroseconds.map { $0.map { String(format: "%.1f", $0) } ?? "?" }.joined(separator: " + ")
+            print([result.workload.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0),
+                   result.settings.redis.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
+                   BenchE2EResult.pad(String(result.settings.workers), 7), BenchE2EResult.pad(String(Int(result.sustained.rate)), 10),
+                   BenchE2EResult.pad(Self.format(result.workerMicroseconds), 10) + " (\(perWorker))".padding(toLength: 18, withPad: " ", startingAt: 0),
+                   BenchE2EResult.pad(Self.format(result.serverMicroseconds), 9), BenchE2EResult.pad(Self.format(result.redisMicroseconds), 23),
+                   BenchE2EResult.pad(String(format: "%.2f", result.redisCommandsPerOutcome), 18),
+                   BenchE2EResult.pad(String(format: "%.1f", result.redisCommandsPerRead), 9)].joined(separator: "  "))
+        }
+        let perRound = results.count / rounds
+        for round in 0..<rounds {
+            let runs = results[(round * perRound)..<((round + 1) * perRound)]
+            for result in runs where result.settings.redis == .cluster {
+                guard let single = runs.first(where: { $0.workload == result.workload && $0.settings.redis == .single
+                                                       && $0.settings.workers == result.settings.workers }) else { continue }
+                let ratio = result.sustained.rate / single.sustained.rate
+                print(String(format: "round %d, %@, %d worker(s): outcomes/s cluster / single %.2f — goal ≥ %.1f: ", round + 1,
+                             result.workload.rawValue, result.settings.workers, ratio, Self.clusterRateGoal)
+                      + result.judged(ratio >= Self.clusterRateGoal))
+            }
+            for result in runs where result.settings.workers > 1 {
+                guard let one = runs.first(where: { $0.workload == result.workload && $0.settings.redis == result.settings.redis
+                                                    && $0.settings.workers == 1 }),
+                      let many = result.workerMicroseconds, let single = one.workerMicroseconds else { continue }
+                let ratio = many / single
+                print(String(format: "round %d, %@, %@: workers' CPU per outcome, %d workers / 1 worker %.2f — goal ≤ %.1f: ", round + 1,
+                             result.workload.rawValue, result.settings.redis.rawValue, result.settings.workers, ratio, Self.workerCPUGoal)
+                      + result.judged(ratio <= Self.workerCPUGoal))
+            }
+        }
+    }
+
+    private static func format(_ microseconds: Double?) -> String {
+        microseconds.map { String(format: "%.1f", $0) } ?? "?"
+    }
+}
+
+extension BenchE2EResult {
+    /// Each worker's CPU time per outcome of the run (all of the run's outcomes, whichever worker made them).
+    var perWorkerMicroseconds: [Double?] { Array(cpuMicroseconds.prefix(settings.workers)) }
+
+    /// The workers' CPU time per outcome, summed; nil when one is unknown.
+    var workerMicroseconds: Double? { Self.sum(perWorkerMicroseconds) }
+
+    var serverMicroseconds: Double? { cpuMicroseconds.count > settings.workers ? cpuMicroseconds[settings.workers] : nil }
+
+    /// Every redis-server's CPU time per outcome, summed (a cluster's replicas included).
+    var redisMicroseconds: Double? { Self.sum(Array(cpuMicroseconds.dropFirst(settings.workers + 1).dropLast())) }
+
+    private var redisCommandCount: Int { redisCalls.filter { $0.key != BenchRedisTarget.readsKey }.values.reduce(0, +) }
+
+    var redisCommandsPerOutcome: Double { Double(redisCommandCount) / Double(max(1, expected.outcomes)) }
+
+    /// Commands per socket read of the Redis servers: about the depth of the pipelines they received.
+    var redisCommandsPerRead: Double { Double(redisCommandCount) / Double(max(1, redisCalls[BenchRedisTarget.readsKey] ?? 0)) }
+
+    /// `2.01 (set 1.00, …); 12.3 commands per read`: commands per outcome, the busiest first, and
+    /// per socket read.
+    var redisCommandsSummary: String {
+        let outcomes = Double(max(1, expected.outcomes))
+        let parts = redisCalls.filter { $0.value > 0 && $0.key != BenchRedisTarget.readsKey }.sorted { $0.value > $1.value }.prefix(6)
+            .map { String(format: "%@ %.3f", $0.key, Double($0.value) / outcomes) }
+        return String(format: "%.2f", redisCommandsPerOutcome) + " (" + parts.joined(separator: ", ") + ")"
+            + String(format: "; %.1f commands per socket read (total_reads_processed)", redisCommandsPerRead)
+    }
+
+    private static func sum(_ values: [Double?]) -> Double? {
+        values.contains { $0 == nil } || values.isEmpty ? nil : values.compactMap { $0 }.reduce(0, +)
+    }
+}

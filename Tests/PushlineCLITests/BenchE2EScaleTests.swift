@@ -1,0 +1,41 @@
+import PushlineTestKit
+import Testing
+
+/// `pushline-dev bench e2e --redis … --workers …` (issue 16's benchmark), run small: it must finish
+/// with every delivery's outcome in each combination and print the comparison; the figures are not
+/// judged here (tests never assert timings).
+@Suite("pushline-dev bench e2e: Redis Cluster and several workers", .timeLimit(.minutes(5)))
+struct BenchE2EScaleTests {
+    @Test("single and cluster × one and two workers: every run complete, then the table and each round's ratios")
+    func singleAndClusterWithOneAndTwoWorkers() async throws {
+        let result = try await DedicatedThread.run {
+            try pushlineDev("bench", "e2e", "--intents", "4000", "--h2load-requests", "2000", "--half-load-seconds", "1",
+                            "--redis", "single,cluster", "--workers", "1,2")
+        }
+        #expect(result.status == 0, "\(result.standardError.suffix(3000))")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let complete = lines.filter { $0 == "[tokens] outcomes: accepted 4000; complete (every delivery has its expected outcome)" }
+        #expect(complete.count == 4, "\(result.standardOutput)")
+        #expect(lines.contains { $0.hasPrefix("workload  redis    workers") })
+        #expect(lines.contains { $0.hasPrefix("round 1, tokens, 1 worker(s): outcomes/s cluster / single ") })
+        #expect(lines.contains { $0.hasPrefix("round 1, tokens, 2 worker(s): outcomes/s cluster / single ") })
+        #expect(lines.contains { $0.hasPrefix("round 1, tokens, cluster: workers' CPU per outcome, 2 workers / 1 worker ") })
+        // Six redis-server in the cluster runs, each named in the CPU line.
+        let cluster = lines.filter { $0.hasPrefix("[tokens] CPU per outcome") && $0.contains("pushline run 2") }
+        #expect(cluster.contains { $0.components(separatedBy: "redis-server :").count - 1 == 6 }, "\(cluster)")
+    }
+
+    @Test("more workers than partitions is a usage error that names both")
+    func moreWorkersThanPartitions() throws {
+        let result = try pushlineDev("bench", "e2e", "--workers", "1,5", "--partitions", "4")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--workers 5: more workers than --partitions 4"), "\(result.standardError)")
+    }
+
+    @Test("an unknown deployment is a usage error that lists the deployments")
+    func unknownDeployment() throws {
+        let result = try pushlineDev("bench", "e2e", "--redis", "sentinel")
+        #expect(result.status == 2)
+        #expect(result.standardError.contains("--redis: unknown deployment \"sentinel\"; deployments: single, cluster"), "\(result.standardError)")
+    }
+}
