@@ -19,11 +19,21 @@ public struct Delivery: Sendable, Equatable {
     public let wasShortened: Bool
     /// Set while the payload waits for the recipient's key: ``PayloadSealer`` seals it.
     public var sealing: SealingRequest? = nil
+    /// What the delivery policies read of it (docs/policies.md).
+    public var policy = DeliveryPolicyTraits()
 
     /// This delivery with another payload and nothing left to seal.
     func replacingPayload(_ payload: [UInt8]) -> Delivery {
         Delivery(token: token, environment: environment, notificationID: notificationID, topic: topic, pushType: pushType,
                  priority: priority, expiration: expiration, collapseID: collapseID, payload: payload, locale: locale,
-                 wasShortened: wasShortened)
+                 wasShortened: wasShortened, policy: policy)
+    }
+
+    /// This delivery with the headers a delivery policy changed: `apns-priority` (a Live Activity
+    /// update over its budget) and `apns-expiration` (a time to live).
+    public func replacingHeaders(priority: APNsPriority, expiration: APNsExpiration) -> Delivery {
+        Delivery(token: token, environment: environment, notificationID: notificationID, topic: topic, pushType: pushType,
+                 priority: priority, expiration: expiration, collapseID: collapseID, payload: payload, locale: locale,
+                 wasShortened: wasShortened, sealing: sealing, policy: policy)
     }
 }

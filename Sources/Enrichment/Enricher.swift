@@ -35,6 +35,7 @@ public struct Enricher: Sendable {
     public func forEachDelivery(for intent: Intent, devices: [RecipientDevice],
                                 _ take: (consuming Delivery) -> Void) throws(EnrichmentError) {
         var composedByLocale: [String?: NotificationComposer.Composed] = [:]
+        let policy = DeliveryPolicyTraits(intent, template: intent.templateName.flatMap { catalog.app(intent.app)?.templates[$0] })
         for device in devices {
             let localeKey = intent.locale == nil ? device.profileLocale : nil
             let composed: NotificationComposer.Composed
@@ -56,7 +57,8 @@ public struct Enricher: Sendable {
                 payload: composed.payload,
                 locale: composed.locale,
                 wasShortened: composed.wasShortened,
-                sealing: composed.sealing
+                sealing: composed.sealing,
+                policy: policy
             ))
         }
     }

@@ -83,6 +83,9 @@ public enum IntentDecoder {
         let dedupeWindow = try fields.nonNegativeInteger(.dedupeWindow)
         let createdAt = try fields.nonNegativeInteger(.createdAt)
         let liveActivity = try fields.liveActivity()
+        let policy = Intent.Policy(category: try fields.string(.policyCategory), lane: try fields.string(.lane),
+                                   expiresAt: try fields.nonNegativeInteger(.expiresAt),
+                                   respectQuietHours: try fields.boolean(.respectQuietHours), campaign: try fields.string(.campaign))
         if liveActivity != nil, createdAt == nil {
             throw IntentDecodingError(.missingField, at: "$.created_at",
                                       "required with live_activity: it becomes aps.timestamp")
@@ -90,7 +93,7 @@ public enum IntentDecoder {
         // Built once with every field: setting them one by one after `init` copied the intent.
         return Intent(id: id, app: app, environment: environment, recipients: recipients, content: content, args: args,
                       locale: locale, overrides: overrides, custom: custom, dedupeWindow: dedupeWindow, createdAt: createdAt,
-                      liveActivity: liveActivity)
+                      liveActivity: liveActivity, policy: policy)
     }
 
     /// Overrides that change `aps` and so make no sense with a raw payload.
@@ -106,6 +109,7 @@ private enum IntentField: String, CaseIterable {
     case interruptionLevel = "interruption_level", relevanceScore = "relevance_score", badge, sound, category, custom
     case dedupeWindow = "dedupe_window", createdAt = "created_at", liveActivity = "live_activity"
     case event, staleDate = "stale_date", dismissalDate = "dismissal_date", attributes
+    case policyCategory = "policy_category", lane, expiresAt = "expires_at", respectQuietHours = "respect_quiet_hours", campaign
 
     /// A table rather than the synthesized `init(rawValue:)`, which compares the name with every
     /// case in turn.
@@ -142,6 +146,11 @@ private enum IntentField: String, CaseIterable {
         case .staleDate: 25
         case .dismissalDate: 26
         case .attributes: 27
+        case .policyCategory: 28
+        case .lane: 29
+        case .expiresAt: 30
+        case .respectQuietHours: 31
+        case .campaign: 32
         }
     }
 }
@@ -152,7 +161,7 @@ private enum IntentField: String, CaseIterable {
 private struct FieldSet {
     /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField`` (a slot
     /// past the end traps in every test). Inline: no allocation per object.
-    private var values = InlineArray<28, JSONValue?>(repeating: .none)
+    private var values = InlineArray<33, JSONValue?>(repeating: .none)
     private var memberCount = 0
     /// The first known field given twice.
     private var repeated: String?
@@ -234,6 +243,12 @@ private struct FieldSet {
         guard let number = try integer(name) else { return nil }
         guard number >= 0 else { throw invalid(name, "must not be negative, got \(number)") }
         return number
+    }
+
+    func boolean(_ name: IntentField) throws(IntentDecodingError) -> Bool? {
+        guard let value = self[name] else { return nil }
+        guard case .bool(let flag) = value else { throw wrongType(name, value, expected: "a boolean") }
+        return flag
     }
 
     func number(_ name: IntentField) throws(IntentDecodingError) -> Double? {

@@ -48,11 +48,13 @@ final class Template: Sendable {
     let attributesType: String?
     /// What the template does for the app's Notification Service Extension, if anything.
     let serviceExtension: ServiceExtensionTemplate?
+    /// The template's `policies:`: defaults for its intents' policy fields.
+    let policies: TemplatePolicies
 
     init(name: String, pushType: PushType, priority: APNsPriority?, interruptionLevel: InterruptionLevel?,
          category: String?, threadID: TemplateText?, collapseID: TemplateText?, mutableContent: Bool, sound: Sound?,
          relevanceScore: Double?, localization: Localization, alert: AlertTemplate?, custom: [CustomKey],
-         attributesType: String?, serviceExtension: ServiceExtensionTemplate? = nil) {
+         attributesType: String?, serviceExtension: ServiceExtensionTemplate? = nil, policies: TemplatePolicies = TemplatePolicies()) {
         self.name = name
         self.pushType = pushType
         self.priority = priority
@@ -68,5 +70,6 @@ final class Template: Sendable {
         self.custom = custom
         self.attributesType = attributesType
         self.serviceExtension = serviceExtension
+        self.policies = policies
     }
 }

@@ -73,11 +73,13 @@ struct TemplateFile: Sendable {
         }
         let serviceExtension = try ServiceExtensionTemplate.read(&fields, localization: localization, customKeys: customKeys.map(\.name),
                                                                  alertText: alertText)
+        let policies = try TemplatePolicies.read(&fields)
         try fields.rejectUnknownKeys()
         return Template(name: name, pushType: pushType, priority: priority, interruptionLevel: interruptionLevel,
                         category: category, threadID: threadID, collapseID: collapseID, mutableContent: mutableContent,
                         sound: sound, relevanceScore: relevanceScore, localization: localization, alert: alertTemplate,
-                        custom: customKeys, attributesType: attributesType, serviceExtension: serviceExtension)
+                        custom: customKeys, attributesType: attributesType, serviceExtension: serviceExtension,
+                        policies: policies)
     }
 
     /// `sound: name`, or `sound: {name, critical, volume}` for a critical alert.

@@ -63,6 +63,33 @@ public struct Intent: Sendable, Equatable {
         }
     }
 
+    /// What the delivery policies read of an intent (docs/policies.md): all optional, additive
+    /// fields of schema v1. Each may also come from the template's `policies:`; the intent's wins.
+    public struct Policy: Sendable, Equatable {
+        /// `policy_category`: the category frequency caps and quiet hours count by (`marketing`,
+        /// `transactional`, …). Not `category`, which schema v1 already gives to `aps.category`.
+        public var category: String?
+        /// `lane`: the priority lane the sender schedules it in.
+        public var lane: String?
+        /// `expires_at`, UNIX seconds: not sent after it (`expired`/`TimeToLiveElapsed`); also
+        /// `apns-expiration` unless the intent sets `expiration`.
+        public var expiresAt: Int64?
+        /// `respect_quiet_hours`: false sends it through the recipient's quiet hours.
+        public var respectQuietHours: Bool?
+        /// `campaign`: the name throttles count by.
+        public var campaign: String?
+
+        /// No policy fields: the template's and the pipeline's settings decide.
+        public init(category: String? = nil, lane: String? = nil, expiresAt: Int64? = nil, respectQuietHours: Bool? = nil,
+                    campaign: String? = nil) {
+            self.category = category
+            self.lane = lane
+            self.expiresAt = expiresAt
+            self.respectQuietHours = respectQuietHours
+            self.campaign = campaign
+        }
+    }
+
     /// The idempotency key: the same intent is never sent twice to the same device.
     public var id: String
     /// The app's bundle id; also the `apns-topic` before any push-type suffix.
@@ -87,6 +114,8 @@ public struct Intent: Sendable, Equatable {
     public var createdAt: Int64?
     /// `live_activity`: makes a Live Activity push.
     public var liveActivity: LiveActivity?
+    /// The fields the delivery policies read.
+    public var policy: Policy
 
     /// The template the intent names; nil for a raw payload.
     public var templateName: String? {
@@ -97,7 +126,7 @@ public struct Intent: Sendable, Equatable {
     public init(id: String, app: String, environment: Environment = .production, recipients: Recipients,
                 content: Content, args: JSONObject = JSONObject(), locale: String? = nil,
                 overrides: Overrides = Overrides(), custom: JSONObject = JSONObject(), dedupeWindow: Int64? = nil,
-                createdAt: Int64? = nil, liveActivity: LiveActivity? = nil) {
+                createdAt: Int64? = nil, liveActivity: LiveActivity? = nil, policy: Policy = Policy()) {
         self.id = id
         self.app = app
         self.environment = environment
@@ -110,5 +139,6 @@ public struct Intent: Sendable, Equatable {
         self.dedupeWindow = dedupeWindow
         self.createdAt = createdAt
         self.liveActivity = liveActivity
+        self.policy = policy
     }
 }

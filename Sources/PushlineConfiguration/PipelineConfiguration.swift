@@ -49,6 +49,8 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
     /// How long a delivery may be held through an APNs outage (retried, or waiting while its pool's
     /// circuit is open) before it ends `expired`; its own `apns-expiration` may end it sooner.
     public var maximumHold = Duration.seconds(3_600)
+    /// `policies`: TTL, frequency caps, the seeds' budgets (docs/policies.md).
+    public var policies = DeliveryPolicies()
 
     public init(name: String, file: String, sourceGroup: String, templatesDirectory: String, localesDirectory: String,
                 apnsPool: String, dedupe: DedupeConfiguration) {
@@ -103,6 +105,9 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         let policy = section.value("redis_unreachable", ConfigurationValueType<RedisUnreachablePolicy>.choice())
         let intentBytes = section.value("max_intent_bytes", .integer(1_024...67_108_864))
         let maximumHold = section.value("max_hold", .duration(.seconds(1)...Duration.seconds(7 * 86_400)))
+        var policies = DeliveryPolicies()
+        var policiesSection = section.section("policies")
+        policies.read(&policiesSection)
         guard let templates, let locales, let pool else { return nil }
         var pipeline = PipelineConfiguration(name: name, file: section.file, sourceGroup: group ?? worker.kafka.groupID,
                                              templatesDirectory: templates, localesDirectory: locales, apnsPool: pool, dedupe: dedupe)
@@ -115,6 +120,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         pipeline.redisUnreachable = policy ?? pipeline.redisUnreachable
         pipeline.maximumIntentBytes = intentBytes ?? pipeline.maximumIntentBytes
         pipeline.maximumHold = maximumHold ?? pipeline.maximumHold
+        pipeline.policies = policies
         return pipeline
     }
 }

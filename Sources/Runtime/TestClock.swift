@@ -14,6 +14,12 @@ public final class TestClock: Sendable {
         MonotonicClock { [self] in nanoseconds.withLock { $0 } }
     }
 
+    /// The same clock read as a wall clock, its nanoseconds taken as since the UNIX epoch (start it
+    /// at a date): for code that keeps time in records or in Redis (the delivery policies' windows).
+    public var wallClock: WallClock {
+        WallClock { [self] in Int64(nanoseconds.withLock { $0 }) }
+    }
+
     /// Moves the clock forward by `duration`.
     public func advance(by duration: Duration) {
         nanoseconds.withLock { $0 = MonotonicClock.Instant(nanoseconds: $0).advanced(by: duration).nanoseconds }

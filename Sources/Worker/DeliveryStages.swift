@@ -29,6 +29,8 @@ struct DeliveryStages {
         /// settled `unknown` (`skip`, among ``outputs``).
         var uncertainResent = 0
         var uncertainSkipped = 0
+        /// Live Activity updates the policy stage sent at priority 5 (their budget was spent).
+        var priorityLowered = 0
     }
 
     private let planner: DeliveryPlanner
@@ -43,6 +45,7 @@ struct DeliveryStages {
     /// Nil without a key-encryption key, or with in-memory stores: templates that encrypt then follow their `without_key`.
     private let keys: EncryptionKeyRegistry?
     private let onUncertain: UncertainDeliveryPolicy
+    private let policies: DeliveryPolicyStage
 
     /// Connects to Redis, or takes the worker's in-memory stores.
     /// - Parameter owner: this worker's id, written into its `pending` claims in Redis.
@@ -59,12 +62,15 @@ struct DeliveryStages {
             collapse = CollapseWindow(connection: redis)
             registry = TokenRegistry(connection: redis)
             keys = configuration.keyEncryptionKey.map { EncryptionKeyRegistry(connection: redis, keyEncryptionKey: $0) }
-        case .inMemory(let claims, let collapseWindow, let tokenRegistry):
+            policies = DeliveryPolicyStage(policies: configuration.policies, windows: RollingWindows(connection: redis),
+                                           clock: configuration.wallClock)
+        case .inMemory(let claims, let collapseWindow, let tokenRegistry, let windows):
             redis = nil
             idempotency = claims
             collapse = collapseWindow
             registry = tokenRegistry
             keys = nil
+            policies = DeliveryPolicyStage(policies: configuration.policies, windows: windows, clock: configuration.wallClock)
         }
     }
 
@@ -140,7 +146,8 @@ struct DeliveryStages {
             }
             claimed.append(delivery)
         }
-        claims.admitted = try sealPayloads(try applyCollapseWindows(claimed, outputs: &claims.outputs), outputs: &claims.outputs)
+        let throughWindows = try applyCollapseWindows(claimed, outputs: &claims.outputs)
+        claims.admitted = try sealPayloads(try applyPolicies(throughWindows, claims: &claims), outputs: &claims.outputs)
         return claims
     }
 
@@ -153,10 +160,7 @@ struct DeliveryStages {
         guard !sealing.isEmpty else { return admitted }
         let found = try keys?.keys(for: sealing.map { .init(app: $0.app, token: $0.delivery.token, user: $0.user) })
         let (sealed, refused) = Self.seal(sealing, keys: found, records: records)
-        if !refused.isEmpty {
-            try idempotency.settle(refused.map { SettledClaim($0.planned.key, outcome: $0.outcome) }, released: [], recorded: [])
-            outputs += refused.map { records.outcome($0.planned, $0.outcome) }
-        }
+        try settleUnsent(refused, outputs: &outputs)
         return Self.replacingSealed(admitted, with: sealed)
     }
 
@@ -246,14 +250,38 @@ struct DeliveryStages {
             }
         }
         guard !dropped.isEmpty else { return claimed }
-        let suppressed = dropped.sorted(by: { $0.key < $1.key }).map { index, reason in
+        try settleUnsent(dropped.sorted(by: { $0.key < $1.key }).map { index, reason in
             (claimed[index], records.decided(claimed[index], .suppressed, reason: reason))
-        }
-        try idempotency.settle(suppressed.map { SettledClaim($0.key, outcome: $1) }, released: [], recorded: [])
-        for (planned, decided) in suppressed {
-            outputs.append(records.outcome(planned, decided))
-        }
+        }, outputs: &outputs)
         return claimed.indices.filter { dropped[$0] == nil }.map { claimed[$0] }
+    }
+
+    /// The policy stage's decisions (docs/policies.md): deliveries not to be sent have their claims
+    /// settled with their outcome (so a redelivery re-emits it); returns the rest, as the stage
+    /// changed them.
+    private func applyPolicies(_ admitted: [PlannedDelivery], claims: inout Claims) throws(RedisError) -> [PlannedDelivery] {
+        guard !admitted.isEmpty else { return admitted }
+        let decided = try policies.decide(admitted)
+        claims.priorityLowered += decided.priorityLowered
+        var sending: [PlannedDelivery] = []
+        sending.reserveCapacity(admitted.count)
+        var unsent: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
+        for (planned, decision) in zip(admitted, decided.decisions) {
+            switch decision {
+            case .send(let delivery): sending.append(delivery)
+            case .outcome(let status, let reason): unsent.append((planned, records.decided(planned, status, reason: reason)))
+            }
+        }
+        try settleUnsent(unsent, outputs: &claims.outputs)
+        return sending
+    }
+
+    /// Settles the claims of claimed deliveries that will not be sent with their outcomes, in one
+    /// round trip (none when there are none), and adds the outcomes to `outputs`.
+    private func settleUnsent(_ unsent: [(planned: PlannedDelivery, outcome: SettledOutcome)], outputs: inout [WorkerOutput]) throws(RedisError) {
+        guard !unsent.isEmpty else { return }
+        try idempotency.settle(unsent.map { SettledClaim($0.planned.key, outcome: $0.outcome) }, released: [], recorded: [])
+        outputs += unsent.map { records.outcome($0.planned, $0.outcome) }
     }
 
     private func collapseWindowSeconds(of planned: PlannedDelivery) -> Int {

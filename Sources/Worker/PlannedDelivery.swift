@@ -100,6 +100,11 @@ struct PlannedDelivery: Sendable {
         PlannedDelivery(storage: storage.replacing(try PayloadSealer.seal(storage.delivery, with: key)))
     }
 
+    /// This delivery with the headers a delivery policy changed (docs/policies.md).
+    func replacingHeaders(priority: APNsPriority, expiration: APNsExpiration) -> PlannedDelivery {
+        PlannedDelivery(storage: storage.replacing(storage.delivery.replacingHeaders(priority: priority, expiration: expiration)))
+    }
+
     /// The notification the sender sends.
     func notification() throws -> APNsNotification {
         let delivery = storage.delivery

@@ -6,7 +6,7 @@ import Redis
 /// worker's one set of in-memory stores, which its threads share.
 enum StoreAccess: Sendable {
     case redis(RedisConfiguration)
-    case inMemory(InMemoryIdempotencyStore, InMemoryCollapseWindow, InMemoryTokenRegistry)
+    case inMemory(InMemoryIdempotencyStore, InMemoryCollapseWindow, InMemoryTokenRegistry, InMemoryRollingWindows)
 
     /// - Parameter owner: the worker's id, written into its `pending` claims.
     init(_ stores: WorkerConfiguration.Stores, idempotency: IdempotencyStore.Configuration, owner: String) {
@@ -17,7 +17,8 @@ enum StoreAccess: Sendable {
             redis.reconnect = .never
             self = .redis(redis)
         case .inMemory:
-            self = .inMemory(InMemoryIdempotencyStore(configuration: idempotency, owner: owner), InMemoryCollapseWindow(), InMemoryTokenRegistry())
+            self = .inMemory(InMemoryIdempotencyStore(configuration: idempotency, owner: owner), InMemoryCollapseWindow(), InMemoryTokenRegistry(),
+                             InMemoryRollingWindows())
         }
     }
 }

@@ -33,5 +33,6 @@ extension WorkerConfiguration {
         collapseWindowSeconds = pipeline.dedupe.collapseWindow.wholeMilliseconds / 1000
         onUncertain = pipeline.dedupe.onUncertain
         ownerTTL = pipeline.dedupe.ownerTTL
+        policies = pipeline.policies
     }
 }

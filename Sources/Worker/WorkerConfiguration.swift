@@ -2,7 +2,9 @@ import APNsClient
 import Enrichment
 import Kafka
 import Pipeline
+import PushlineConfiguration
 import Redis
+import Runtime
 
 /// What one worker needs: where intents come from, where outcomes go, its stores (Redis), which sender pool
 /// serves each APNs environment, and how batches are formed, overlapped and bounded.
@@ -80,6 +82,10 @@ public struct WorkerConfiguration: Sendable {
     /// How often the consumer lag gauges are refreshed (also librdkafka's statistics interval when
     /// the consumer configuration sets none).
     public var lagInterval = Duration.seconds(1)
+    /// The delivery policies (the pipeline's `policies:`, docs/policies.md).
+    public var policies = DeliveryPolicies()
+    /// The clock the delivery policies read (deadlines, rolling windows): tests move it by hand.
+    public var wallClock = WallClock.system
 
     public init(consumer: KafkaConsumerConfiguration, producer: KafkaProducerConfiguration, stores: Stores,
                 pools: [Intent.Environment: String]) {

@@ -162,13 +162,16 @@ final class WorkerLoop {
         }
     }
 
-    /// Counts what claim jobs found (redeliveries, deliveries a dead worker left uncertain).
+    /// Counts what claim jobs found (redeliveries, deliveries a dead worker left uncertain) and what
+    /// the policy stage decided (priorities lowered, interruption levels of what goes to the sender).
     private func countClaims(_ answers: [RedisStage.Outcome]) {
         for case .claimed(let claims) in answers {
             metrics.redeliveredReemitted.increment(by: claims.reemitted)
             metrics.redeliveredRecorded.increment(by: claims.recorded.count)
             metrics.uncertainResent.increment(by: claims.uncertainResent)
             metrics.uncertainSkipped.increment(by: claims.uncertainSkipped)
+            metrics.priorityLowered.increment(by: claims.priorityLowered)
+            metrics.interruptionLevels(claims.admitted)
         }
     }
 

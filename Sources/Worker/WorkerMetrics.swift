@@ -1,3 +1,4 @@
+import APNsCore
 import Kafka
 import Pipeline
 import Telemetry
@@ -42,6 +43,9 @@ struct WorkerMetrics: Sendable {
     /// Deliveries a dead worker left `pending` at APNs: sent again (`resend`) or not (`skip`).
     let uncertainResent: Counter
     let uncertainSkipped: Counter
+    /// Live Activity updates sent at priority 5 because their activity's priority-10 budget was spent.
+    let priorityLowered: Counter
+    private let interruptionLevels: MetricFamily<Counter>
 
     init(registry: MetricsRegistry, pipeline: String) throws(MetricsRegistryError) {
         self.pipeline = pipeline
@@ -50,7 +54,7 @@ struct WorkerMetrics: Sendable {
         deliveries = try registry.makeCounterFamily(name: "pushline_deliveries_total", labelNames: ["pipeline", "status", "reason"],
                                                     help: "Outcome events produced, by status and reason.")
         suppressed = try registry.makeCounterFamily(name: "pushline_suppressed_total", labelNames: ["pipeline", "kind"],
-                                                    help: "Deliveries suppressed: duplicate_intent, duplicate_collapse, stale_collapse.")
+                                                    help: "Deliveries suppressed: duplicate_intent, duplicate_collapse, stale_collapse, frequency_capped, background_budget.")
         deadLetters = try registry.makeCounterFamily(name: "pushline_dead_letters_total", labelNames: ["pipeline", "reason"],
                                                      help: "Records written to the dead-letter topic, by reason.")
         tokenEvents = try registry.makeCounterFamily(name: "pushline_token_events_total", labelNames: ["pipeline", "kind"],
@@ -101,6 +105,12 @@ struct WorkerMetrics: Sendable {
             help: "Deliveries a dead worker left pending at APNs (dedupe.on_uncertain): resent, or skipped (outcome unknown).")
         uncertainResent = uncertain.metric(labelValues: [pipeline, "resent"])
         uncertainSkipped = uncertain.metric(labelValues: [pipeline, "skipped"])
+        priorityLowered = try registry.makeCounter(
+            label: "pushline_live_activity_priority_lowered_total", dimensions: [("pipeline", pipeline)],
+            help: "Live Activity updates sent at priority 5 because their activity's priority-10 budget was spent.")
+        interruptionLevels = try registry.makeCounterFamily(
+            name: "pushline_interruption_level_deliveries_total", labelNames: ["pipeline", "app", "level"],
+            help: "Alert deliveries handed to the sender, by app and interruption level (unset counts as active).")
         redisAvailable.set(to: 1)
         apnsReachable.set(to: 1)
     }
@@ -182,12 +192,30 @@ struct WorkerMetrics: Sendable {
         }
     }
 
-    /// `duplicate_intent`, `duplicate_collapse`, `stale_collapse` from an outcome's reason.
+    /// Counts the alerts of deliveries about to be sent by app and interruption level: one count per
+    /// run of deliveries with the same labels (an intent's devices share theirs).
+    func interruptionLevels(_ sending: [PlannedDelivery]) {
+        var run: (app: String, level: InterruptionLevel, count: Int)?
+        for planned in sending where planned.delivery.pushType == .alert {
+            let level = planned.delivery.policy.interruptionLevel ?? .active
+            if let current = run, current.app == planned.app, current.level == level {
+                run?.count += 1
+                continue
+            }
+            if let run { interruptionLevels.metric(labelValues: [pipeline, run.app, run.level.rawValue]).increment(by: run.count) }
+            run = (planned.app, level, 1)
+        }
+        if let run { interruptionLevels.metric(labelValues: [pipeline, run.app, run.level.rawValue]).increment(by: run.count) }
+    }
+
+    /// `duplicate_intent`, `duplicate_collapse`, `stale_collapse`, `frequency_capped`, `background_budget` from an outcome's reason.
     private static func suppressionKind(_ reason: String?) -> String? {
         switch reason {
         case "DuplicateIntent": "duplicate_intent"
         case "DuplicateCollapse": "duplicate_collapse"
         case "StaleCollapse": "stale_collapse"
+        case "FrequencyCapped": "frequency_capped"
+        case "BackgroundBudget": "background_budget"
         default: nil
         }
     }

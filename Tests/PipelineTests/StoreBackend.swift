@@ -38,6 +38,10 @@ struct Stores {
         connection.map { CollapseWindow(connection: $0) } ?? InMemoryCollapseWindow()
     }
 
+    func rollingWindows() -> any RollingWindowStore {
+        connection.map { RollingWindows(connection: $0) } ?? InMemoryRollingWindows()
+    }
+
     func tokenRegistry() -> any TokenStore {
         connection.map { TokenRegistry(connection: $0) } ?? InMemoryTokenRegistry()
     }

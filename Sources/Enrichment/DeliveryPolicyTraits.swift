@@ -1,0 +1,39 @@
+import APNsCore
+
+/// What the delivery policies (docs/policies.md) need to know of one delivery, fixed at planning:
+/// the intent's policy fields over its template's `policies:`, and what the seeds' budgets and the
+/// interruption-level metric look at. Shared by every device of an intent.
+public struct DeliveryPolicyTraits: Sendable, Equatable {
+    /// The policy category (`policy_category`, else the template's `policies.category`).
+    public var category: String?
+    /// The priority lane (`lane`, else the template's).
+    public var lane: String?
+    /// `expires_at`, UNIX seconds.
+    public var expiresAt: Int64?
+    /// The template's `policies.ttl`, seconds; applies when ``expiresAt`` is nil.
+    public var timeToLiveSeconds: Int64?
+    /// Whether quiet hours apply (`respect_quiet_hours`, else the template's; true when neither says).
+    public var respectQuietHours = true
+    /// `campaign`.
+    public var campaign: String?
+    /// The Live Activity event of a `liveactivity` push.
+    public var liveActivityEvent: LiveActivityEvent?
+    /// `aps.interruption-level` of an alert (the intent's, else the template's); nil when neither sets it.
+    public var interruptionLevel: InterruptionLevel?
+
+    /// No policy fields.
+    public init() {}
+
+    /// The traits of `intent`'s deliveries, its template (if any) filling what the intent leaves out.
+    init(_ intent: Intent, template: Template?) {
+        let policies = template?.policies ?? TemplatePolicies()
+        category = intent.policy.category ?? policies.category
+        lane = intent.policy.lane ?? policies.lane
+        expiresAt = intent.policy.expiresAt
+        timeToLiveSeconds = policies.timeToLiveSeconds
+        respectQuietHours = intent.policy.respectQuietHours ?? policies.respectQuietHours ?? true
+        campaign = intent.policy.campaign
+        liveActivityEvent = intent.liveActivity?.event
+        interruptionLevel = intent.overrides.interruptionLevel ?? template?.interruptionLevel
+    }
+}

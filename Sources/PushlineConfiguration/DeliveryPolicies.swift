@@ -1,0 +1,138 @@
+/// A pipeline's delivery policies, its `policies:` section (docs/policies.md): what decides, after
+/// planning and before sending, whether and how each delivery goes. The defaults live here, and
+/// only here.
+///
+/// Where each part of issue 17 plugs in: `ttl`, `frequency_caps`, `background_budget` and
+/// `live_activity_budget` are read here; `quiet_hours` (quiet hours and the deferred store), `lanes`
+/// and `throttles` (priority lanes, throttles) are reserved keys, read by their own work.
+public struct DeliveryPolicies: Sendable, Equatable {
+    /// At most `limit` deliveries within any rolling `window`.
+    public struct RollingLimit: Sendable, Equatable {
+        public var limit: Int
+        public var window: Duration
+
+        public init(limit: Int, window: Duration) {
+            self.limit = limit
+            self.window = window
+        }
+    }
+
+    /// `ttl`: the time to live of deliveries whose intent has no `expires_at` and whose template has
+    /// no `policies.ttl`.
+    public struct TimeToLive: Sendable, Equatable {
+        /// `default`; nil (the default): such deliveries have no deadline of their own.
+        public var fallback: Duration?
+
+        public init() {}
+    }
+
+    /// `frequency_caps`: how many deliveries of a category one user (or, without a user, one
+    /// device) may get within rolling windows.
+    public struct FrequencyCaps: Sendable, Equatable {
+        /// One rule of `rules`: the limit of one category, or (`category` nil) of every category that
+        /// has no rule of its own and is not exempt.
+        public struct Rule: Sendable, Equatable {
+            public var category: String?
+            public var limit: RollingLimit
+
+            public init(category: String?, limit: RollingLimit) {
+                self.category = category
+                self.limit = limit
+            }
+        }
+
+        public var rules: [Rule] = []
+        /// `exempt`: categories no rule without a category applies to.
+        public var exempt: Set<String> = ["transactional"]
+
+        public init() {}
+
+        /// The limits a delivery of `category` is held to; none without a category.
+        public func limits(for category: String?) -> [RollingLimit] {
+            guard let category else { return [] }
+            let own = rules.filter { $0.category == category }.map(\.limit)
+            guard own.isEmpty, !exempt.contains(category) else { return own }
+            return rules.filter { $0.category == nil }.map(\.limit)
+        }
+    }
+
+    /// A budget counted per device or per Live Activity within a rolling window.
+    public struct Budget: Sendable, Equatable {
+        public var enabled = true
+        public var limit: RollingLimit
+
+        public init(limit: RollingLimit) {
+            self.limit = limit
+        }
+    }
+
+    public var timeToLive = TimeToLive()
+    public var frequencyCaps = FrequencyCaps()
+    /// `background_budget`: background pushes per device (Apple: "two or three per hour").
+    public var backgroundBudget = Budget(limit: RollingLimit(limit: 3, window: .seconds(3_600)))
+    /// `live_activity_budget`: priority-10 updates per Live Activity; beyond it they go at priority 5.
+    public var liveActivityBudget = Budget(limit: RollingLimit(limit: 10, window: .seconds(60)))
+
+    public init() {}
+
+    /// Reads a pipeline's `policies` section over the defaults.
+    mutating func read(_ section: inout ConfigurationSection) {
+        defer { section.finish() }
+        var ttl = section.section("ttl")
+        timeToLive.fallback = ttl.value("default", .duration(Self.windowRange))
+        ttl.finish()
+        var caps = section.section("frequency_caps")
+        frequencyCaps.read(&caps)
+        var background = section.section("background_budget")
+        backgroundBudget.read(&background)
+        var liveActivity = section.section("live_activity_budget")
+        liveActivityBudget.read(&liveActivity)
+        for reserved in Self.reservedKeys { Self.reserve(reserved, in: &section) }
+    }
+
+    /// Windows from a second to 30 days.
+    static let windowRange = Duration.seconds(1)...Duration.seconds(30 * 86_400)
+
+    /// Keys of issue 17 read by the quiet-hours and lanes work; until then, setting one is an error
+    /// rather than a setting silently ignored.
+    static let reservedKeys = ["quiet_hours", "lanes", "throttles"]
+
+    private static func reserve(_ name: String, in section: inout ConfigurationSection) {
+        guard section.isSet(name) else { return }
+        section.report(.invalidValue, name, at: section.origin(name), "is reserved for a policy this build does not have yet (docs/policies.md)")
+    }
+}
+
+extension DeliveryPolicies.RollingLimit {
+    /// `limit` and `window` of a mapping; nil when either is missing or wrong (which is reported).
+    static func read(_ section: inout ConfigurationSection) -> DeliveryPolicies.RollingLimit? {
+        let limit = section.required("limit", .integer(1...1_000_000))
+        let window = section.required("window", .duration(DeliveryPolicies.windowRange))
+        guard let limit, let window else { return nil }
+        return DeliveryPolicies.RollingLimit(limit: limit, window: window)
+    }
+}
+
+extension DeliveryPolicies.FrequencyCaps {
+    mutating func read(_ section: inout ConfigurationSection) {
+        defer { section.finish() }
+        if let exempt = section.list("exempt", .name) { self.exempt = Set(exempt) }
+        for var entry in section.sequence("rules") {
+            let category = entry.value("category", .name)
+            if let category, exempt.contains(category) {
+                entry.report(.invalidValue, "category", at: entry.origin("category"), "\"\(category)\" is exempt from frequency caps")
+            }
+            if let limit = DeliveryPolicies.RollingLimit.read(&entry) { rules.append(Rule(category: category, limit: limit)) }
+            entry.finish()
+        }
+    }
+}
+
+extension DeliveryPolicies.Budget {
+    mutating func read(_ section: inout ConfigurationSection) {
+        defer { section.finish() }
+        if let enabled = section.value("enabled", .boolean) { self.enabled = enabled }
+        if let limit = section.value("limit", .integer(1...1_000_000)) { self.limit.limit = limit }
+        if let window = section.value("window", .duration(DeliveryPolicies.windowRange)) { self.limit.window = window }
+    }
+}

@@ -1,0 +1,118 @@
+import APNsCore
+import Enrichment
+import Pipeline
+import PushlineConfiguration
+import Redis
+import Runtime
+
+/// The policy stage (docs/policies.md): after planning and the claims (idempotency, collapse
+/// windows) and before sending, each delivery gets one ``Decision``. The policies run in a fixed
+/// order — time to live, (quiet hours), frequency caps and the seeds' budgets — and those kept in
+/// Redis share one pipelined round trip per batch. Time comes from the worker's injectable clock.
+///
+/// Confined like its store's `RedisConnection`: one thread at a time (the worker's Redis stage).
+struct DeliveryPolicyStage {
+    /// What the stage decided for one delivery.
+    enum Decision: Sendable {
+        /// Send it, perhaps changed (its `apns-expiration` from a time to live, `apns-priority`
+        /// lowered past a Live Activity budget).
+        case send(PlannedDelivery)
+        /// Not sent: its outcome (`expired`/`TimeToLiveElapsed`, `suppressed`/`FrequencyCapped`,
+        /// `suppressed`/`BackgroundBudget`); its claim is settled with it.
+        case outcome(OutcomeEvent.Status, reason: String)
+    }
+
+    /// What one call decided, in the deliveries' order, and what the worker counts of it.
+    struct Decisions: Sendable {
+        var decisions: [Decision] = []
+        /// Live Activity updates sent at priority 5 because their activity's budget was spent.
+        var priorityLowered = 0
+    }
+
+    private let policies: DeliveryPolicies
+    private let windows: any RollingWindowStore
+    private let clock: WallClock
+
+    init(policies: DeliveryPolicies, windows: any RollingWindowStore, clock: WallClock) {
+        self.policies = policies
+        self.windows = windows
+        self.clock = clock
+    }
+
+    /// One decision per delivery, in order; at most one round trip to the store.
+    func decide(_ planned: [PlannedDelivery]) throws(RedisError) -> Decisions {
+        let now = clock.millisecondsSinceEpoch()
+        var result = Decisions()
+        result.decisions = planned.map { timeToLive($0, now: now) }
+        // The rolling-window counts of the deliveries still to be sent: one entry per window key.
+        var entries: [RollingWindows.Entry] = []
+        var owners: [(index: Int, policy: CountedPolicy)] = []
+        for (index, decision) in result.decisions.enumerated() {
+            guard case .send(let delivery) = decision else { continue }
+            for (policy, entry) in countedPolicies(delivery, now: now) {
+                entries.append(entry)
+                owners.append((index, policy))
+            }
+        }
+        guard !entries.isEmpty else { return result }
+        for ((index, policy), answer) in zip(owners, try windows.count(entries)) where answer == .overLimit {
+            guard case .send(let delivery) = result.decisions[index] else { continue }
+            switch policy {
+            case .frequencyCap: result.decisions[index] = .outcome(.suppressed, reason: "FrequencyCapped")
+            case .backgroundBudget: result.decisions[index] = .outcome(.suppressed, reason: "BackgroundBudget")
+            case .liveActivityBudget:
+                result.decisions[index] = .send(delivery.replacingHeaders(priority: .powerConsiderate, expiration: delivery.delivery.expiration))
+                result.priorityLowered += 1
+            }
+        }
+        return result
+    }
+
+    /// The policies that count deliveries in rolling windows.
+    private enum CountedPolicy {
+        case frequencyCap, backgroundBudget, liveActivityBudget
+    }
+
+    /// `expired`/`TimeToLiveElapsed` once the delivery's deadline has passed; otherwise the deadline
+    /// becomes its `apns-expiration` unless the intent set one. The deadline is `expires_at`, else
+    /// the template's `ttl` (else the pipeline's `ttl.default`) after `created_at`, or after now
+    /// for an intent without one.
+    private func timeToLive(_ planned: PlannedDelivery, now: Int64) -> Decision {
+        let traits = planned.delivery.policy
+        let timeToLive = traits.timeToLiveSeconds ?? policies.timeToLive.fallback.map { Int64($0.wholeMilliseconds / 1000) }
+        guard let deadline = traits.expiresAt ?? timeToLive.map({ (planned.createdAt ?? now) / 1000 + $0 }) else { return .send(planned) }
+        guard now < deadline * 1000 else { return .outcome(.expired, reason: "TimeToLiveElapsed") }
+        guard planned.delivery.expiration == .unspecified else { return .send(planned) }
+        return .send(planned.replacingHeaders(priority: planned.delivery.priority, expiration: .at(unixSeconds: deadline)))
+    }
+
+    /// The rolling-window counts `planned` takes part in: its category's frequency caps (per user,
+    /// or per device without one), a background push's device budget, a priority-10 Live Activity
+    /// update's activity budget (`end` is never lowered, so never counted).
+    private func countedPolicies(_ planned: PlannedDelivery, now: Int64) -> [(CountedPolicy, RollingWindows.Entry)] {
+        let delivery = planned.delivery
+        let member = delivery.notificationID.description
+        var counted: [(CountedPolicy, RollingWindows.Entry)] = []
+        let caps = policies.frequencyCaps.limits(for: delivery.policy.category)
+        if !caps.isEmpty, let category = delivery.policy.category {
+            let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token, category: category)
+            counted.append((.frequencyCap, RollingWindows.Entry(key: key, member: member, now: now, limits: caps.map(Self.limit))))
+        }
+        if delivery.pushType == .background, policies.backgroundBudget.enabled {
+            counted.append((.backgroundBudget, RollingWindows.Entry(key: RollingWindows.backgroundBudgetKey(token: delivery.token),
+                                                                    member: member, now: now,
+                                                                    limits: [Self.limit(policies.backgroundBudget.limit)])))
+        }
+        if delivery.pushType == .liveActivity, delivery.policy.liveActivityEvent == .update, delivery.priority == .immediate,
+           policies.liveActivityBudget.enabled {
+            counted.append((.liveActivityBudget, RollingWindows.Entry(key: RollingWindows.liveActivityBudgetKey(token: delivery.token),
+                                                                      member: member, now: now,
+                                                                      limits: [Self.limit(policies.liveActivityBudget.limit)])))
+        }
+        return counted
+    }
+
+    private static func limit(_ limit: DeliveryPolicies.RollingLimit) -> RollingWindows.Limit {
+        RollingWindows.Limit(limit: limit.limit, windowMilliseconds: Int64(limit.window.wholeMilliseconds))
+    }
+}

@@ -1,0 +1,72 @@
+import APNsCore
+import Pipeline
+import Testing
+
+/// The counts of the delivery policies (frequency caps, the seeds' budgets), against each store backend.
+@Suite("Rolling windows")
+struct RollingWindowsTests {
+    private static let hour: Int64 = 3_600_000
+    private static let day: Int64 = 86_400_000
+    private static let start: Int64 = 1_764_500_000_000
+    private static let limits = [RollingWindows.Limit(limit: 3, windowMilliseconds: hour), RollingWindows.Limit(limit: 4, windowMilliseconds: day)]
+
+    private static func entry(_ member: String, at now: Int64, key: String = "pushline:cap:{app:user:u1}:marketing") -> RollingWindows.Entry {
+        RollingWindows.Entry(key: key, member: member, now: now, limits: limits)
+    }
+
+    @Test("three per hour: the fourth in the hour is over, counted ones make room as they leave the window", arguments: StoreBackend.allCases)
+    func hourlyLimit(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            let first = try windows.count((1...4).map { Self.entry("d\($0)", at: Self.start + Int64($0)) })
+            // An hour after the first was counted it leaves the hour's window: one place frees.
+            let later = try windows.count([Self.entry("d5", at: Self.start + Self.hour + 1), Self.entry("d6", at: Self.start + Self.hour + 1)])
+            return first + later
+        }
+        #expect(decisions == [.counted, .counted, .counted, .overLimit, .counted, .overLimit])
+    }
+
+    @Test("every window must have room: the day's limit holds after the hour's frees", arguments: StoreBackend.allCases)
+    func dailyLimit(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            var decisions = try windows.count((1...3).map { Self.entry("d\($0)", at: Self.start + Int64($0)) })
+            decisions += try windows.count([Self.entry("d4", at: Self.start + 2 * Self.hour)])
+            decisions += try windows.count([Self.entry("d5", at: Self.start + 4 * Self.hour)])
+            decisions += try windows.count([Self.entry("d6", at: Self.start + Self.day + 10)])
+            return decisions
+        }
+        #expect(decisions == [.counted, .counted, .counted, .counted, .overLimit, .counted])
+    }
+
+    @Test("the same delivery counted again is let through and not counted twice", arguments: StoreBackend.allCases)
+    func sameDeliveryAgain(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            return try windows.count([Self.entry("d1", at: Self.start), Self.entry("d1", at: Self.start + 1),
+                                      Self.entry("d2", at: Self.start + 2), Self.entry("d3", at: Self.start + 3),
+                                      Self.entry("d4", at: Self.start + 4)])
+        }
+        #expect(decisions == [.counted, .alreadyCounted, .counted, .counted, .overLimit])
+    }
+
+    @Test("keys count apart: another recipient or category has its own places", arguments: StoreBackend.allCases)
+    func keysApart(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            _ = try windows.count((1...3).map { Self.entry("d\($0)", at: Self.start) })
+            return try windows.count([Self.entry("d4", at: Self.start), Self.entry("d4", at: Self.start, key: "pushline:cap:{app:user:u2}:marketing")])
+        }
+        #expect(decisions == [.overLimit, .counted])
+    }
+
+    @Test("key names: one recipient's categories share a hash tag")
+    func keyNames() throws {
+        let token = try DeviceToken(String(repeating: "ab", count: 32))
+        #expect(RollingWindows.frequencyCapKey(app: "com.example", user: "u1", token: token, category: "marketing")
+            == "pushline:cap:{com.example:user:u1}:marketing")
+        #expect(RollingWindows.frequencyCapKey(app: "com.example", user: nil, token: token, category: "news")
+            == "pushline:cap:{com.example:device:\(token.hex)}:news")
+        #expect(RollingWindows.backgroundBudgetKey(token: token) == "pushline:budget:background:{\(token.hex)}")
+    }
+}

@@ -1,0 +1,75 @@
+import PushlineConfiguration
+import Testing
+
+/// A pipeline's `policies:` section (docs/policies.md): defaults, rules, errors with file, line and key.
+@Suite("Delivery policies configuration")
+struct DeliveryPoliciesConfigurationTests {
+    private func pipeline(_ policies: String, environment: [String: String] = [:]) throws -> PipelineConfiguration? {
+        try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\n" + policies]).load(environment: environment).pipelines.first
+    }
+
+    private func errors(_ policies: String) throws -> [ConfigurationError] {
+        try ConfigurationFixture(pipelines: ["main.yaml": ConfigurationFixture.validPipeline + "\n" + policies]).errors()
+    }
+
+    @Test("without policies: no TTL, no caps, transactional exempt, background 3 per hour, Live Activity 10 per minute")
+    func defaults() throws {
+        let policies = try #require(try pipeline("")).policies
+        #expect(policies.timeToLive.fallback == nil)
+        #expect(policies.frequencyCaps.rules.isEmpty)
+        #expect(policies.frequencyCaps.exempt == ["transactional"])
+        #expect(policies.backgroundBudget == DeliveryPolicies.Budget(limit: .init(limit: 3, window: .seconds(3_600))))
+        #expect(policies.liveActivityBudget == DeliveryPolicies.Budget(limit: .init(limit: 10, window: .seconds(60))))
+    }
+
+    @Test("rules per category with several windows, a rule for every other category, budgets and a default TTL")
+    func rules() throws {
+        let policies = try #require(try pipeline("""
+            policies:
+              ttl: { default: 1d }
+              frequency_caps:
+                exempt: [transactional, security]
+                rules:
+                  - { category: marketing, limit: 3, window: 1h }
+                  - { category: marketing, limit: 10, window: 1d }
+                  - { limit: 20, window: 1d }
+              background_budget: { limit: 2, window: 30m }
+              live_activity_budget: { enabled: false }
+            """)).policies
+        #expect(policies.timeToLive.fallback == .seconds(86_400))
+        #expect(policies.frequencyCaps.limits(for: "marketing") == [.init(limit: 3, window: .seconds(3_600)), .init(limit: 10, window: .seconds(86_400))])
+        #expect(policies.frequencyCaps.limits(for: "news") == [.init(limit: 20, window: .seconds(86_400))])
+        #expect(policies.frequencyCaps.limits(for: "security").isEmpty)
+        #expect(policies.frequencyCaps.limits(for: nil).isEmpty)
+        #expect(policies.backgroundBudget.limit == .init(limit: 2, window: .seconds(1_800)))
+        #expect(!policies.liveActivityBudget.enabled)
+    }
+
+    @Test("a rule's limit comes from its variable")
+    func environmentOverride() throws {
+        let policies = try #require(try pipeline("""
+            policies:
+              frequency_caps:
+                rules:
+                  - { category: marketing, limit: 3, window: 1h }
+            """, environment: ["PUSHLINE_PIPELINES_MAIN_POLICIES_FREQUENCY_CAPS_RULES_0_LIMIT": "5"])).policies
+        #expect(policies.frequencyCaps.limits(for: "marketing") == [.init(limit: 5, window: .seconds(3_600))])
+    }
+
+    @Test("errors name the line and the key", arguments: [
+        ("policies:\n  frequency_caps:\n    rules:\n      - { category: transactional, limit: 3, window: 1h }\n", 7,
+         "policies.frequency_caps.rules[0].category", ConfigurationError.Code.invalidValue),
+        ("policies:\n  frequency_caps:\n    rules:\n      - { category: marketing, window: 1h }\n", 7,
+         "policies.frequency_caps.rules[0].limit", .missingKey),
+        ("policies:\n  background_budget:\n    window: 2y\n", 6, "policies.background_budget.window", .wrongType),
+        ("policies:\n  live_activity_budget:\n    limits: 3\n", 6, "policies.live_activity_budget.limits", .unknownKey),
+        ("policies:\n  quiet_hours:\n    start: \"22:00\"\n", 6, "policies.quiet_hours", .invalidValue),
+    ] as [(String, Int, String, ConfigurationError.Code)])
+    func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
+        let errors = try errors(yaml)
+        let error = try #require(errors.first { $0.key == key }, "\(errors)")
+        #expect(error.code == code)
+        #expect(error.line == line)
+        #expect(error.file.hasSuffix("main.yaml"))
+    }
+}
