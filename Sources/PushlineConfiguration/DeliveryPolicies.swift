@@ -3,8 +3,9 @@
 /// only here.
 ///
 /// Where each part of issue 17 plugs in: `ttl`, `frequency_caps`, `background_budget` and
-/// `live_activity_budget` are read here; `quiet_hours` (quiet hours and the deferred store), `lanes`
-/// and `throttles` (priority lanes, throttles) are reserved keys, read by their own work.
+/// `live_activity_budget` are read here; `quiet_hours` is checked (``QuietHoursConfiguration``) but
+/// not applied yet; `lanes` and `throttles` (priority lanes, throttles) are reserved keys, read by
+/// their own work.
 public struct DeliveryPolicies: Sendable, Equatable {
     /// At most `limit` deliveries within any rolling `window`.
     public struct RollingLimit: Sendable, Equatable {
@@ -87,7 +88,20 @@ public struct DeliveryPolicies: Sendable, Equatable {
         backgroundBudget.read(&background)
         var liveActivity = section.section("live_activity_budget")
         liveActivityBudget.read(&liveActivity)
+        Self.checkQuietHours(in: &section)
         for reserved in Self.reservedKeys { Self.reserve(reserved, in: &section) }
+    }
+
+    /// Checks `quiet_hours` (every mistake reported at its line and key), then refuses a valid
+    /// window too: the worker does not defer deliveries yet (it has no releaser, docs/policies.md),
+    /// and a window silently ignored would send into the night.
+    private static func checkQuietHours(in section: inout ConfigurationSection) {
+        guard section.isSet("quiet_hours") else { return }
+        var quiet = section.section("quiet_hours")
+        guard let window = QuietHoursConfiguration.read(&quiet) else { return }
+        section.report(.invalidValue, "quiet_hours", at: section.origin("quiet_hours"),
+                       "\(window.start)–\(window.end) (\(window.timeZone)) is valid, but this build's worker does not defer "
+                       + "deliveries yet: it has no releaser (docs/policies.md#quiet-hours)")
     }
 
     /// Windows from a second to 30 days.
@@ -95,7 +109,7 @@ public struct DeliveryPolicies: Sendable, Equatable {
 
     /// Keys of issue 17 read by the quiet-hours and lanes work; until then, setting one is an error
     /// rather than a setting silently ignored.
-    static let reservedKeys = ["quiet_hours", "lanes", "throttles"]
+    static let reservedKeys = ["lanes", "throttles"]
 
     private static func reserve(_ name: String, in section: inout ConfigurationSection) {
         guard section.isSet(name) else { return }
