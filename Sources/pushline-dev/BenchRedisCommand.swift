@@ -79,7 +79,7 @@ enum BenchRedisCommand: Command {
     }
 
     /// Sends `requests` commands in pipelines of `depth`, building each command as a caller would.
-    private static func clientRate(_ redis: RedisConnection, depth: Int, requests: Int) throws -> Double {
+    static func clientRate(_ redis: RedisConnection, depth: Int, requests: Int) throws -> Double {
         var batch: [RedisCommand] = []
         batch.reserveCapacity(depth)
         var key = Array("key:000000000000".utf8)
@@ -117,7 +117,7 @@ enum BenchRedisCommand: Command {
     }
 
     /// The server or cluster measured, started for the run.
-    private struct Target {
+    struct Target {
         let server: RedisServer?
         let cluster: RedisClusterGroup?
 
@@ -142,7 +142,7 @@ enum BenchRedisCommand: Command {
         }
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         values.sorted()[values.count / 2]
     }
 
