@@ -86,8 +86,8 @@ let package = Package(
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // The development tools: the demo, dev-kafka and the benchmarks, on local components.
         .executableTarget(name: "pushline-dev", dependencies: ["CLI", "APNsClient", "APNsCore", "APNsTelemetry", "Enrichment", "Kafka",
-                                                             "KafkaBenchmark", "LocalStack", "Pipeline", "Redis", "Runtime", "Telemetry", "TLS",
-                                                             "Worker"],
+                                                             "KafkaBenchmark", "LocalStack", "Pipeline", "PushlineConfiguration", "Redis", "Runtime",
+                                                             "Telemetry", "TLS", "Worker"],
                           // jemalloc, like pushline: the benchmarks measure what the worker runs with.
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"],

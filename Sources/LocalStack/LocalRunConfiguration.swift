@@ -38,6 +38,9 @@ public struct LocalRunConfiguration: Sendable {
     public var onUncertain: String?
     /// The pipeline's `batch.size`.
     public var batchSize: Int?
+    /// The pipeline's `policies:` section, its lines as they go under the key (indented by the caller):
+    /// docs/policies.md.
+    public var policies: [String] = []
     /// `encryption.kek_file`: the key-encryption key of the encryption key registry.
     public var keyEncryptionKeyFile: String?
 
@@ -94,6 +97,7 @@ public struct LocalRunConfiguration: Sendable {
         if let pendingTTL { lines.append("  pending_ttl: \(pendingTTL)") }
         if let onUncertain { lines.append("  on_uncertain: \(onUncertain)") }
         if let batchSize { lines += ["batch:", "  size: \(batchSize)"] }
+        if !policies.isEmpty { lines += ["policies:"] + policies }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -15,7 +15,7 @@ enum BenchE2ECommand: Command {
         Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed] [--intents N] [--tokens K]
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
-                                  [--server apns-sim|nghttpd]
+                                  [--server apns-sim|nghttpd] [--policies off|on|both]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -70,6 +70,9 @@ enum BenchE2ECommand: Command {
           --partitions P          partitions of pushline.intents (default 4)
           --h2load-requests R     requests of the h2load run (default 200000)
           --server NAME           apns-sim (default) or nghttpd: the server pushes go to
+          --policies MODE         off (default), on, or both: each workload with the delivery
+                                  policies off, then on, and the ratio of the two rates
+                                  (BenchE2E+Policies.swift, docs/policies.md)
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
                                   repeatable. Default: fetch.wait.max.ms=2 — librdkafka's mock
                                   broker holds a fetch that finds nothing new for the whole
@@ -83,6 +86,7 @@ enum BenchE2ECommand: Command {
         """
     static let arguments = ArgumentSpec(valueOptions: [
         "--workloads", "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
+        "--policies",
     ], repeatableOptions: ["--kafka-property"])
 
     static let deliveriesGoal = 50_000.0
@@ -106,6 +110,7 @@ enum BenchE2ECommand: Command {
         settings.batchSize = arguments.optional("--batch-size") == nil ? nil : try arguments.positiveInteger("--batch-size", default: 500)
         let h2load = H2LoadRate(requests: try arguments.positiveInteger("--h2load-requests", default: 200_000), connections: 4, streams: 100)
         settings.kafkaProperties = try arguments.keyValues("--kafka-property", over: settings.kafkaProperties)
+        let policyModes = try BenchPolicies.modes(arguments)
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")
             let bench = try BenchServer(serverName)
@@ -113,13 +118,19 @@ enum BenchE2ECommand: Command {
             progress("h2load → \(bench.name): \(h2load.requests) requests, \(h2load.connections) connections × \(h2load.streams) streams")
             let rawRate = try h2load.measure(port: bench.process.devicePort, authorization: try developmentToken())
             progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
-            var results: [BenchE2EResult] = []
+            var results: [(policies: BenchPolicies, result: BenchE2EResult)] = []
             for workload in workloads {
-                let result = try measure(workload, settings, bench: bench)
-                result.print(rawRate: rawRate)
-                results.append(result)
+                for policies in policyModes {
+                    var run = settings
+                    run.policies = policies
+                    let result = try measure(workload, run, bench: bench)
+                    print("[\(workload)] policies \(policies)")
+                    result.print(rawRate: rawRate)
+                    results.append((policies, result))
+                }
             }
-            BenchE2EResult.printSideBySide(results, rawRate: rawRate)
+            BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
+            BenchPolicies.printRatios(results)
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
             print("load average: \(loadAverage())")
             return 0
@@ -137,6 +148,7 @@ enum BenchE2ECommand: Command {
         var partitions: Int
         var batchSize: Int?
         var kafkaProperties = ["fetch.wait.max.ms": "2"]
+        var policies = BenchPolicies.off
     }
 
     private static func measure(_ workload: BenchWorkload, _ settings: Settings, bench: BenchServer) throws -> BenchE2EResult {
@@ -150,7 +162,7 @@ enum BenchE2ECommand: Command {
         try register(workload, settings, redisPort: redis.port)
 
         let load = try IntentLoad(bootstrapServers: cluster.bootstrapServers, topic: LocalPipeline.intentsTopic, workload: workload,
-                                  tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool)
+                                  tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool, fields: settings.policies.intentFields)
         let keys = workload == .sealed ? try BenchEncryptionKeys(redisPort: redis.port) : nil
         try keys?.register(tokens: load.tokenNumbers(0..<settings.intents)) { progress("\(workload): \($0)") }
         try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
@@ -164,6 +176,7 @@ enum BenchE2ECommand: Command {
         configuration.logLevel = "notice"
         configuration.metricsPort = try FreePort.next()
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
+        configuration.policies = settings.policies.pipelineLines
         progress("\(workload): starting pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", worker: worker)

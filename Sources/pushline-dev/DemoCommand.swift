@@ -3,6 +3,7 @@ import APNsTelemetry
 import CLI
 import Foundation
 import LocalStack
+import PushlineConfiguration
 import Runtime
 import Telemetry
 import Worker
@@ -58,7 +59,8 @@ enum DemoCommand: Command {
         do {
             pipeline = try LocalPipeline(stores: stores, unregistered: [(token: try DeviceToken(unregisteredToken), at: 1_700_000_000_000)],
                                          telemetry: WorkerTelemetry(registry: registry),
-                                         senderMetrics: try SenderMetricsRecorder(registry: registry))
+                                         senderMetrics: try SenderMetricsRecorder(registry: registry),
+                                         configure: { $0.policies.frequencyCaps.rules = demoCaps })
             server = try TelemetryServer(registry: registry) { [worker = pipeline.worker] in worker.isReady }
         } catch {
             note("could not start: \(error)")
@@ -85,6 +87,10 @@ enum DemoCommand: Command {
         printMetrics(DemoMetrics(registry: registry), servedAt: metricsURL)
         return 0
     }
+
+    /// The demo's frequency cap (docs/policies.md): one `marketing` notification per device and hour,
+    /// so the second cart reminder of the examples is `suppressed`/`FrequencyCapped`.
+    private static let demoCaps = [DeliveryPolicies.FrequencyCaps.Rule(category: "marketing", limit: .init(limit: 1, window: .seconds(3_600)))]
 
     /// A redis-server when one is installed; otherwise in-memory stores, with a warning that says
     /// what is missing and what the demo does instead.

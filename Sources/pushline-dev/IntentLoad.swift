@@ -13,11 +13,15 @@ final class IntentLoad: Sendable {
     private let workload: BenchWorkload
     private let tokensPerIntent: Int
     private let tokenPool: Int?
+    /// Top-level fields every intent gets (each followed by a comma), such as the policy fields of
+    /// `--policies on`.
+    private let fields: String
     private let producer: KafkaProducer
     private let acknowledged: Acknowledgements
 
-    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil) throws {
+    init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil, fields: String = "") throws {
         self.topic = topic
+        self.fields = fields
         self.workload = workload
         self.tokensPerIntent = tokensPerIntent
         self.tokenPool = tokenPool
@@ -81,7 +85,8 @@ final class IntentLoad: Sendable {
         let intent = workload.intent(index, tokensPerIntent: tokensPerIntent, createdAt: WallClock.millisecondsSinceEpoch()) { number in
             tokenPool.map { number % $0 } ?? number
         }
-        return KafkaProducerMessage(topic: topic, value: Array(intent.utf8))
+        // Every intent is a JSON object: the fields go right after its opening brace.
+        return KafkaProducerMessage(topic: topic, value: Array((fields.isEmpty ? intent : "{" + fields + intent.dropFirst()).utf8))
     }
 
     private func waitForAcknowledgements(_ total: Int) throws {

@@ -32,14 +32,14 @@ struct AnalyticsTests {
         #expect(results.map { $0["name"] as? String } == ["load", "deliveries", "daily_delivery_rate", "rejection_reasons",
                                                           "time_to_outcome", "tokens_to_remove"])
 
-        // What was sent: the demo's 8 deliveries, all completed on one day (UTC): 7 of the example app
-        // (5 accepted, 1 suppressed) and the broken intent, whose app is unknown.
+        // What was sent: the demo's 10 deliveries, all completed on one day (UTC): 9 of the example app
+        // (7 accepted, 1 suppressed) and the broken intent, whose app is unknown.
         let outcomes = fixture.outcomes.map(jsonObject)
         let days = Set(outcomes.compactMap { ($0["completed_at"] as? Int).map { $0 / 86_400_000 } })
         #expect(days.count == 1)
         let daily = rows["daily_delivery_rate"] ?? []
-        #expect(daily.map { $0.dropFirst().prefix(4).map { "\($0)" } } == [["com.example.pushline", "7", "5", "1"], ["unknown", "1", "0", "0"]])
-        #expect(daily.map { ($0.last as? NSNumber)?.doubleValue } == [0.8333, 0])
+        #expect(daily.map { $0.dropFirst().prefix(4).map { "\($0)" } } == [["com.example.pushline", "9", "7", "1"], ["unknown", "1", "0", "0"]])
+        #expect(daily.map { ($0.last as? NSNumber)?.doubleValue } == [0.875, 0])
 
         #expect((rows["rejection_reasons"] ?? []).map { $0.map { "\($0)" } } == [["com.example.pushline", "Unregistered", "410", "1"]])
 

@@ -17,21 +17,21 @@ struct OutcomesCommandTests {
         let throughConfig = try await pushlineOffPool(["outcomes", "report", "--config", config, "--format", "json"])
         try await DedicatedThread.run { try fixture.stop() }
         #expect(throughConfig.status == 0, "\(throughConfig.standardError)")
-        #expect(jsonObject(throughConfig.standardOutput)["deliveries"] as? Int == 8)
+        #expect(jsonObject(throughConfig.standardOutput)["deliveries"] as? Int == 10)
         #expect((jsonObject(throughConfig.standardOutput)["dead_letters"] as? [String: Any])?["topic"] as? String == "pushline.dlq")
 
         #expect(result.status == 0, "\(result.standardError)")
         let report = jsonObject(result.standardOutput)
-        #expect(report["records_read"] as? Int == 9)
-        #expect(report["deliveries"] as? Int == 8)
+        #expect(report["records_read"] as? Int == 11)
+        #expect(report["deliveries"] as? Int == 10)
         #expect(report["copies"] as? Int == 1)
         #expect(report["differing_copies"] as? Int == 0)
         #expect(report["unreadable"] as? Int == 0)
         let byStatus = report["by_status"] as? [String: Int] ?? [:]
-        #expect(byStatus == ["accepted": 5, "rejected": 1, "suppressed": 1, "failed": 0, "invalid": 1, "expired": 0, "unknown": 0])
+        #expect(byStatus == ["accepted": 7, "rejected": 1, "suppressed": 1, "failed": 0, "invalid": 1, "expired": 0, "unknown": 0])
 
         let funnel = report["funnel"] as? [[String: Any]] ?? []
-        #expect(funnel.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == 8)
+        #expect(funnel.reduce(0) { $0 + ($1["count"] as? Int ?? 0) } == 10)
         func line(_ status: String, _ reason: String?) -> [String: Any]? {
             funnel.first { $0["status"] as? String == status && $0["reason"] as? String == reason }
         }
@@ -82,17 +82,17 @@ struct OutcomesCommandTests {
 
         #expect(table.status == 0, "\(table.standardError)")
         let rows = table.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows.contains(["==", "Outcomes", "(pushline.outcomes):", "8", "deliveries", "from", "9", "records;", "1", "copies", "of", "a",
+        #expect(rows.contains(["==", "Outcomes", "(pushline.outcomes):", "10", "deliveries", "from", "11", "records;", "1", "copies", "of", "a",
                                "delivery", "counted", "once", "(0", "not", "byte", "for", "byte", "the", "first);", "0", "unreadable;", "0",
                                "outside", "the", "time", "range"]))
-        #expect(rows.contains(["accepted", "5"]))
+        #expect(rows.contains(["accepted", "7"]))
         #expect(rows.contains(["==", "Unregistered", "or", "expired", "tokens:", "1"]))
         #expect(rows.contains(["MalformedJSON", "1"]))
 
         #expect(csv.status == 0, "\(csv.standardError)")
         let csvLines = csv.standardOutput.split(separator: "\n").map(String.init)
         #expect(csvLines.first == "app,template,push_type,locale,status,reason,count,p50_ms,p90_ms,p99_ms,max_ms")
-        #expect(csvLines.dropFirst().reduce(0) { $0 + (Int($1.split(separator: ",", omittingEmptySubsequences: false)[6]) ?? 0) } == 8)
+        #expect(csvLines.dropFirst().reduce(0) { $0 + (Int($1.split(separator: ",", omittingEmptySubsequences: false)[6]) ?? 0) } == 10)
         #expect(tokensCSV.standardOutput.split(separator: "\n").map(String.init)
             == ["app,environment,token,reason,at",
                 "com.example.pushline,sandbox,\(OutputTopicsFixture.unregisteredToken),Unregistered,\(OutputTopicsFixture.unregisteredAt)"])
@@ -100,7 +100,7 @@ struct OutcomesCommandTests {
         #expect(future.status == 0, "\(future.standardError)")
         let empty = jsonObject(future.standardOutput)
         #expect(empty["deliveries"] as? Int == 0)
-        #expect(empty["outside_range"] as? Int == 9)
+        #expect(empty["outside_range"] as? Int == 11)
         #expect((empty["dead_letters"] as? [String: Any])?["count"] as? Int == 0)
         #expect(committed.isEmpty, "a report commits no offset: \(committed)")
     }
@@ -119,7 +119,7 @@ struct OutcomesCommandTests {
         #expect(written == fixture.outcomes.map { String(decoding: $0, as: UTF8.self) + "\n" }.joined())
         #expect(once.standardError.contains("8 outcome(s) written, 1 copies of a delivery left out, 0 unreadable record(s) left out"))
         #expect(all.status == 0, "\(all.standardError)")
-        #expect(all.standardOutput.split(separator: "\n").count == 9)
+        #expect(all.standardOutput.split(separator: "\n").count == 11)
         let lines = written.split(separator: "\n").map { Array($0.utf8) }
         #expect(try JSONSchemaValidator.problems(of: lines, schemaFile: RepositoryPaths.file("Config/schemas/outcome-v1.schema.json"))
             == Array(repeating: [], count: lines.count))

@@ -5,7 +5,7 @@ import OutputTopics
 import PushlineTestKit
 
 /// A `LocalPipeline` (mock Kafka, redis-server, the in-process simulator, a worker) that has handled
-/// the demo's example intents (Pipelines/examples): 5 accepted, a `DuplicateIntent`, an `Unregistered`
+/// the demo's example intents (Pipelines/examples): 7 accepted (no frequency cap here), a `DuplicateIntent`, an `Unregistered`
 /// token and a `MalformedJSON` intent with its dead letter. Plus, written straight to the outcomes
 /// topic, a byte copy of the first outcome, as a redelivery may leave one (docs/worker.md).
 /// Blocking: build it on a dedicated thread.
@@ -26,8 +26,8 @@ final class OutputTopicsFixture: Sendable {
         let directory = RepositoryPaths.file("Pipelines/examples")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
         try pipeline.publish(try files.map { Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0))) })
-        let outputs = try pipeline.outputs(waitingFor: "8 outcomes and a dead letter") { received in
-            received.count { $0.topic == Self.outcomesTopic } >= 8 && received.contains { $0.topic == Self.deadLetterTopic }
+        let outputs = try pipeline.outputs(waitingFor: "10 outcomes and a dead letter") { received in
+            received.count { $0.topic == Self.outcomesTopic } >= 10 && received.contains { $0.topic == Self.deadLetterTopic }
         }
         outcomes = outputs.filter { $0.topic == Self.outcomesTopic }.map(\.value)
         try Self.produce([KafkaProducerMessage(topic: Self.outcomesTopic, partition: 0, value: outcomes[0])], brokers: brokers)

@@ -1,0 +1,54 @@
+import CLI
+import Foundation
+
+/// `pushline-dev bench e2e --policies off|on|both` (issue 17): the same workload with the delivery
+/// policies off and on, in the same run, so their cost is a ratio of two rates measured together.
+enum BenchPolicies: String, CaseIterable {
+    /// No policy applies: no intent has a category or deadline, the seeds' budgets are off.
+    case off
+    /// Every delivery goes through the policy stage's Redis round trip: each intent has a policy
+    /// category whose frequency caps (two windows) no recipient reaches, and an `expires_at` (so a
+    /// deadline check and an `apns-expiration` header); a default TTL; the seeds' budgets on. The
+    /// quiet-hours and lanes work add their settings here (quiet hours none in effect, lanes on).
+    case on
+
+    /// The pipeline's `policies:` lines.
+    var pipelineLines: [String] {
+        switch self {
+        case .off:
+            ["  background_budget: { enabled: false }", "  live_activity_budget: { enabled: false }"]
+        case .on:
+            ["  ttl: { default: 1d }", "  frequency_caps:", "    rules:",
+             "      - { category: bench, limit: 1000000, window: 1h }", "      - { category: bench, limit: 1000000, window: 1d }"]
+        }
+    }
+
+    /// The fields every intent gets, each followed by a comma.
+    var intentFields: String {
+        switch self {
+        case .off: ""
+        case .on: #""policy_category":"bench","expires_at":\#(Int64(Date().timeIntervalSince1970) + 86_400),"#
+        }
+    }
+
+    /// The modes `--policies` asks for, in the order they run (`both`: off, then on).
+    static func modes(_ arguments: ParsedArguments) throws -> [BenchPolicies] {
+        switch arguments.optional("--policies") ?? "off" {
+        case "both": return [.off, .on]
+        case let name:
+            guard let mode = BenchPolicies(rawValue: name) else { throw UsageError(message: "--policies is off, on or both, got \"\(name)\"") }
+            return [mode]
+        }
+    }
+
+    /// Per workload measured both ways, the rate with policies on over the rate with them off.
+    static func printRatios(_ results: [(policies: BenchPolicies, result: BenchE2EResult)]) {
+        for workload in BenchWorkload.allCases {
+            guard let off = results.first(where: { $0.policies == .off && $0.result.workload == workload })?.result,
+                  let on = results.first(where: { $0.policies == .on && $0.result.workload == workload })?.result else { continue }
+            let complete = off.isComplete && on.isComplete ? "" : " (outcomes not complete: not judged)"
+            Swift.print(String(format: "[%@] policies on / off: %.2f (%d / %d outcomes/s) — goal ≥ 0.85%@", workload.rawValue,
+                               on.sustained.rate / off.sustained.rate, Int(on.sustained.rate), Int(off.sustained.rate), complete))
+        }
+    }
+}
