@@ -2,7 +2,8 @@ import APNsCore
 
 /// The text of a settled claim in Redis: `sent` or `failed`, then the ``SettledOutcome`` as a JSON
 /// array — `[topic, partition, offset, status, completed_at, attempts, reason, apns_unique_id,
-/// apns_status, apns_timestamp, latency_ms]`, `null` where absent. A plain `sent`/`failed` (a claim
+/// apns_status, apns_timestamp, latency_ms]`, `null` where absent, and a twelfth field, `release_at`, only
+/// when the outcome has one (a `deferred` delivery's). A plain `sent`/`failed` (a claim
 /// settled without an outcome, or by a Pushline that kept none) is read with no outcome.
 enum ClaimValue {
     /// A `pending` claim's text: `pending <owner>`, or a plain `pending` without one.
@@ -47,6 +48,7 @@ enum ClaimValue {
         appendField(outcome.apnsTimestamp, to: &bytes)
         bytes.append(UInt8(ascii: ","))
         if let latency = outcome.latencyMilliseconds { JSONWriter.appendDouble(latency, to: &bytes) } else { bytes.append(contentsOf: "null".utf8) }
+        if let releaseAt = outcome.releaseAt { appendField(releaseAt, to: &bytes) }
         bytes.append(UInt8(ascii: "]"))
     }
 
@@ -68,7 +70,7 @@ enum ClaimValue {
         let space = bytes.firstIndex(of: UInt8(ascii: " ")) ?? bytes.endIndex
         guard let state = SettledClaim.State(rawValue: String(decoding: bytes[..<space], as: UTF8.self)) else { return nil }
         guard space < bytes.endIndex, case .array(let fields)? = try? JSONParser.parse(Array(bytes[(space + 1)...])),
-              fields.count == 11, let topic = fields[0].stringValue, case .integer(let partition) = fields[1],
+              fields.count == 11 || fields.count == 12, let topic = fields[0].stringValue, case .integer(let partition) = fields[1],
               case .integer(let offset) = fields[2], let status = fields[3].stringValue.flatMap(OutcomeEvent.Status.init(rawValue:)),
               case .integer(let completedAt) = fields[4], case .integer(let attempts) = fields[5]
         else { return (state, nil) }
@@ -77,8 +79,11 @@ enum ClaimValue {
         if case .integer(let value) = fields[8] { apnsStatus = Int(value) }
         var apnsTimestamp: Int64?
         if case .integer(let value) = fields[9] { apnsTimestamp = value }
+        var releaseAt: Int64?
+        if fields.count == 12, case .integer(let value) = fields[11] { releaseAt = value }
         return (state, SettledOutcome(source: source, status: status, completedAt: completedAt, reason: fields[6].stringValue,
                                       apnsUniqueID: fields[7].stringValue, apnsStatus: apnsStatus, apnsTimestamp: apnsTimestamp,
-                                      attempts: Int(attempts), latencyMilliseconds: fields[10].numberValue))
+                                      attempts: Int(attempts), latencyMilliseconds: fields[10].numberValue,
+                                      releaseAt: releaseAt))
     }
 }

@@ -11,8 +11,8 @@ public final class InMemoryTokenRegistry: TokenStore, Sendable {
         var tokens: [String: [String: Int64]] = [:]
         /// Owner key → user.
         var owners: [String: String] = [:]
-        /// User → profile locale.
-        var locales: [String: String] = [:]
+        /// User → profile (locale, time zone).
+        var profiles: [String: UserProfile] = [:]
 
         /// When `user` registered `token`, if they have it.
         func registeredAt(_ prefix: String, _ user: String, _ token: DeviceToken) -> Int64? {
@@ -78,22 +78,22 @@ public final class InMemoryTokenRegistry: TokenStore, Sendable {
     }
 
     public func setLocale(_ locale: String, user: String) {
-        contents.withLock { $0.locales[user] = locale }
+        contents.withLock { $0.profiles[user, default: UserProfile()].locale = locale }
     }
 
-    public func locales(users: [String]) -> [String?] {
-        contents.withLock { contents in users.map { contents.locales[$0] } }
+    public func profiles(users: [String]) -> [UserProfile] {
+        contents.withLock { contents in users.map { contents.profiles[$0] ?? UserProfile() } }
     }
 
     public func recipients(_ queries: [UserQuery]) -> [UserRecipients] {
         queries.map { query in
             UserRecipients(devices: devices(users: [query.user], app: query.app, environment: query.environment)[0],
-                           locale: locales(users: [query.user])[0])
+                           profile: profiles(users: [query.user])[0])
         }
     }
 
     /// Applies the records in order, under one lock, as ``TokenRegistry/apply(_:)`` does in one
-    /// round trip: a record's locale is set whatever its effect.
+    /// round trip: a record's locale and time zone are set whatever its effect.
     public func apply(_ registrations: [TokenRegistration]) -> [TokenRegistry.RegistrationEffect] {
         contents.withLock { contents in
             registrations.map { registration in
@@ -103,7 +103,8 @@ public final class InMemoryTokenRegistry: TokenStore, Sendable {
                 let effect = registration.action == .register
                     ? contents.register(registration, prefix: prefix, ownerKey: ownerKey)
                     : contents.unregister(registration, prefix: prefix, ownerKey: ownerKey)
-                if let locale = registration.locale { contents.locales[registration.user] = locale }
+                if let locale = registration.locale { contents.profiles[registration.user, default: UserProfile()].locale = locale }
+                if let zone = registration.timeZone { contents.profiles[registration.user, default: UserProfile()].timeZone = zone }
                 return effect
             }
         }

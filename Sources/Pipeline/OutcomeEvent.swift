@@ -11,6 +11,9 @@ public struct OutcomeEvent: Sendable, Equatable {
         /// APNs may or may not have taken it, and the pipeline's `dedupe.on_uncertain` is `skip`:
         /// it is not sent again (at-most-once).
         case unknown
+        /// Held back (quiet hours: reason `QuietHours`) until `release_at`; the delivery's final
+        /// outcome follows as a second event when it is released (docs/policies.md).
+        case deferred
     }
 
     public var intentID: String
@@ -38,12 +41,15 @@ public struct OutcomeEvent: Sendable, Equatable {
     public var createdAt: Int64?
     public var completedAt: Int64
     public var latencyMilliseconds: Double?
+    /// When a `deferred` delivery is to be released, Unix milliseconds.
+    public var releaseAt: Int64?
 
     public init(intentID: String, app: String, environment: String, status: Status, source: SourcePosition, completedAt: Int64,
                 token: String? = nil, user: String? = nil, template: String? = nil, pushType: String? = nil,
                 topic: String? = nil, collapseID: String? = nil, apnsID: String? = nil, apnsUniqueID: String? = nil,
                 reason: String? = nil, apnsStatus: Int? = nil, apnsTimestamp: Int64? = nil, attempts: Int = 0,
-                locale: String? = nil, localeFellBack: Bool = false, createdAt: Int64? = nil, latencyMilliseconds: Double? = nil) {
+                locale: String? = nil, localeFellBack: Bool = false, createdAt: Int64? = nil, latencyMilliseconds: Double? = nil,
+                releaseAt: Int64? = nil) {
         self.intentID = intentID
         self.app = app
         self.environment = environment
@@ -66,6 +72,7 @@ public struct OutcomeEvent: Sendable, Equatable {
         self.localeFellBack = localeFellBack
         self.createdAt = createdAt
         self.latencyMilliseconds = latencyMilliseconds
+        self.releaseAt = releaseAt
     }
 
     /// The event as JSON bytes; absent optional fields are left out.
@@ -97,6 +104,7 @@ public struct OutcomeEvent: Sendable, Equatable {
         writer.string("apns_id", apnsID)
         writer.string("apns_unique_id", decided.apnsUniqueID)
         writer.string("reason", decided.reason)
+        writer.integer("release_at", decided.releaseAt)
         writer.integer("apns_status", decided.apnsStatus.map(Int64.init))
         writer.integer("apns_timestamp", decided.apnsTimestamp)
         writer.integer("attempts", Int64(decided.attempts))

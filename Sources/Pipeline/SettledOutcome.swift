@@ -13,10 +13,12 @@ public struct SettledOutcome: Sendable, Equatable {
     public var attempts: Int
     public var completedAt: Int64
     public var latencyMilliseconds: Double?
+    /// When a `deferred` delivery is to be released, Unix milliseconds.
+    public var releaseAt: Int64?
 
     public init(source: SourcePosition, status: OutcomeEvent.Status, completedAt: Int64, reason: String? = nil,
                 apnsUniqueID: String? = nil, apnsStatus: Int? = nil, apnsTimestamp: Int64? = nil, attempts: Int = 0,
-                latencyMilliseconds: Double? = nil) {
+                latencyMilliseconds: Double? = nil, releaseAt: Int64? = nil) {
         self.source = source
         self.status = status
         self.completedAt = completedAt
@@ -26,13 +28,14 @@ public struct SettledOutcome: Sendable, Equatable {
         self.apnsTimestamp = apnsTimestamp
         self.attempts = attempts
         self.latencyMilliseconds = latencyMilliseconds
+        self.releaseAt = releaseAt
     }
 
     /// The fields of `event` a claim keeps.
     public init(_ event: OutcomeEvent) {
         self.init(source: event.source, status: event.status, completedAt: event.completedAt, reason: event.reason,
                   apnsUniqueID: event.apnsUniqueID, apnsStatus: event.apnsStatus, apnsTimestamp: event.apnsTimestamp,
-                  attempts: event.attempts, latencyMilliseconds: event.latencyMilliseconds)
+                  attempts: event.attempts, latencyMilliseconds: event.latencyMilliseconds, releaseAt: event.releaseAt)
     }
 
     /// Puts the kept fields back into `event`, an outcome built again from the same message: the
@@ -47,5 +50,6 @@ public struct SettledOutcome: Sendable, Equatable {
         event.apnsTimestamp = apnsTimestamp
         event.attempts = attempts
         event.latencyMilliseconds = latencyMilliseconds
+        event.releaseAt = releaseAt
     }
 }

@@ -26,9 +26,12 @@ public struct TokenRegistration: Sendable, Equatable {
     public var occurredAt: Int64
     /// The user's profile locale (BCP 47), when the record carries it.
     public var locale: String?
+    /// The user's time zone (an IANA name, ``TimeZoneName``), when the record carries it: quiet
+    /// hours are kept in it.
+    public var timeZone: String?
 
     public init(action: Action, app: String, environment: Intent.Environment, user: String, token: DeviceToken,
-                occurredAt: Int64, locale: String? = nil) {
+                occurredAt: Int64, locale: String? = nil, timeZone: String? = nil) {
         self.action = action
         self.app = app
         self.environment = environment
@@ -36,6 +39,7 @@ public struct TokenRegistration: Sendable, Equatable {
         self.token = token
         self.occurredAt = occurredAt
         self.locale = locale
+        self.timeZone = timeZone
     }
 
     /// The Kafka key: the token, so that every record of one token lands on one partition, in order.
@@ -46,6 +50,7 @@ public struct TokenRegistration: Sendable, Equatable {
                                   "app": .string(app), "environment": .string(environment.rawValue), "user": .string(user),
                                   "token": .string(token.hex), "occurred_at": .integer(occurredAt)]
         object.append("locale", locale.map(JSONValue.string))
+        object.append("time_zone", timeZone.map(JSONValue.string))
         return object.encoded
     }
 }

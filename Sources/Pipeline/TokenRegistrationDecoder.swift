@@ -1,5 +1,6 @@
 import APNsCore
 import IntentCore
+import Runtime
 import TLS
 
 /// Decodes schema v1 `pushline.tokens` records from bytes with APNsCore's ``JSONParser``: unknown
@@ -53,8 +54,12 @@ public enum TokenRegistrationDecoder {
         if let locale, !LanguageTag.isWellFormed(locale) {
             throw fields.invalid(.locale, "\"\(locale)\" is not a BCP 47 language tag")
         }
+        let timeZone = try fields.string(.timeZone)
+        if let timeZone, !TimeZoneName.isKnown(timeZone) {
+            throw fields.invalid(.timeZone, TimeZoneName.unknownReason(timeZone))
+        }
         return TokenRegistration(action: action, app: app, environment: environment, user: user, token: token,
-                                 occurredAt: occurredAt, locale: locale)
+                                 occurredAt: occurredAt, locale: locale, timeZone: timeZone)
     }
 
     /// A key record: `app`, `user` or `token`, `key_id`, `key_version`, and `key` (base64 of 32 bytes).
@@ -107,6 +112,7 @@ public enum TokenRegistrationDecoder {
 /// The fields of schema v1: a token registration's, then a key record's.
 private enum RecordField: String, CaseIterable {
     case schemaVersion = "schema_version", action, app, environment, user, token, occurredAt = "occurred_at", locale
+    case timeZone = "time_zone"
     case keyID = "key_id", keyVersion = "key_version", key
 }
 

@@ -43,8 +43,8 @@ extension TokenRegistry {
         """)
 
     /// Applies `registrations` in order, in one round trip: each registers or unregisters its token
-    /// unless a later registration of the token stands, and a record with a locale sets the user's
-    /// profile locale. Applying the same records again changes nothing more, so a batch read again
+    /// unless a later registration of the token stands, and a record with a locale or a time zone
+    /// sets it in the user's profile. Applying the same records again changes nothing more, so a batch read again
     /// after a crash is harmless. Returns one effect per record.
     ///
     /// - Throws: the connection's error, or the first error reply (a failed call may have applied
@@ -60,9 +60,7 @@ extension TokenRegistry {
                                                     Self.tokensKey(registration.app, environment, registration.user)],
                                      arguments: [Self.tokensKey(registration.app, environment, ""), registration.user,
                                                  registration.token.hex, String(registration.occurredAt)]))
-            if let locale = registration.locale {
-                commands.append(RedisCommand("HSET", Self.profileKey(registration.user), "locale", locale))
-            }
+            if let profile = Self.profileWrite(registration) { commands.append(profile) }
         }
         let replies = try connection.pipeline(commands)
         if let error = replies.lazy.compactMap(\.error).first { throw error }

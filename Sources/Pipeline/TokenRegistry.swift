@@ -6,7 +6,7 @@ import Redis
 ///
 /// Keys: `pushline:tokens:{<app>:<environment>}:<user>` (hash token → registration time, ms),
 /// `pushline:token-owner:{<app>:<environment>}:<token>` (the user, for removal by token), and
-/// `pushline:profile:<user>` (hash with `locale`). The hash tag `{<app>:<environment>}` keeps an
+/// `pushline:profile:<user>` (hash with `locale` and `time_zone`). The hash tag `{<app>:<environment>}` keeps an
 /// app environment's tokens and owners in one Redis Cluster slot: a script that moves a token from
 /// its previous owner reads that owner's key name from the owner key, so it cannot declare it in
 /// advance, and Cluster runs it only because it is in the declared keys' slot. Confined like its
@@ -44,14 +44,13 @@ public struct TokenRegistry: TokenStore {
         return try replies.map { (reply) throws(RedisError) in try Self.devices(in: reply) }
     }
 
-    /// Each query's devices and its user's locale, in one round trip (`HGETALL` and `HGET` per query).
+    /// Each query's devices and its user's profile, in one round trip (`HGETALL` and `HMGET` per query).
     public func recipients(_ queries: [UserQuery]) throws(RedisError) -> [UserRecipients] {
         let replies = try connection.pipeline(queries.flatMap { query in
-            [RedisCommand("HGETALL", Self.tokensKey(query.app, query.environment, query.user)),
-             RedisCommand("HGET", Self.profileKey(query.user), "locale")]
+            [RedisCommand("HGETALL", Self.tokensKey(query.app, query.environment, query.user)), Self.profileRead(query.user)]
         })
         return try stride(from: 0, to: replies.count, by: 2).map { (index) throws(RedisError) in
-            UserRecipients(devices: try Self.devices(in: replies[index]), locale: try Self.locale(in: replies[index + 1]))
+            UserRecipients(devices: try Self.devices(in: replies[index]), profile: try Self.profile(in: replies[index + 1]))
         }
     }
 
@@ -66,10 +65,17 @@ public struct TokenRegistry: TokenStore {
         }
     }
 
-    /// The locale of an `HGET` of a user's profile (nil when unknown).
-    private static func locale(in reply: RedisReply) throws(RedisError) -> String? {
+    /// The command that reads a user's profile: `HMGET` of its locale and time zone.
+    private static func profileRead(_ user: String) -> RedisCommand {
+        RedisCommand("HMGET", profileKey(user), "locale", "time_zone")
+    }
+
+    /// The profile of a ``profileRead(_:)``'s reply (a field left unset is nil).
+    private static func profile(in reply: RedisReply) throws(RedisError) -> UserProfile {
         if case .error(let error) = reply { throw error }
-        return reply == .null ? nil : reply.string
+        let fields = reply.array ?? []
+        func field(_ index: Int) -> String? { index < fields.count && fields[index] != .null ? fields[index].string : nil }
+        return UserProfile(locale: field(0), timeZone: field(1))
     }
 
     /// Removes a token APNs declared invalid at `invalidatedAt` (ms), unless it was registered
@@ -85,11 +91,18 @@ public struct TokenRegistry: TokenStore {
         if case .error(let error) = try connection.send(RedisCommand("HSET", Self.profileKey(user), "locale", locale)) { throw error }
     }
 
-    /// Every user's locale (nil when unknown), in one round trip.
-    public func locales(users: [String]) throws(RedisError) -> [String?] {
-        try connection.pipeline(users.map { RedisCommand("HGET", Self.profileKey($0), "locale") }).map { (reply) throws(RedisError) in
-            try Self.locale(in: reply)
+    /// Every user's profile, in one round trip.
+    public func profiles(users: [String]) throws(RedisError) -> [UserProfile] {
+        try connection.pipeline(users.map(Self.profileRead)).map { (reply) throws(RedisError) in try Self.profile(in: reply) }
+    }
+
+    /// The command that writes a registration's profile fields (`HSET` of those it carries), nil when it carries none.
+    static func profileWrite(_ registration: TokenRegistration) -> RedisCommand? {
+        let fields = [("locale", registration.locale), ("time_zone", registration.timeZone)].compactMap { name, value in
+            value.map { [name, $0] }
         }
+        guard !fields.isEmpty else { return nil }
+        return RedisCommand("HSET", [profileKey(registration.user)] + fields.flatMap { $0 })
     }
 
     static func tokensKey(_ app: String, _ environment: String, _ user: String) -> String {

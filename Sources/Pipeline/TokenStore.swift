@@ -16,14 +16,21 @@ public protocol TokenStore {
     /// Sets the user's profile locale.
     func setLocale(_ locale: String, user: String) throws(RedisError)
 
-    /// Every user's locale (nil when unknown).
-    func locales(users: [String]) throws(RedisError) -> [String?]
+    /// Every user's profile (locale and time zone), in the order of `users`.
+    func profiles(users: [String]) throws(RedisError) -> [UserProfile]
 
-    /// Each query's devices and its user's locale, in the order of `queries`: what a batch of
-    /// user-addressed intents needs, in one round trip in Redis.
+    /// Each query's devices and its user's profile (locale, time zone), in the order of `queries`:
+    /// what a batch of user-addressed intents needs, in one round trip in Redis.
     func recipients(_ queries: [UserQuery]) throws(RedisError) -> [UserRecipients]
 
     /// Applies `pushline.tokens` records in order (the latest registration of a token wins); one
     /// effect per record, and applying the same records again changes nothing more.
     func apply(_ registrations: [TokenRegistration]) throws(RedisError) -> [TokenRegistry.RegistrationEffect]
+}
+
+extension TokenStore {
+    /// Every user's locale (nil when unknown).
+    public func locales(users: [String]) throws(RedisError) -> [String?] {
+        try profiles(users: users).map(\.locale)
+    }
 }

@@ -4,8 +4,8 @@
 ///
 /// Where each part of issue 17 plugs in: `ttl`, `frequency_caps`, `background_budget` and
 /// `live_activity_budget` are read here, and `lanes` and `throttles` (``LanesConfiguration``,
-/// ``ThrottleConfiguration``); `quiet_hours` (quiet hours and the deferred store) is a reserved key,
-/// read by its own work.
+/// ``ThrottleConfiguration``); `quiet_hours` is checked (``QuietHoursConfiguration``) but refused:
+/// the worker does not defer deliveries yet.
 public struct DeliveryPolicies: Sendable, Equatable {
     /// At most `limit` deliveries within any rolling `window`.
     public struct RollingLimit: Sendable, Equatable {
@@ -102,20 +102,24 @@ public struct DeliveryPolicies: Sendable, Equatable {
         for (index, throttle) in throttles.enumerated() where throttles[..<index].contains(where: { $0.bucket == throttle.bucket }) {
             section.report(.duplicate, "throttles", at: section.origin("throttles"), "\(throttle.bucket) has two throttles")
         }
-        for reserved in Self.reservedKeys { Self.reserve(reserved, in: &section) }
+        Self.checkQuietHours(in: &section)
+    }
+
+    /// Checks `quiet_hours` (every mistake reported at its line and key), then refuses a valid
+    /// window too: the worker does not defer deliveries yet (it has no releaser, docs/policies.md),
+    /// and a window silently ignored would send into the night.
+    private static func checkQuietHours(in section: inout ConfigurationSection) {
+        guard section.isSet("quiet_hours") else { return }
+        var quiet = section.section("quiet_hours")
+        guard let window = QuietHoursConfiguration.read(&quiet) else { return }
+        section.report(.invalidValue, "quiet_hours", at: section.origin("quiet_hours"),
+                       "\(window.start)–\(window.end) (\(window.timeZone)) is valid, but this build's worker does not defer "
+                       + "deliveries yet: it has no releaser (docs/policies.md#quiet-hours)")
     }
 
     /// Windows from a second to 30 days.
     static let windowRange = Duration.seconds(1)...Duration.seconds(30 * 86_400)
 
-    /// Keys of issue 17 read by the quiet-hours and lanes work; until then, setting one is an error
-    /// rather than a setting silently ignored.
-    static let reservedKeys = ["quiet_hours"]
-
-    private static func reserve(_ name: String, in section: inout ConfigurationSection) {
-        guard section.isSet(name) else { return }
-        section.report(.invalidValue, name, at: section.origin(name), "is reserved for a policy this build does not have yet (docs/policies.md)")
-    }
 }
 
 extension DeliveryPolicies.RollingLimit {

@@ -87,7 +87,7 @@ struct DeliveryStages {
     // MARK: Plan
 
     /// Plans decoded messages, asking the token registry for every `user` recipient among them in
-    /// one round trip (devices and profile locales together); one plan per message, in order.
+    /// one round trip (devices and profiles — locale, time zone — together); one plan per message, in order.
     func plan(_ messages: [WorkerLoop.MessageToPlan]) throws(RedisError) -> [DeliveryPlanner.Plan] {
         var queries: [UserQuery] = []
         var seen = Set<UserQuery>()
@@ -102,7 +102,8 @@ struct DeliveryStages {
             try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: enricher) { user, intent in
                 let recipients = found[UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)]
                 return (recipients?.devices ?? []).map {
-                    RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale)
+                    RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale,
+                                    profileTimeZone: recipients?.timeZone)
                 }
             }
         }

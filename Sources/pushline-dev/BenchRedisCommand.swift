@@ -81,7 +81,7 @@ enum BenchRedisCommand: Command {
     }
 
     /// Sends `requests` commands in pipelines of `depth`, building each command as a caller would.
-    private static func clientRate(_ redis: RedisConnection, depth: Int, requests: Int) throws -> Double {
+    static func clientRate(_ redis: RedisConnection, depth: Int, requests: Int) throws -> Double {
         var batch: [RedisCommand] = []
         batch.reserveCapacity(depth)
         var key = Array("key:000000000000".utf8)
@@ -118,7 +118,7 @@ enum BenchRedisCommand: Command {
         key[index] += 1
     }
 
-    private static func median(_ values: [Double]) -> Double {
+    static func median(_ values: [Double]) -> Double {
         values.sorted()[values.count / 2]
     }
 

@@ -9,7 +9,7 @@ enum PushlineDev {
         name: "pushline-dev",
         summary: "Pushline's development tools: the demo, a local Kafka cluster and the benchmarks.",
         commands: [DemoCommand.self, DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
-                   BenchRedisCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self]
+                   BenchRedisCommand.self, BenchDeferredStoreCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self]
     )
 
     static func main() {

@@ -11,10 +11,13 @@ import Runtime
 /// record they describe, and how they write it to the registry and report what happened.
 enum TokensCommandArguments {
     /// The options of a command that names one device: `--config`, `--app`, `--user`, `--token`,
-    /// `--locale`, `--at`, and `--sandbox` or `--production`.
-    static func spec(valueOptions: Set<String> = ["--token", "--locale", "--at"]) -> ArgumentSpec {
+    /// `--locale`, `--time-zone`, `--at`, and `--sandbox` or `--production`.
+    static func spec(valueOptions: Set<String> = deviceOptions) -> ArgumentSpec {
         ArgumentSpec(valueOptions: valueOptions.union(["--config", "--app", "--user"]), flagOptions: ["--sandbox", "--production"])
     }
+
+    /// The value options of a command that names one device, besides `--config`, `--app` and `--user`.
+    static let deviceOptions: Set<String> = ["--token", "--locale", "--time-zone", "--at"]
 
     /// The options' help lines, in `spec`'s terms.
     static let deviceHelp = """
@@ -25,6 +28,7 @@ enum TokensCommandArguments {
           --user USER       the user the token belongs to
           --token HEX       the device token
           --locale TAG      also set the user's profile locale (BCP 47)
+          --time-zone ZONE  also set the user's profile time zone (IANA, e.g. Europe/Berlin): quiet hours are kept in it
           --at MS           when the device did it, Unix milliseconds (default: now)
           -h, --help        show this help
         """
@@ -58,6 +62,7 @@ enum TokensCommandArguments {
             "occurred_at": .integer(try arguments.optionalInteger("--at") ?? WallClock.millisecondsSinceEpoch()),
         ]
         if let locale = arguments.optional("--locale") { object.members.append(.init("locale", .string(locale))) }
+        if let zone = arguments.optional("--time-zone") { object.members.append(.init("time_zone", .string(zone))) }
         do {
             return try TokenRegistrationDecoder.decode(object)
         } catch {
@@ -70,6 +75,7 @@ enum TokensCommandArguments {
         switch path {
         case "$.occurred_at": "--at"
         case "$.environment": "--sandbox/--production"
+        case "$.time_zone": "--time-zone"
         default: "--" + path.dropFirst(2)
         }
     }
@@ -92,6 +98,7 @@ enum TokensCommandArguments {
             return 1
         }
         if let locale = registration.locale { print("profile locale of \(registration.user): \(locale)") }
+        if let zone = registration.timeZone { print("profile time zone of \(registration.user): \(zone)") }
         return 0
     }
 

@@ -14,7 +14,7 @@ enum TokensListCommand: Command {
 
           <token> <environment> <registered at, ISO 8601 UTC>
 
-        and on standard error how many there are and the user's profile locale. Exit status 0 (also
+        and on standard error how many there are and the user's profile locale and time zone. Exit status 0 (also
         when there are none), 1 when FILE is invalid or Redis cannot be reached, 2 on usage errors.
 
         Options:
@@ -34,12 +34,12 @@ enum TokensListCommand: Command {
         guard let configuration = try TokensCommandArguments.configuration(arguments, command: name) else { return 1 }
         let registry = TokenRegistry(connection: try RedisConnection(configuration: configuration.redis))
         let devices = try registry.devices(users: [user], app: app, environment: environment.rawValue)[0]
-        let locale = try registry.locales(users: [user])[0]
+        let profile = try registry.profiles(users: [user])[0]
         for device in devices.sorted(by: { ($0.registeredAt, $0.token.hex) < ($1.registeredAt, $1.token.hex) }) {
             print("\(device.token.hex) \(environment.rawValue) \(TokensCommandArguments.timestamp(device.registeredAt))")
         }
         printError("pushline \(name): \(devices.count) device(s) of \(user) (\(app), \(environment.rawValue)); "
-            + "profile locale: \(locale ?? "none")")
+            + "profile locale: \(profile.locale ?? "none"); time zone: \(profile.timeZone ?? "none")")
         return 0
     }
 }

@@ -10,7 +10,7 @@ enum TokensPublishCommand: Command {
     static let summary = "publish one token record to the tokens topic, for the token feed"
     static let help = """
         Usage: pushline tokens publish --config FILE [--action register|unregister] --app APP
-                                       (--sandbox | --production) --user USER --token HEX [--locale TAG] [--at MS]
+                                       (--sandbox | --production) --user USER --token HEX [--locale TAG] [--time-zone ZONE] [--at MS]
 
         Publishes one record (Config/schemas/token-registration-v1.schema.json) to the `tokens.topic`
         of FILE (default pushline.tokens), keyed by the token, through the Kafka of FILE, and waits
@@ -24,7 +24,7 @@ enum TokensPublishCommand: Command {
           --action ACTION   register (default) or unregister
         \(TokensCommandArguments.deviceHelp)
         """
-    static let arguments = TokensCommandArguments.spec(valueOptions: ["--token", "--locale", "--at", "--action"])
+    static let arguments = TokensCommandArguments.spec(valueOptions: TokensCommandArguments.deviceOptions.union(["--action"]))
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let actionName = arguments.optional("--action") ?? TokenRegistration.Action.register.rawValue

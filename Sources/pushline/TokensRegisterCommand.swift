@@ -6,7 +6,7 @@ enum TokensRegisterCommand: Command {
     static let summary = "register a device token for a user in the token registry (Redis)"
     static let help = """
         Usage: pushline tokens register --config FILE --app APP (--sandbox | --production) --user USER
-                                        --token HEX [--locale TAG] [--at MS]
+                                        --token HEX [--locale TAG] [--time-zone ZONE] [--at MS]
 
         Writes the registration straight into the token registry in the Redis of FILE, with the
         rules of the token feed (docs/tokens.md): a token registered later (by this user or another)

@@ -6,7 +6,7 @@ enum TokensUnregisterCommand: Command {
     static let summary = "remove a user's device token from the token registry, unless registered again later"
     static let help = """
         Usage: pushline tokens unregister --config FILE --app APP (--sandbox | --production) --user USER
-                                          --token HEX [--locale TAG] [--at MS]
+                                          --token HEX [--locale TAG] [--time-zone ZONE] [--at MS]
 
         Removes USER's token from the token registry in the Redis of FILE, with the rules of the
         token feed (docs/tokens.md): a registration later than MS (default: now) stands. Prints

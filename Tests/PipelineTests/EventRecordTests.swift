@@ -37,6 +37,18 @@ struct EventRecordTests {
             """)
     }
 
+    @Test("a deferred outcome (quiet hours) carries its release time and matches the schema")
+    func deferredOutcome() throws {
+        let event = OutcomeEvent(intentID: "intent-1", app: "com.example.app", environment: "production", status: .deferred, source: source,
+                                 completedAt: 1_764_489_600_000, token: String(repeating: "ab", count: 32), reason: "QuietHours",
+                                 releaseAt: 1_764_525_600_000)
+        #expect(try JSONSchemaValidator.problems(of: [event.encoded], schemaFile: RepositoryPaths.file("Config/schemas/outcome-v1.schema.json"))
+                == [[]])
+        let decoded = try object(event.encoded)
+        #expect(decoded["status"] as? String == "deferred")
+        #expect(decoded["release_at"] as? Int == 1_764_525_600_000)
+    }
+
     @Test("integers are written in decimal as Swift writes them, at their extremes too")
     func integersAtTheirExtremes() throws {
         for value in [0, 7, -1, 10, 1_764_489_600_000, Int64.max, Int64.min] {

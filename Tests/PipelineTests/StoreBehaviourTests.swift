@@ -131,6 +131,21 @@ struct SettledClaimTests {
         #expect(results == [.decided(accepted), .decided(rejected)])
     }
 
+    @Test("a claim settled deferred (quiet hours) keeps its release time: the same message gets the deferred outcome back, another is a duplicate",
+          arguments: StoreBackend.allCases)
+    func deferredClaimKeepsReleaseTime(backend: StoreBackend) async throws {
+        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "QuietHours",
+                                      releaseAt: 1_764_540_000_000)
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let key = DeliveryKey(intentID: "intent-9", deviceToken: try token(9))
+            _ = try store.claim([ClaimRequest(key, source: position(9))])
+            try store.settle([SettledClaim(key, outcome: deferred)], released: [], recorded: [])
+            return try store.claim([ClaimRequest(key, source: position(9)), ClaimRequest(key, source: position(10))])
+        }
+        #expect(results == [.decided(deferred), .failed])
+    }
+
     @Test("the kept outcome's integers come back at their extremes", arguments: StoreBackend.allCases)
     func integersAtTheirExtremes(backend: StoreBackend) async throws {
         let source = SourcePosition(topic: "pushline.intents", partition: .max, offset: .max)

@@ -8,9 +8,9 @@ private let schema = "Config/schemas/token-registration-v1.schema.json"
 private let hex = String(repeating: "ab", count: 32)
 
 private func registration(_ action: TokenRegistration.Action = .register, user: String = "anna", token: String = hex,
-                          at occurredAt: Int64, locale: String? = nil) throws -> TokenRegistration {
+                          at occurredAt: Int64, locale: String? = nil, timeZone: String? = nil) throws -> TokenRegistration {
     TokenRegistration(action: action, app: "com.example.app", environment: .sandbox, user: user, token: try DeviceToken(token),
-                      occurredAt: occurredAt, locale: locale)
+                      occurredAt: occurredAt, locale: locale, timeZone: timeZone)
 }
 
 @Suite("Token registration records")
@@ -24,6 +24,25 @@ struct TokenRegistrationRecordTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(records[1].encoded)) as? [String: Any])
         #expect(object["locale"] == nil, "absent fields are left out, not null")
         #expect(object["occurred_at"] as? Int == 1_764_489_700_000)
+    }
+
+    @Test("a record with a time zone matches the schema and decodes to itself")
+    func timeZoneRecord() throws {
+        let record = try registration(at: 1_764_489_600_000, locale: "de", timeZone: "Europe/Berlin")
+        #expect(try JSONSchemaValidator.problems(of: [record.encoded], schemaFile: RepositoryPaths.file(schema)) == [[]])
+        #expect(try TokenRegistrationDecoder.decode(record.encoded) == record)
+        #expect(String(decoding: record.encoded, as: UTF8.self).contains(#""time_zone":"Europe/Berlin""#))
+    }
+
+    @Test("a time zone this machine's tzdata does not know is refused by the decoder with its path and reason")
+    func unknownTimeZoneIsRefused() throws {
+        for zone in ["Mars/Olympus", "europe/berlin", "GMT+2"] {
+            let bytes = Array(#"{"action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":1,"time_zone":"\#(zone)"}"#.utf8)
+            let error = #expect(throws: TokenRegistrationDecodingError.self) { try TokenRegistrationDecoder.decode(bytes) }
+            #expect(error?.code == .invalidValue, "\(zone)")
+            #expect(error?.path == "$.time_zone", "\(zone)")
+            #expect(error?.reason.contains("is not an IANA time zone") == true, "\(zone)")
+        }
     }
 
     @Test("a record without schema_version, with upper-case hex and an unknown field decodes; the token is normalised")
@@ -51,6 +70,8 @@ struct TokenRegistrationRecordTests {
         (#""action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":-1"#, .invalidValue, "$.occurred_at"),
         (#""action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":1.5"#, .wrongType, "$.occurred_at"),
         (#""action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":1,"locale":"not a tag""#, .invalidValue, "$.locale"),
+        (#""action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":1,"time_zone":"""#, .invalidValue, "$.time_zone"),
+        (#""action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":1,"time_zone":60"#, .wrongType, "$.time_zone"),
         (#""schema_version":2,"action":"register","app":"a","environment":"sandbox","user":"u","token":"abcd","occurred_at":1"#, .invalidValue, "$.schema_version"),
     ]
 
@@ -97,6 +118,24 @@ struct TokenRegistrationRegistryTests {
         #expect(effects == [.applied, .applied])
         #expect(Set(devices.map { "\($0.token.hex)@\($0.registeredAt)" }) == [hex + "@100", String(repeating: "cd", count: 32) + "@200"])
         #expect(locales == ["de"])
+    }
+
+    @Test("a time zone joins the locale in the user's profile; a later record with only one of them keeps the other",
+          arguments: StoreBackend.allCases)
+    func timeZoneInProfile(backend: StoreBackend) async throws {
+        let (profiles, recipients) = try await withStores(backend) { stores in
+            let registry = stores.tokenRegistry()
+            _ = try registry.apply([try registration(at: 100, locale: "de", timeZone: "Europe/Berlin"),
+                                    try registration(user: "bo", token: String(repeating: "cd", count: 32), at: 100, timeZone: "Asia/Tokyo"),
+                                    try registration(user: "bo", token: String(repeating: "cd", count: 32), at: 200, locale: "ja")])
+            return (try registry.profiles(users: ["anna", "bo", "cy"]),
+                    try registry.recipients([UserQuery(user: "anna", app: "com.example.app", environment: "sandbox"),
+                                             UserQuery(user: "bo", app: "com.example.app", environment: "sandbox")]))
+        }
+        #expect(profiles == [UserProfile(locale: "de", timeZone: "Europe/Berlin"), UserProfile(locale: "ja", timeZone: "Asia/Tokyo"),
+                             UserProfile()])
+        #expect(recipients.map(\.timeZone) == ["Europe/Berlin", "Asia/Tokyo"])
+        #expect(recipients.map { $0.devices.count } == [1, 1])
     }
 
     @Test("an unregistration removes the token, but not when the device registered it again later", arguments: StoreBackend.allCases)

@@ -83,11 +83,22 @@ struct TokensCommandTests {
             \(second) sandbox 2025-11-30T08:00:00.000Z
 
             """)
-        #expect(listed.standardError.contains("2 device(s) of anna (\(app), sandbox); profile locale: ja"))
+        #expect(listed.standardError.contains("2 device(s) of anna (\(app), sandbox); profile locale: ja; time zone: none"))
         #expect(try await redis.cli("HGET", "pushline:tokens:{\(app):sandbox}:anna", first) == "1764489500000\n",
                 "redis-cli sees the registration where the worker reads it")
         let production = try await run(["tokens", "list", "--config", config, "--app", app, "--production", "--user", "anna"])
         #expect(production.standardOutput.isEmpty, "the sandbox tokens are not production's")
+    }
+
+    @Test("register --time-zone sets the profile's time zone beside its locale; list shows both")
+    func registerTimeZone() async throws {
+        let redis = try await RedisServer.start()
+        let config = try configurationFile(redisPort: redis.port)
+        let registered = try await tokens("register", config, ["--token", first, "--locale", "de", "--time-zone", "Europe/Berlin"])
+        #expect(registered.status == 0, "\(registered.standardError)")
+        #expect(registered.standardOutput.hasSuffix("profile locale of anna: de\nprofile time zone of anna: Europe/Berlin\n"))
+        #expect(try await tokens("list", config).standardError.contains("profile locale: de; time zone: Europe/Berlin"))
+        #expect(try await redis.cli("HGET", "pushline:profile:anna", "time_zone") == "Europe/Berlin\n")
     }
 
     @Test("register and unregister keep a later registration and say so with exit 1")
@@ -119,6 +130,7 @@ struct TokensCommandTests {
             (["--token", first, "--locale", "not a tag"], "--locale: \"not a tag\" is not a BCP 47 language tag"),
             (["--token", first, "--at", "soon"], "--at must be a whole number"),
             (["--token", first, "--at", "-5"], "--at: must not be negative"),
+            (["--token", first, "--time-zone", "Mars/Olympus"], "--time-zone: \"Mars/Olympus\" is not an IANA time zone known here"),
             (["--locale", "de"], "--token is required"),
         ]
         for (extra, message) in cases {

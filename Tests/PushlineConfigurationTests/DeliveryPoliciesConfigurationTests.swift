@@ -59,7 +59,18 @@ struct DeliveryPoliciesConfigurationTests {
          "policies.frequency_caps.rules[0].limit", .missingKey),
         ("policies:\n  background_budget:\n    window: 2y\n", 6, "policies.background_budget.window", .wrongType),
         ("policies:\n  live_activity_budget:\n    limits: 3\n", 6, "policies.live_activity_budget.limits", .unknownKey),
-        ("policies:\n  quiet_hours:\n    start: \"22:00\"\n", 6, "policies.quiet_hours", .invalidValue),
+        ("policies:\n  quiet_hours:\n    start: \"22:00\"\n", 6, "policies.quiet_hours.end", .missingKey),
+        ("policies:\n  quiet_hours:\n    start: \"22:00\"\n    end: \"8 am\"\n", 7, "policies.quiet_hours.end", .wrongType),
+        ("policies:\n  quiet_hours:\n    start: \"24:00\"\n    end: \"08:00\"\n", 6, "policies.quiet_hours.start", .wrongType),
+        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", time_zone: Mars/Olympus }\n", 5,
+         "policies.quiet_hours.time_zone", .wrongType),
+        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"22:00\" }\n", 5, "policies.quiet_hours.end", .invalidValue),
+        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", categories: [marketing], exempt_categories: [call] }\n", 5,
+         "policies.quiet_hours.exempt_categories", .invalidValue),
+        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", stat: x }\n", 5, "policies.quiet_hours.stat", .unknownKey),
+        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", time_zone: Europe/Berlin, exempt_categories: [security, call] }\n", 5,
+         "policies.quiet_hours", .invalidValue),
+        ("policies:\n  lanes: {}\n", 5, "policies.lanes", .invalidValue),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
         try ConfigurationFixture.expectPipelineError(yaml, line: line, key: key, code: code)

@@ -1,0 +1,17 @@
+/// A delivery the deferred store keeps until its release time (quiet hours, docs/policies.md): its
+/// id (the delivery's derived `apns-id`, which names one intent and device), when it may go, and
+/// what the worker needs to send and record it then, as bytes the store does not read.
+public struct DeferredEntry: Sendable, Equatable {
+    /// The delivery's id, unique per intent and device: a second entry with the same id replaces the first.
+    public var id: String
+    /// When the delivery may be released, Unix milliseconds.
+    public var releaseAt: Int64
+    /// The rendered request and what recording needs, opaque to the store (binary-safe).
+    public var body: [UInt8]
+
+    public init(id: String, releaseAt: Int64, body: [UInt8]) {
+        self.id = id
+        self.releaseAt = releaseAt
+        self.body = body
+    }
+}

@@ -1,0 +1,165 @@
+import Redis
+import Runtime
+
+/// Deliveries held back until a release time, in Redis: shared by every worker of a pipeline and
+/// kept across restarts (quiet hours, docs/policies.md and docs/pipeline-stores.md).
+///
+/// Keys, per pipeline, in `shards` slots of a Redis Cluster (the hash tag `{<pipeline>:<shard>}`,
+/// the shard chosen by the entry id): `pushline:deferred:{<pipeline>:<shard>}` — a sorted set of
+/// entry ids by release time — and `pushline:deferred:{<pipeline>:<shard>}:entries` — a hash of
+/// entry id → `<release ms> <body>`. Keeping is plain commands (`HSET`, `ZADD`), one round trip;
+/// taking what is due is one Lua script per shard (its two keys share the slot), all shards in one
+/// round trip.
+///
+/// A take **leases** what it returns instead of deleting it: each entry's score moves to `now +
+/// lease`, atomically, so no other worker takes it within the lease, and an entry whose taker dies
+/// before it ``complete(_:)``s is due again when the lease ends (at-least-once release; the
+/// delivery's idempotency claim keeps the device from a second copy). ``complete(_:)`` removes
+/// entries once their final outcome is recorded. Confined like its `RedisConnection`.
+public struct DeferredStore {
+    /// How the store spreads and leases its entries.
+    public struct Configuration: Sendable, Equatable {
+        /// How many slots a pipeline's entries spread over (a Redis Cluster's masters share the work).
+        public var shards: Int
+        /// How long a taken entry stays with its taker before it is due again.
+        public var lease: Duration
+        /// At most this many entries per shard per take.
+        public var takeLimit: Int
+
+        public init(shards: Int = 16, lease: Duration = .seconds(60), takeLimit: Int = 1000) {
+            precondition(shards > 0 && takeLimit > 0, "a deferred store needs at least one shard and a positive take limit")
+            self.shards = shards
+            self.lease = lease
+            self.takeLimit = takeLimit
+        }
+    }
+
+    /// Takes up to ARGV[2] entries due at ARGV[1] (ms) from one shard, leasing each until ARGV[3]:
+    /// returns id, value, id, value… An id without a value (kept half-way by a crash) is dropped.
+    /// KEYS[1]: the shard's sorted set, KEYS[2]: its entries hash.
+    private static let takeDueScript = RedisScript("""
+        local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+        local taken = {}
+        for _, id in ipairs(ids) do
+          local value = redis.call('HGET', KEYS[2], id)
+          if value then
+            redis.call('ZADD', KEYS[1], ARGV[3], id)
+            taken[#taken + 1] = id
+            taken[#taken + 1] = value
+          else
+            redis.call('ZREM', KEYS[1], id)
+          end
+        end
+        return taken
+        """)
+
+    let connection: RedisConnection
+    public let pipeline: String
+    public let configuration: Configuration
+
+    public init(connection: RedisConnection, pipeline: String, configuration: Configuration = Configuration()) {
+        self.connection = connection
+        self.pipeline = pipeline
+        self.configuration = configuration
+    }
+
+    /// Keeps `entries` (an entry with the id of one kept replaces it), in one round trip. The body
+    /// is written before the release time, so a crash between them leaves no id without a body
+    /// that would be due.
+    public func keep(_ entries: [DeferredEntry]) throws(RedisError) {
+        guard !entries.isEmpty else { return }
+        var commands: [RedisCommand] = []
+        commands.reserveCapacity(entries.count * 2)
+        for entry in entries {
+            let shard = shardKey(entry.id)
+            var write = RedisCommand(reservingBytes: shard.utf8.count + entry.body.count + 64, arguments: 4)
+            write.append("HSET")
+            write.append(shard + ":entries")
+            write.append(entry.id)
+            write.append(writing: { bytes in
+                bytes.append(contentsOf: "\(entry.releaseAt) ".utf8)
+                bytes.append(contentsOf: entry.body)
+            })
+            commands.append(write)
+            commands.append(RedisCommand("ZADD", shard, String(entry.releaseAt), entry.id))
+        }
+        try Self.check(try connection.pipeline(commands))
+    }
+
+    /// Takes the entries due at `now` (Unix ms), at most ``Configuration/takeLimit`` per shard, and
+    /// leases them to the caller until `now +` ``Configuration/lease``: atomically per shard, so two
+    /// workers never take the same entry within a lease. One round trip for every shard. Complete
+    /// each once its outcome is recorded.
+    public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
+        let leasedUntil = String(now + Int64(configuration.lease.wholeMilliseconds))
+        let commands = (0..<configuration.shards).map { shard in
+            let key = shardKey(shard: shard)
+            return RedisCommand.evalSHA(Self.takeDueScript, keys: [key, key + ":entries"],
+                                        arguments: [String(now), String(configuration.takeLimit), leasedUntil])
+        }
+        let replies = try connection.pipeline(commands)
+        try Self.check(replies)
+        var entries: [DeferredEntry] = []
+        for reply in replies {
+            let fields = reply.array ?? []
+            for index in stride(from: 0, to: fields.count - 1, by: 2) {
+                guard let id = fields[index].string, let value = fields[index + 1].bytes,
+                      let entry = Self.entry(id: id, value: value) else { continue }
+                entries.append(entry)
+            }
+        }
+        return entries
+    }
+
+    /// Removes the entries named by `ids` (their final outcome is recorded), in one round trip.
+    public func complete(_ ids: [String]) throws(RedisError) {
+        guard !ids.isEmpty else { return }
+        try Self.check(try connection.pipeline(ids.flatMap { id in
+            let shard = shardKey(id)
+            return [RedisCommand("HDEL", shard + ":entries", id), RedisCommand("ZREM", shard, id)]
+        }))
+    }
+
+    /// How many entries the store keeps (due, leased or waiting), over every shard, in one round trip.
+    public func count() throws(RedisError) -> Int {
+        let replies = try connection.pipeline((0..<configuration.shards).map { RedisCommand("ZCARD", shardKey(shard: $0)) })
+        try Self.check(replies)
+        return replies.reduce(0) { $0 + Int($1.integer ?? 0) }
+    }
+
+    /// The earliest release time kept (a leased entry's counts as the lease's end), nil when empty;
+    /// one round trip.
+    public func nextRelease() throws(RedisError) -> Int64? {
+        let replies = try connection.pipeline((0..<configuration.shards).map {
+            RedisCommand("ZRANGE", shardKey(shard: $0), "0", "0", "WITHSCORES")
+        })
+        try Self.check(replies)
+        return replies.compactMap { reply in reply.array.flatMap { $0.count == 2 ? $0[1].string : nil }.flatMap { Double($0) } }
+            .min().map { Int64($0) }
+    }
+
+    /// The sorted set of the shard `id` falls in.
+    func shardKey(_ id: String) -> String {
+        // FNV-1a: stable across processes and versions (Swift's hashValue is seeded per process).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return shardKey(shard: Int(hash % UInt64(configuration.shards)))
+    }
+
+    /// The sorted set of shard `shard`: `pushline:deferred:{<pipeline>:<shard>}`.
+    func shardKey(shard: Int) -> String {
+        "pushline:deferred:{\(pipeline):\(shard)}"
+    }
+
+    /// An entry from its id and stored value (`<release ms> <body>`); nil when the value is not one.
+    private static func entry(id: String, value: [UInt8]) -> DeferredEntry? {
+        guard let space = value.firstIndex(of: UInt8(ascii: " ")),
+              let releaseAt = Int64(String(decoding: value[..<space], as: UTF8.self)) else { return nil }
+        return DeferredEntry(id: id, releaseAt: releaseAt, body: Array(value[(space + 1)...]))
+    }
+
+    /// Throws the first error reply.
+    private static func check(_ replies: [RedisReply]) throws(RedisError) {
+        if let error = replies.lazy.compactMap(\.error).first { throw error }
+    }
+}

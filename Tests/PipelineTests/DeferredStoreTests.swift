@@ -1,0 +1,119 @@
+import Foundation
+import LocalStack
+import Pipeline
+import PushlineTestKit
+import Redis
+import Synchronization
+import Testing
+
+/// Entries whose bodies hold bytes a text protocol would break: NUL, 0xFF, spaces, a newline.
+private func entry(_ number: Int, releaseAt: Int64) -> DeferredEntry {
+    DeferredEntry(id: "delivery-\(number)", releaseAt: releaseAt, body: [0, 0xff, UInt8(ascii: " "), 10] + Array("body \(number)".utf8))
+}
+
+@Suite("Deferred store (quiet hours) in Redis")
+struct DeferredStoreTests {
+    @Test("only what is due is taken, body byte for byte; a taken entry is leased, due again after the lease unless completed",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func takeLeasesWhatIsDue(backend: StoreBackend) async throws {
+        let steps = try await withStores(backend) { stores in
+            let store = DeferredStore(connection: try #require(stores.connection), pipeline: "notifications",
+                                      configuration: .init(shards: 4, lease: .seconds(10)))
+            try store.keep([entry(1, releaseAt: 1_000), entry(2, releaseAt: 2_000), entry(3, releaseAt: 20_000)])
+            let first = try store.takeDue(now: 1_500)
+            let again = try store.takeDue(now: 1_500)
+            let next = try store.nextRelease()
+            let afterLease = try store.takeDue(now: 11_500)
+            try store.complete(afterLease.map(\.id))
+            let afterComplete = try store.takeDue(now: 30_000)
+            let count = try store.count()
+            try store.complete(afterComplete.map(\.id))
+            return (first, again, next, afterLease.map(\.id).sorted(), afterComplete.map(\.id).sorted(), count, try store.count())
+        }
+        #expect(steps.0 == [entry(1, releaseAt: 1_000)])
+        #expect(steps.1.isEmpty, "a leased entry is not taken again within its lease")
+        #expect(steps.2 == 2_000)
+        #expect(steps.3 == ["delivery-1", "delivery-2"], "the lease ended without completion: due again, with what fell due since")
+        #expect(steps.4 == ["delivery-3"])
+        #expect(steps.5 == 1)
+        #expect(steps.6 == 0)
+    }
+
+    @Test("keeping an entry with the id of a kept one replaces it (a redelivered intent deferred again)",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func keepReplaces(backend: StoreBackend) async throws {
+        let (taken, count) = try await withStores(backend) { stores in
+            let store = DeferredStore(connection: try #require(stores.connection), pipeline: "notifications")
+            try store.keep([entry(1, releaseAt: 5_000)])
+            try store.keep([DeferredEntry(id: "delivery-1", releaseAt: 4_000, body: [1, 2, 3])])
+            return (try store.takeDue(now: 4_500), try store.count())
+        }
+        #expect(taken == [DeferredEntry(id: "delivery-1", releaseAt: 4_000, body: [1, 2, 3])])
+        #expect(count == 1)
+    }
+
+    @Test("entries are kept in Redis: a store on a new connection (a restarted worker) takes them")
+    func survivesTheProcess() async throws {
+        let server = try await RedisServer.start()
+        let configuration = RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port))
+        let taken = try await DedicatedThread.run {
+            try withExtendedLifetime(server) {
+                try DeferredStore(connection: try RedisConnection(configuration: configuration), pipeline: "p").keep(
+                    (0..<50).map { entry($0, releaseAt: 100) })
+                return try DeferredStore(connection: try RedisConnection(configuration: configuration), pipeline: "p").takeDue(now: 100)
+            }
+        }
+        #expect(taken.count == 50)
+        #expect(Set(taken.map(\.id)).count == 50)
+    }
+
+    @Test("two workers taking at once take each of 4,000 due entries exactly once")
+    func twoTakersTakeEachOnce() async throws {
+        let server = try await RedisServer.start()
+        let configuration = RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port))
+        let total = 4_000
+        try await DedicatedThread.run {
+            try DeferredStore(connection: try RedisConnection(configuration: configuration), pipeline: "p")
+                .keep((0..<total).map { entry($0, releaseAt: 1_000) })
+        }
+        // Small takes, so the two interleave over many round trips.
+        let storeConfiguration = DeferredStore.Configuration(shards: 16, lease: .seconds(3600), takeLimit: 2)
+        let ready = StartLine()
+        let takers = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await DedicatedThread.run {
+                        let store = DeferredStore(connection: try RedisConnection(configuration: configuration), pipeline: "p",
+                                                  configuration: storeConfiguration)
+                        // Both connected before either takes: they take side by side.
+                        ready.arriveAndWait(for: 2)
+                        var ids: [String] = []
+                        while true {
+                            let taken = try store.takeDue(now: 2_000)
+                            if taken.isEmpty { return ids }
+                            ids += taken.map(\.id)
+                        }
+                    }
+                }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        withExtendedLifetime(server) {}
+        var times: [String: Int] = [:]
+        for id in takers.joined() { times[id, default: 0] += 1 }
+        #expect(takers.allSatisfy { !$0.isEmpty }, "both takers took some: \(takers.map(\.count))")
+        #expect(takers.map(\.count).reduce(0, +) == total)
+        #expect(times.count == total)
+        #expect(times.values.filter { $0 > 1 }.count == 0, "taken twice: \(times.filter { $0.value > 1 }.keys.sorted().prefix(5))")
+    }
+}
+
+/// Lets threads start together: each arrives, then waits until `count` have.
+private final class StartLine: Sendable {
+    private let arrived = Atomic<Int>(0)
+
+    func arriveAndWait(for count: Int) {
+        arrived.add(1, ordering: .relaxed)
+        while arrived.load(ordering: .relaxed) < count { Thread.sleep(forTimeInterval: 0.001) }
+    }
+}
