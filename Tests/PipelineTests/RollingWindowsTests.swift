@@ -50,6 +50,19 @@ struct RollingWindowsTests {
         #expect(decisions == [.counted, .alreadyCounted, .counted, .counted, .overLimit])
     }
 
+    @Test("a delivery over its limit stays over when met again, and takes no place", arguments: StoreBackend.allCases)
+    func overThenAgain(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            var decisions = try windows.count((1...4).map { Self.entry("d\($0)", at: Self.start) } + [Self.entry("d4", at: Self.start + 1)])
+            decisions += try windows.count([Self.entry("d4", at: Self.start + 2)])
+            // Once the first three leave the hour, three places: d4 was never counted.
+            decisions += try windows.count((4...7).map { Self.entry("d\($0)", at: Self.start + Self.hour) })
+            return decisions
+        }
+        #expect(decisions == [.counted, .counted, .counted, .overLimit, .overLimit, .overLimit, .counted, .overLimit, .overLimit, .overLimit])
+    }
+
     @Test("keys count apart: another recipient or category has its own places", arguments: StoreBackend.allCases)
     func keysApart(backend: StoreBackend) async throws {
         let decisions = try await withStores(backend) { stores in
