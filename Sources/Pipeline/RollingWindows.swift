@@ -81,12 +81,12 @@ public struct RollingWindows: RollingWindowStore {
         commands.reserveCapacity(entries.reduce(0) { $0 + 3 + $1.limits.count })
         for entry in entries {
             let longest = entry.limits.map(\.windowMilliseconds).max() ?? 0
-            commands.append(RedisCommand("ZREMRANGEBYSCORE", entry.key, "-inf", String(entry.now - longest)))
-            commands.append(RedisCommand("ZADD", entry.key, "NX", String(entry.now), entry.member))
+            commands.append(Self.command("ZREMRANGEBYSCORE", entry.key) { $0.append("-inf"); $0.append(Int(entry.now - longest)) })
+            commands.append(Self.command("ZADD", entry.key) { $0.append("NX"); $0.append(Int(entry.now)); $0.append(entry.member) })
             for limit in entry.limits {
-                commands.append(RedisCommand("ZCOUNT", entry.key, String(entry.now - limit.windowMilliseconds + 1), "+inf"))
+                commands.append(Self.command("ZCOUNT", entry.key) { $0.append(Int(entry.now - limit.windowMilliseconds + 1)); $0.append("+inf") })
             }
-            commands.append(RedisCommand("PEXPIRE", entry.key, String(longest)))
+            commands.append(Self.command("PEXPIRE", entry.key) { $0.append(Int(longest)) })
         }
         let replies = try connection.pipeline(commands)
         if let error = replies.lazy.compactMap(\.error).first { throw error }
@@ -118,5 +118,15 @@ public struct RollingWindows: RollingWindowStore {
             throw error
         }
         return decisions
+    }
+
+    /// `name key …`, the rest appended by `arguments`: integers in decimal without a `String`, the
+    /// buffers sized once (room for the name, the key and 60 bytes).
+    private static func command(_ name: String, _ key: String, _ arguments: (inout RedisCommand) -> Void) -> RedisCommand {
+        var command = RedisCommand(reservingBytes: name.utf8.count + key.utf8.count + 60, arguments: 6)
+        command.append(name)
+        command.append(key)
+        arguments(&command)
+        return command
     }
 }
