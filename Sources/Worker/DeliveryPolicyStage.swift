@@ -39,7 +39,8 @@ struct DeliveryPolicyStage {
         self.clock = clock
     }
 
-    /// One decision per delivery, in order; at most one round trip to the store.
+    /// One decision per delivery, in order; at most one round trip to the store (two in a batch where
+    /// a delivery is over a limit: ``RollingWindows``).
     func decide(_ planned: [PlannedDelivery]) throws(RedisError) -> Decisions {
         let now = clock.millisecondsSinceEpoch()
         var result = Decisions()

@@ -1,5 +1,8 @@
 import APNsCore
+import Foundation
 import Pipeline
+import Redis
+import Synchronization
 import Testing
 
 /// The counts of the delivery policies (frequency caps, the seeds' budgets), against each store backend.
@@ -48,6 +51,54 @@ struct RollingWindowsTests {
                                       Self.entry("d4", at: Self.start + 4)])
         }
         #expect(decisions == [.counted, .alreadyCounted, .counted, .counted, .overLimit])
+    }
+
+    @Test("a delivery over its limit stays over when met again, and takes no place", arguments: StoreBackend.allCases)
+    func overThenAgain(backend: StoreBackend) async throws {
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            var decisions = try windows.count((1...4).map { Self.entry("d\($0)", at: Self.start) } + [Self.entry("d4", at: Self.start + 1)])
+            decisions += try windows.count([Self.entry("d4", at: Self.start + 2)])
+            // Once the first three leave the hour, three places: d4 was never counted.
+            decisions += try windows.count((4...7).map { Self.entry("d\($0)", at: Self.start + Self.hour) })
+            return decisions
+        }
+        #expect(decisions == [.counted, .counted, .counted, .overLimit, .overLimit, .overLimit, .counted, .overLimit, .overLimit, .overLimit])
+    }
+
+    @Test("two workers racing for the last places: never more than the limit counted, no over member left behind",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func twoWorkersRacing(backend: StoreBackend) async throws {
+        let limit = 10
+        let (counted, next) = try await withStores(backend) { stores in
+            let configuration = try #require(stores.configuration)
+            let limits = [RollingWindows.Limit(limit: limit, windowMilliseconds: Self.hour)]
+            let results = Mutex<[Result<[RollingWindows.Decision], RedisError>]>([])
+            // Each worker, on a connection of its own, counts 40 deliveries in batches of 4, at the
+            // same moment as the other.
+            DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                let result = Result { () throws(RedisError) -> [RollingWindows.Decision] in
+                    let windows = RollingWindows(connection: try RedisConnection(configuration: configuration))
+                    var decisions: [RollingWindows.Decision] = []
+                    for batch in 0..<10 {
+                        decisions += try windows.count((0..<4).map { index in
+                            RollingWindows.Entry(key: "pushline:cap:{app:user:race}:marketing", member: "w\(worker)-\(batch)-\(index)",
+                                                 now: Self.start, limits: limits)
+                        })
+                    }
+                    return decisions
+                }
+                results.withLock { $0.append(result) }
+            }
+            let decisions = try results.withLock { results in try results.flatMap { try $0.get() } }
+            let counted = decisions.count { $0 == .counted }
+            // What a third delivery finds: the places the racers left, no more, no fewer.
+            let next = try RollingWindows(connection: try #require(stores.connection)).count([RollingWindows.Entry(
+                key: "pushline:cap:{app:user:race}:marketing", member: "after", now: Self.start + 1, limits: limits)])
+            return (counted, next)
+        }
+        #expect(counted <= limit)
+        #expect(next == [counted == limit ? .overLimit : .counted])
     }
 
     @Test("keys count apart: another recipient or category has its own places", arguments: StoreBackend.allCases)

@@ -28,6 +28,9 @@ enum StoreBackend: CaseIterable, Sendable, CustomTestStringConvertible {
 struct Stores {
     /// The connection to the test's redis-server; nil in memory.
     let connection: RedisConnection?
+    /// How ``connection`` was made, for another connection to the same server(s) — another
+    /// worker's; nil in memory.
+    var configuration: RedisConfiguration? = nil
 
     func claims(_ configuration: IdempotencyStore.Configuration = IdempotencyStore.Configuration(), owner: String? = nil) -> any ClaimStore {
         guard let connection else { return InMemoryIdempotencyStore(configuration: configuration, owner: owner) }
@@ -61,7 +64,8 @@ func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Se
         let server = try await RedisServer.start()
         return try await DedicatedThread.run {
             try withExtendedLifetime(server) {
-                try body(Stores(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port)))))
+                let configuration = RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port))
+                return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
             }
         }
     case .redisCluster:
@@ -69,8 +73,8 @@ func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Se
         let seeds = cluster.servers.map { RedisConfiguration.Endpoint.tcp(host: "127.0.0.1", port: $0.port) }
         return try await DedicatedThread.run {
             try withExtendedLifetime(cluster) {
-                try body(Stores(connection: try RedisConnection(configuration: RedisConfiguration(
-                    endpoint: seeds[0], topology: .cluster(seeds: seeds)))))
+                let configuration = RedisConfiguration(endpoint: seeds[0], topology: .cluster(seeds: seeds))
+                return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
             }
         }
     }
