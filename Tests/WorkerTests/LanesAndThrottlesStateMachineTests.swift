@@ -43,8 +43,9 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(next.filter { $0.intentID == "tx" }.count == 1)
     }
 
-    @Test("a lane holding read_ahead deliveries pauses the partitions that fed it (reason lane), the worker keeps polling the others, and the lane resumes them below half")
-    func fullLanePausesItsPartitions() throws {
+    /// One batch out of 10 (concurrency 1), read_ahead 20, and 30 bulk deliveries of partition 0
+    /// planned and ticked: 20 wait in the bulk lane, which is full, so partition 0 is paused.
+    private static func fullBulkLane() throws -> Fixture {
         var f = try Fixture {
             $0.concurrency = 1
             $0.batchSize = 10
@@ -52,6 +53,12 @@ struct LanesAndThrottlesStateMachineTests {
         }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10", "pause lane bulk: 0"])
+        return f
+    }
+
+    @Test("a lane holding read_ahead deliveries pauses the partitions that fed it (reason lane), the worker keeps polling the others, and the lane resumes them below half")
+    func fullLanePausesItsPartitions() throws {
+        var f = try Self.fullBulkLane()
         #expect(f.machine.mayPoll, "the bulk partition is paused: what a poll brings is for the other lanes")
         #expect(f.machine.pollLimit == 10)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
@@ -69,13 +76,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("a partition a full lane paused stays paused when the worker resumes after a Redis outage")
     func lanePauseOutlastsWholePause() throws {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 20)
-        }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10", "pause lane bulk: 0"])
+        var f = try Self.fullBulkLane()
         #expect(f.perform(f.machine.redisFailed(RedisError(.connectionRefused, "refused"), now: f.at(1))) == ["redis lost, waiting"])
         #expect(f.tick(1).contains("pause redis"))
         #expect(f.perform(f.machine.redisReached(now: f.at(200))) == ["redis recovered"])
@@ -84,13 +85,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("a partition assigned anew is not held paused for a lane")
     func assignedPartitionIsNotLanePaused() throws {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 20)
-        }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10", "pause lane bulk: 0"])
+        var f = try Self.fullBulkLane()
         #expect(f.perform(f.machine.assigned([KafkaTopicPartition(topic: Fixture.topic, partition: 0)])) == [])
         #expect(!f.machine.mayPoll, "nothing is paused for a lane any more")
     }
