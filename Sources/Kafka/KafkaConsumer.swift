@@ -123,7 +123,10 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// Stops fetching these partitions (backpressure) while the consumer keeps polling, so it stays
-    /// in its group. Messages already fetched may still arrive. Does not block.
+    /// in its group. Does not block. What librdkafka already fetched of them and the application
+    /// has not polled is dropped (the pause bumps the partition's version barrier; older messages
+    /// are discarded at poll), and fetching resumes from the last message polled + 1
+    /// (rdkafka_partition.c, librdkafka 2.0.2): nothing is skipped, nothing polled twice.
     public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
         try changeFetching(partitions, resume: false)
     }

@@ -238,9 +238,14 @@ final class WorkerLoop {
                 setPaused(true, Array(consumer.assignment))
                 logger.info("partitions paused", metadata: ["reason": .string(reason.rawValue),
                                                             "in_flight": .string("\(machine.deliveriesInFlight)")])
-            case .resume:
-                setPaused(false, Array(consumer.assignment))
-                logger.info("partitions resumed")
+            case .resume(let keepingPaused):
+                setPaused(false, Array(consumer.assignment.subtracting(keepingPaused)))
+                logger.info("partitions resumed", metadata: keepingPaused.isEmpty ? [:]
+                    : ["kept_paused_for_lanes": .string(Self.describe(Array(keepingPaused)))])
+            case .pauseLane(let lane, let partitions):
+                setLanePaused(true, lane: lane, partitions)
+            case .resumeLane(let lane, let partitions):
+                setLanePaused(false, lane: lane, partitions)
             case .pausePartitions(let partitions):
                 try? consumer.pause(partitions)
             case .redisLost(let error, let waiting):
@@ -288,6 +293,23 @@ final class WorkerLoop {
             logger.warning(pause ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
         }
         metrics.paused.record(pause ? 1 : 0)
+    }
+
+    /// Pauses or resumes the partitions of a full lane, or of one that drained (``LanePausing``);
+    /// only those still assigned (a partition revoked since is the consumer's no more).
+    private func setLanePaused(_ pause: Bool, lane: String, _ partitions: [KafkaTopicPartition]) {
+        let assignment = consumer.assignment
+        let partitions = partitions.filter(assignment.contains)
+        guard !partitions.isEmpty else { return }
+        do {
+            if pause { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
+        } catch {
+            logger.warning(pause ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
+        }
+        if pause { metrics.lanes.partitionsPaused(lane: lane, partitions.count) }
+        logger.debug(pause ? "partitions paused" : "partitions resumed",
+                     metadata: ["reason": .string(StateMachine.PauseReason.lane.rawValue), "lane": .string(lane),
+                                "partitions": .string(Self.describe(partitions))])
     }
 
     /// Counts and logs a record Kafka refused, and what became of it (``StateMachine/Refusal``).

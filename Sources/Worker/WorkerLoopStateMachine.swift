@@ -54,6 +54,8 @@ extension WorkerLoop {
         private let readAhead: Int
         /// (Set whenever a delivery opens a batch; read only while one is open.)
         private var openedAt = MonotonicClock.Instant(nanoseconds: 0)
+        /// Partitions paused because a lane is full (``LanePausing``).
+        private var lanePausing: LanePausing
         /// Planned deliveries a throttle holds until its token bucket lets them go (docs/policies.md).
         private var throttle: ThrottleGate<PlannedDelivery>
         /// Messages handed to the planners and not yet back.
@@ -95,6 +97,8 @@ extension WorkerLoop {
             laneNames = configuration.policies.lanes
             lanes = LaneScheduler(weights: configuration.policies.lanes.lanes.isEmpty ? [1] : configuration.policies.lanes.lanes.map(\.weight))
             readAhead = configuration.policies.lanes.lanes.isEmpty ? 0 : configuration.policies.lanes.readAhead
+            lanePausing = LanePausing(lanes: configuration.policies.lanes.lanes.count,
+                                      highWater: max(configuration.policies.lanes.readAhead, configuration.batchSize))
             throttle = ThrottleGate(throttles: configuration.policies.throttles) { throttle, delivery in
                 switch throttle.scope {
                 case .app: delivery.app == throttle.value
@@ -117,14 +121,18 @@ extension WorkerLoop {
 
         /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
         /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
-        /// batch), and fewer than two polls' worth of messages are being planned.
+        /// batch, or a full lane's partitions are paused, so what a poll brings is for the other
+        /// lanes), and fewer than two polls' worth of messages are being planned.
         var mayPoll: Bool {
-            !draining && (batchesInProgress < concurrency || lanes.count < readAhead) && messagesPlanning < 2 * batchSize
+            !draining && (batchesInProgress < concurrency || lanes.count < readAhead || lanePausing.isPausing)
+                && messagesPlanning < 2 * batchSize
         }
 
         /// How many messages the next poll may take: `batch.size` minus what waits for a batch
-        /// beyond `read_ahead` (0 without lanes).
-        var pollLimit: Int { max(1, min(batchSize, batchSize + readAhead - lanes.count)) }
+        /// beyond `read_ahead` (0 without lanes); `batch.size` while a full lane's partitions are paused.
+        var pollLimit: Int {
+            lanePausing.isPausing ? batchSize : max(1, min(batchSize, batchSize + readAhead - lanes.count))
+        }
 
         /// Planned deliveries waiting for a batch in each lane (one without lanes), and held by each
         /// throttle (`pushline_lane_queued`, `pushline_throttle_waiting`).
@@ -172,9 +180,11 @@ extension WorkerLoop {
             return [.plan(messages.map { ($0, ledger.open($0)) })]
         }
 
-        /// Partitions assigned: paused partitions stay paused, new ones join them.
-        func assigned(_ partitions: [KafkaTopicPartition]) -> [Action] {
-            paused && !partitions.isEmpty ? [.pausePartitions(partitions)] : []
+        /// Partitions assigned: paused partitions stay paused, new ones join them. A partition
+        /// assigned anew is not paused for a lane (the consumer starts it fetching).
+        mutating func assigned(_ partitions: [KafkaTopicPartition]) -> [Action] {
+            lanePausing.forget(Set(partitions))
+            return paused && !partitions.isEmpty ? [.pausePartitions(partitions)] : []
         }
 
         /// Stops working for the messages of `partitions` (revoked and not finished in time, or
@@ -182,6 +192,7 @@ extension WorkerLoop {
         /// yet claimed — in the open batch, deferred, or waiting for Redis — are dropped. Claims
         /// already taken stay with their deliveries, which are sent and settled without outputs.
         mutating func handBack(_ partitions: Set<KafkaTopicPartition>) -> [Action] {
+            lanePausing.forget(partitions)
             let messages = ledger.handBack(partitions)
             guard messages > 0 else { return [] }
             let ledger = ledger
@@ -264,8 +275,13 @@ extension WorkerLoop {
             let lane = laneNames.index(of: first.delivery.policy.lane)
             if deliveries.allSatisfy({ $0.delivery.policy.lane == first.delivery.policy.lane }) {
                 lanes.enqueue(deliveries, lane: lane)
+                lanePausing.fed(lane: lane, queued: lanes.count(inLane: lane), from: deliveries.lazy.map(\.message.topicPartition))
             } else {
-                for delivery in deliveries { lanes.enqueue([delivery], lane: laneNames.index(of: delivery.delivery.policy.lane)) }
+                for delivery in deliveries {
+                    let lane = laneNames.index(of: delivery.delivery.policy.lane)
+                    lanes.enqueue([delivery], lane: lane)
+                    lanePausing.fed(lane: lane, queued: lanes.count(inLane: lane), from: [delivery.message.topicPartition])
+                }
             }
         }
 
@@ -607,8 +623,24 @@ extension WorkerLoop {
                 if !lanes.isEmpty { openedAt = now }
                 submit(.claim(batch), now: now, into: &actions)
             }
+            updateLanePausing(into: &actions)
             updatePausing(apnsCircuitOpen: apnsCircuitOpen, into: &actions)
             return actions
+        }
+
+        /// Pauses the partitions that fed a full lane and resumes those of a lane that drained
+        /// (``LanePausing``). While every partition is paused for another reason, nothing is paused
+        /// or resumed here: the partitions a lane still holds stay paused when the others resume.
+        private mutating func updateLanePausing(into actions: inout [Action]) {
+            let lanes = lanes
+            let (pause, resume) = lanePausing.update { lanes.count(inLane: $0) }
+            guard !paused else { return }
+            for (lane, partitions) in pause { actions.append(.pauseLane(laneNames.lanes[lane].name, Self.sorted(partitions))) }
+            for (lane, partitions) in resume { actions.append(.resumeLane(laneNames.lanes[lane].name, Self.sorted(partitions))) }
+        }
+
+        private static func sorted(_ partitions: Set<KafkaTopicPartition>) -> [KafkaTopicPartition] {
+            partitions.sorted { ($0.topic, $0.partition) < ($1.topic, $1.partition) }
         }
 
         /// Pauses the partitions while deliveries in flight reach `max_in_flight`, work waits for
@@ -630,7 +662,7 @@ extension WorkerLoop {
                 : saturated ? .maximumInFlight : throttled ? .throttle : nil
             guard (reason != nil) != paused else { return }
             paused = reason != nil
-            actions.append(reason.map { .pause($0) } ?? .resume)
+            actions.append(reason.map { .pause($0) } ?? .resume(keepingPaused: lanePausing.paused))
         }
 
         // MARK: Stopping

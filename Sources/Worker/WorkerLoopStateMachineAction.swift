@@ -15,6 +15,8 @@ extension WorkerLoop.StateMachine {
         case maximumInFlight = "max_in_flight"
         /// A batch's worth of deliveries waits for a throttle's tokens (docs/policies.md).
         case throttle
+        /// A priority lane is full: the partitions that feed it pause (only those; ``LanePausing``).
+        case lane
     }
 
     /// What became of a record Kafka refused.
@@ -72,8 +74,12 @@ extension WorkerLoop.StateMachine {
         case ping
         /// Pause every assigned partition.
         case pause(PauseReason)
-        /// Resume every assigned partition.
-        case resume
+        /// Resume every assigned partition but those a full lane holds paused.
+        case resume(keepingPaused: Set<KafkaTopicPartition>)
+        /// Pause these partitions: they fed this lane while it was full (reason `lane`, ``LanePausing``).
+        case pauseLane(String, [KafkaTopicPartition])
+        /// Resume these partitions: their lane drained below its low-water mark.
+        case resumeLane(String, [KafkaTopicPartition])
         /// Pause these partitions (newly assigned while the others are paused).
         case pausePartitions([KafkaTopicPartition])
         /// Redis was lost (`pushline_redis_available` 0, logged); `waiting`: the worker waits for it

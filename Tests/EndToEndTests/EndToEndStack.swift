@@ -88,9 +88,9 @@ final class EndToEndStack: Sendable {
         try publish(range.map(Self.intent), perSecond: perSecond)
     }
 
-    /// Publishes `values` as they are, in chunks at about `perSecond` when given, and waits until
-    /// Kafka has them all.
-    func publish(_ values: [[UInt8]], perSecond: Int? = nil) throws {
+    /// Publishes `values` as they are, in chunks at about `perSecond` when given, to `partition`
+    /// (else where the partitioner puts them), and waits until Kafka has them all.
+    func publish(_ values: [[UInt8]], perSecond: Int? = nil, partition: Int32? = nil) throws {
         let acknowledged = RecordLog<KafkaDeliveryReport>()
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)) { event in
             if case .deliveryReports(let reports) = event { acknowledged.append(contentsOf: reports) }
@@ -98,7 +98,7 @@ final class EndToEndStack: Sendable {
         let chunk = perSecond.map { max(1, $0 / 20) } ?? values.count
         for start in stride(from: 0, to: values.count, by: chunk) {
             _ = try producer.send(values[start..<min(start + chunk, values.count)].map {
-                KafkaProducerMessage(topic: Self.intentsTopic, value: $0)
+                KafkaProducerMessage(topic: Self.intentsTopic, partition: partition, value: $0)
             })
             if perSecond != nil { Thread.sleep(forTimeInterval: 0.05) }
         }

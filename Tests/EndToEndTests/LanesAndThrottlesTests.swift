@@ -21,6 +21,27 @@ struct LanesAndThrottlesTests {
         return try #require((json["completed_at"] as? NSNumber)?.int64Value, "\(outcome.raw)")
     }
 
+    /// APNs answers after 100 ms, and batches of 50 go one at a time: the backlog drains at about
+    /// 500/s. Lanes `transactional` (4) and `bulk` (1, the default).
+    private static func slowBacklog(_ stack: EndToEndStack, readAhead: Int) throws -> LocalRunConfiguration {
+        var faults = stack.harness.simulator.faults
+        faults.latencyMilliseconds = 100
+        stack.harness.simulator.setFaults(faults)
+        var configuration = try stack.configuration()
+        configuration.batchSize = 50
+        configuration.policies = ["  lanes:", "    default: bulk", "    read_ahead: \(readAhead)",
+                                  "    weights:", "      transactional: 4", "      bulk: 1"]
+        configuration.concurrency = 1
+        return configuration
+    }
+
+    /// Bulk outcomes (intents below `bulk`) completed after the last transactional one.
+    private static func bulkCompletedAfterLastTransactional(_ outcomes: [OutcomeLog.Outcome], bulk: Int) throws -> Int {
+        let isTransactional = { (outcome: OutcomeLog.Outcome) in (Int(outcome.intentID.dropFirst(4)) ?? 0) >= bulk }
+        let lastTransactional = try #require(try outcomes.filter(isTransactional).map(Self.completedAt).max())
+        return try outcomes.filter { !isTransactional($0) }.filter { try Self.completedAt($0) > lastTransactional }.count
+    }
+
     @Test("a throttle of 20/s (burst 5) holds the rate over every stretch of the run, and each of 100 deliveries is accepted once")
     func throttleHoldsRate() async throws {
         let (rate, burst, total) = (20.0, 5.0, 100)
@@ -61,15 +82,7 @@ struct LanesAndThrottlesTests {
         let (outcomes, inbox, log) = try await DedicatedThread.run {
             let stack = try EndToEndStack(partitions: 1)
             defer { stack.stop() }
-            // APNs answers after 100 ms: batches of 50, one at a time, drain the backlog at about 500/s.
-            var faults = stack.harness.simulator.faults
-            faults.latencyMilliseconds = 100
-            stack.harness.simulator.setFaults(faults)
-            var configuration = try stack.configuration()
-            configuration.batchSize = 50
-            configuration.policies = ["  lanes:", "    default: bulk", "    read_ahead: 5000",
-                                      "    weights:", "      transactional: 4", "      bulk: 1"]
-            configuration.concurrency = 1
+            let configuration = try Self.slowBacklog(stack, readAhead: 5000)
             let worker = try stack.startWorker(configuration)
             defer { worker.stop() }
             let outcomeLog = try OutcomeLog(stack)
@@ -82,10 +95,41 @@ struct LanesAndThrottlesTests {
         #expect(outcomes.count == bulk + transactional, "\(log)")
         #expect(outcomes.allSatisfy { $0.status == "accepted" })
         #expect(inbox.count == bulk + transactional && inbox.values.allSatisfy { $0 == 1 })
-        let isTransactional = { (outcome: OutcomeLog.Outcome) in (Int(outcome.intentID.dropFirst(4)) ?? 0) >= bulk }
-        let lastTransactional = try #require(try outcomes.filter(isTransactional).map(Self.completedAt).max())
-        let bulkAfter = try outcomes.filter { !isTransactional($0) }.filter { try Self.completedAt($0) > lastTransactional }.count
+        let bulkAfter = try Self.bulkCompletedAfterLastTransactional(outcomes, bulk: bulk)
         // In order (one queue) every bulk intent ahead of them would go first: none after.
+        #expect(bulkAfter >= bulk / 2, "only \(bulkAfter) of \(bulk) bulk outcomes completed after the last transactional one")
+    }
+
+    @Test("a full bulk lane pauses its partition: transactional intents of another partition, fetched behind the bulk backlog, go before it drains; each intent is sent once and the offsets committed end where the partitions end")
+    func fullLanePausesItsPartition() async throws {
+        let (bulk, transactional) = (3_000, 10)
+        let (outcomes, inbox, committed, log) = try await DedicatedThread.run(timeout: .seconds(200)) {
+            let stack = try EndToEndStack(partitions: 2)
+            defer { stack.stop() }
+            // The lane is full at 200: the rest of the backlog stays in Kafka (librdkafka, which
+            // prefetched all of it, drops it at the pause and fetches it again after).
+            var configuration = try Self.slowBacklog(stack, readAhead: 200)
+            configuration.shutdownDeadline = "10s"
+            let worker = try stack.startWorker(configuration)
+            defer { worker.stop() }
+            let outcomeLog = try OutcomeLog(stack)
+            try stack.publish((0..<bulk).map { Self.intent($0, #""lane":"bulk","#) }, partition: 0)
+            try outcomeLog.read(timeout: .seconds(90), waitingFor: "the first bulk outcomes") { $0.count >= 50 }
+            try stack.publish((bulk..<bulk + transactional).map { Self.intent($0, #""lane":"transactional","#) }, partition: 1)
+            try outcomeLog.read(timeout: .seconds(120), waitingFor: "every outcome") { $0.count >= bulk + transactional }
+            let outcomes = try outcomeLog.readUntilQuiet()
+            worker.send(signal: SIGTERM)
+            #expect(worker.waitForExit(graceMilliseconds: 30_000) == 0, "\(worker.log.suffix(2000))")
+            return (outcomes, stack.inboxCounts(), try stack.committedOffsets(group: configuration.group), worker.log)
+        }
+        #expect(outcomes.count == bulk + transactional, "one outcome per intent, none lost or repeated across the pauses\n\(log.suffix(2000))")
+        #expect(Dictionary(grouping: outcomes, by: \.intentID).values.allSatisfy { $0.count == 1 })
+        #expect(outcomes.allSatisfy { $0.status == "accepted" })
+        #expect(inbox.count == bulk + transactional && inbox.values.allSatisfy { $0 == 1 }, "each device notified once")
+        #expect(committed == [0: Int64(bulk), 1: Int64(transactional)], "committed where each partition ends: \(committed)")
+        let bulkAfter = try Self.bulkCompletedAfterLastTransactional(outcomes, bulk: bulk)
+        // Without the pause they would be polled after every bulk intent librdkafka fetched before
+        // them, all but the 200 read ahead.
         #expect(bulkAfter >= bulk / 2, "only \(bulkAfter) of \(bulk) bulk outcomes completed after the last transactional one")
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 import PushlineTestKit
 import Testing
@@ -169,6 +170,31 @@ struct KafkaConsumerGroupTests {
             try consumer.resume([paused])
             let resumed = try consume(consumer, until: "10 late messages from the resumed partition") { $0.count >= 10 }
             #expect(resumed.allSatisfy { $0.topicPartition == paused && text($0).hasPrefix("late") })
+            try consumer.close()
+        }
+    }
+
+    @Test("pausing drops what was prefetched of the partition, and resuming fetches from the message after the last polled: each offset is polled once, none skipped")
+    func pauseDropsPrefetchAndResumesAtPosition() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["prefetched": 2])
+            let (bulk, other) = (KafkaTopicPartition(topic: "prefetched", partition: 0), KafkaTopicPartition(topic: "prefetched", partition: 1))
+            _ = try cluster.produce((0..<5000).map { KafkaProducerMessage(topic: "prefetched", partition: 0, value: Array("bulk \($0)".utf8)) })
+            let consumer = try cluster.consumer(group: "prefetchers", topics: ["prefetched"])
+            var polled = try consume(consumer, until: "the first bulk messages") { $0.count >= 1 }
+            // librdkafka fetched the rest into its local queue meanwhile.
+            polled += consumer.poll(maxMessages: 99, timeout: .milliseconds(100))
+            Thread.sleep(forTimeInterval: 0.5)
+            try consumer.pause([bulk])
+            _ = try cluster.produce((0..<10).map { KafkaProducerMessage(topic: "prefetched", partition: 1, value: Array("other \($0)".utf8)) })
+            var whilePaused = try consume(consumer, until: "the other partition's 10 messages") { $0.count >= 10 }
+            for _ in 0..<5 { whilePaused += consumer.poll(maxMessages: 100, timeout: .milliseconds(100)) }
+            #expect(whilePaused.allSatisfy { $0.topicPartition == other }, "the prefetched bulk messages were dropped at the pause")
+            try consumer.resume([bulk])
+            let before = polled.count
+            polled += try consume(consumer, until: "the rest of the bulk partition") { before + $0.count >= 5000 }
+            let offsets = polled.filter { $0.topicPartition == bulk }.map(\.offset)
+            #expect(offsets.count == 5000 && offsets == Array(0..<5000), "every offset once, in order")
             try consumer.close()
         }
     }

@@ -43,6 +43,53 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(next.filter { $0.intentID == "tx" }.count == 1)
     }
 
+    /// One batch out of 10 (concurrency 1), read_ahead 20, and 30 bulk deliveries of partition 0
+    /// planned and ticked: 20 wait in the bulk lane, which is full, so partition 0 is paused.
+    private static func fullBulkLane() throws -> Fixture {
+        var f = try Fixture {
+            $0.concurrency = 1
+            $0.batchSize = 10
+            $0.policies.lanes = Self.lanes(readAhead: 20)
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
+        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10", "pause lane bulk: 0"])
+        return f
+    }
+
+    @Test("a lane holding read_ahead deliveries pauses the partitions that fed it (reason lane), the worker keeps polling the others, and the lane resumes them below half")
+    func fullLanePausesItsPartitions() throws {
+        var f = try Self.fullBulkLane()
+        #expect(f.machine.mayPoll, "the bulk partition is paused: what a poll brings is for the other lanes")
+        #expect(f.machine.pollLimit == 10)
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
+                                           partition: 1, offset: 0)])
+        #expect(f.machine.queuedByLane == [1, 20])
+        #expect(f.tick(1) == [], "paused once; the one batch allowed is out")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(2) == ["scheduled [1, 9]", "claim 10"], "11 bulk deliveries left: above the low-water mark (10)")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(3) == ["scheduled [0, 10]", "claim 10", "resume lane bulk: 0"])
+        #expect(f.tick(4) == [], "resumed once")
+    }
+
+    @Test("a partition a full lane paused stays paused when the worker resumes after a Redis outage")
+    func lanePauseOutlastsWholePause() throws {
+        var f = try Self.fullBulkLane()
+        #expect(f.perform(f.machine.redisFailed(RedisError(.connectionRefused, "refused"), now: f.at(1))) == ["redis lost, waiting"])
+        #expect(f.tick(1).contains("pause redis"))
+        #expect(f.perform(f.machine.redisReached(now: f.at(200))) == ["redis recovered"])
+        #expect(f.tick(201) == ["resume but 0"], "the bulk lane still holds 20")
+    }
+
+    @Test("a partition assigned anew is not held paused for a lane")
+    func assignedPartitionIsNotLanePaused() throws {
+        var f = try Self.fullBulkLane()
+        #expect(f.perform(f.machine.assigned([KafkaTopicPartition(topic: Fixture.topic, partition: 0)])) == [])
+        #expect(!f.machine.mayPoll, "nothing is paused for a lane any more")
+    }
+
     @Test("an intent that names no lane (or one the pipeline lacks) is in the default lane")
     func defaultLane() throws {
         var f = try Fixture { $0.policies.lanes = Self.lanes(readAhead: 100) }
