@@ -70,7 +70,6 @@ struct DeliveryPoliciesConfigurationTests {
         ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", stat: x }\n", 5, "policies.quiet_hours.stat", .unknownKey),
         ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", time_zone: Europe/Berlin, exempt_categories: [security, call] }\n", 5,
          "policies.quiet_hours", .invalidValue),
-        ("policies:\n  lanes: {}\n", 5, "policies.lanes", .invalidValue),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
         try ConfigurationFixture.expectPipelineError(yaml, line: line, key: key, code: code)
