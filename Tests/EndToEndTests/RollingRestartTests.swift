@@ -20,7 +20,7 @@ struct RollingRestartTests {
     /// in librdkafka 2.0.2's rdkafka_mock_cgrp.c): the group's rebalance delay.
     static let rebalanceDelay = session - .seconds(1)
 
-    @Test("three workers restarted one at a time: one outcome per delivery, no partition moved twice, no stall beyond the restart")
+    @Test("three workers restarted one at a time: one outcome per delivery, no partition moved twice (a stall beyond the restart is measured, a known issue: docs/kafka.md)")
     func rollingRestart() async throws {
         let run = try await DedicatedThread.run(timeout: .seconds(280)) { () throws -> RollingRun in
             let stack = try EndToEndStack(partitions: Self.partitions)
