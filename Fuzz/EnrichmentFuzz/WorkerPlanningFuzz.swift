@@ -29,10 +29,16 @@ enum WorkerPlanningFuzz {
     static func run(_ bytes: [UInt8]) {
         let message = KafkaConsumerMessage(topicPartition: KafkaTopicPartition(topic: "pushline.intents", partition: 0), offset: 7,
                                            key: nil, value: bytes)
-        // A user has one device in the registry, so user-addressed intents are planned too.
-        let plan = try? planner.plan(message, entry: 0, registry: { _, intent in
-            [RecipientDevice(token: token, environment: intent.environment)]
-        })
+        let plan: DeliveryPlanner.Plan?
+        switch planner.decode(message, entry: 0) {
+        case .undecodable(let undecodable):
+            plan = undecodable
+        case .intent(let intent):
+            // A user has one device in the registry, so user-addressed intents are planned too.
+            plan = try? planner.plan(intent, message: message, entry: 0, enricher: planner.catalog.enricher, registry: { _, intent in
+                [RecipientDevice(token: token, environment: intent.environment)]
+            })
+        }
         guard case .planned(let deliveries, let outputs)? = plan else { return }
         var records = outputs
         var originals = LastOriginal()
