@@ -273,11 +273,11 @@ final class WorkerLoop {
                     grants = try connectedStages().takeTokens(requests)
                 } catch {
                     guard error.isRetryable else { throw error }
-                    try perform(machine.tokensFailed(error, now: .now))
+                    try perform(machine.tokensFailed(error, now: clock.now))
                     continue
                 }
                 metrics.lanes.granted(requests, grants)
-                try perform(machine.tokensTaken(grants, now: .now))
+                try perform(machine.tokensTaken(grants, now: clock.now))
             case .countScheduled(let perLane):
                 metrics.lanes.scheduled(perLane)
             case .countRecordedBeforeClaims(let deliveries):
