@@ -182,8 +182,9 @@ final class RedisStage: Sendable {
         return joined
     }
 
-    /// The watermarks noted since the last call, as positions (partition and offset).
-    private func takeRecorded() -> [SourcePosition] {
+    /// The watermarks noted since the last call, as positions (partition and offset). After
+    /// ``stop()``, what the thread did not write: the worker's shutdown writes it.
+    func takeRecorded() -> [SourcePosition] {
         recorded.withLock { recorded in
             defer { recorded = [:] }
             return recorded.map { SourcePosition(topic: $0.key.topic, partition: $0.key.partition, offset: $0.value) }

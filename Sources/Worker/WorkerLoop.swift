@@ -442,6 +442,12 @@ final class WorkerLoop {
         do { try producer.close(timeout: closingTime()) } catch { failure = error }
         machine.producerHasClosed()
         do { try perform(machine.acknowledged(acknowledgements.take(), now: clock.now)) } catch { failure = failure ?? error }
+        // The Redis stage has stopped: the watermarks of what it had not written and of what the
+        // flush completed are recorded here, before the commit. Should the group refuse the commit
+        // (it moved on: another member joined or left meanwhile), the partitions' next owner reads
+        // those messages again and emits nothing again.
+        let watermarks = redisStage.takeRecorded()
+        if !watermarks.isEmpty && !unsent.redisOut { try? connectedStages().record(watermarks) }
         // Commits each partition's watermark, then leaves the group.
         do { try consumer.close(timeout: closingTime()) } catch { failure = failure ?? error }
         status.joined.store(false, ordering: .releasing)

@@ -102,7 +102,7 @@ struct CrashAndShutdownTests {
         let secondLog: String
     }
 
-    @Test("SIGTERM under load drains: exit 0 within the deadline, outcomes flushed, offsets committed at the last completed message")
+    @Test("SIGTERM under load drains: exit 0 within the deadline, outcomes flushed, offsets committed and recorded in Redis at the last completed message")
     func sigtermDrains() async throws {
         try await DedicatedThread.run(timeout: .seconds(170)) {
             let stack = try EndToEndStack(partitions: 2)
@@ -127,6 +127,12 @@ struct CrashAndShutdownTests {
                 return committed.allSatisfy { partition, offset in (0..<offset).allSatisfy { recorded.contains("\(partition):\($0)") } }
             }
             #expect(outcomes.allSatisfy { $0.status == "accepted" })
+            // Recorded in Redis as far as committed: were the commit refused (the group moved on), a
+            // redelivery of those messages would emit nothing again (docs/worker.md, "Redeliveries").
+            let recorded = try stack.recordedWatermarks()
+            for (partition, offset) in committed {
+                #expect(recorded[partition] == offset, "partition \(partition): committed \(offset), recorded \(String(describing: recorded[partition]))")
+            }
             // A new member of the group starts exactly where the drained worker left off.
             for (partition, offset) in try stack.firstOffsets(group: configuration.group, partitions: Set(committed.keys)) {
                 #expect(offset == committed[partition], "partition \(partition) restarts at \(offset), committed \(String(describing: committed[partition]))")
