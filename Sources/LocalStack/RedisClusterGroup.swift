@@ -1,26 +1,28 @@
 import Foundation
 
-/// A Redis Cluster on loopback for tests: six `redis-server --cluster-enabled yes`, joined by
-/// `redis-cli --cluster create … --cluster-replicas 1` into three masters with a replica each.
+/// A Redis Cluster on loopback for tests: three masters, by default with a replica each (six
+/// `redis-server --cluster-enabled yes`, joined by `redis-cli --cluster create … --cluster-replicas 1`).
 /// Stopped when released.
 public final class RedisClusterGroup: Sendable {
     public let servers: [RedisServer]
 
     /// Starts the nodes, creates the cluster and waits until every node reports `cluster_state:ok`
-    /// and sees all six; blocks (a few seconds). A node's bus port is its port + 10000.
-    public init() throws {
+    /// and sees all the others; blocks (a few seconds). A node's bus port is its port + 10000.
+    /// - Parameter replicas: replicas per master (0: three masters alone, as a benchmark on one
+    ///   machine wants, where replicas would take their replication's CPU from the clients).
+    public init(replicas: Int = 1) throws {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
-        servers = try (0..<6).map { _ in
+        servers = try (0..<(3 * (1 + replicas))).map { _ in
             try RedisServer(extraArguments: ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
                                              "--cluster-node-timeout", "2000"], portLimit: 55_000)
         }
         let create = try ExternalCommand.run(cli, ["--cluster", "create"] + servers.map { "127.0.0.1:\($0.port)" }
-                                             + ["--cluster-replicas", "1", "--cluster-yes"])
+                                             + ["--cluster-replicas", String(replicas), "--cluster-yes"])
         guard create.status == 0 else { throw LocalStackError("redis-cli --cluster create failed: \(create.standardOutput)\(create.standardError)") }
         for server in servers {
             try RedisSentinelGroup.waitUntil("cluster node \(server.port) reports the cluster ok") {
                 let info = try RedisCommandLine.run(port: server.port, ["CLUSTER", "INFO"])
-                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:6")
+                return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:\(servers.count)")
             }
         }
     }

@@ -35,9 +35,7 @@ enum BenchDeferredStoreCommand: Command {
         let count = try arguments.positiveInteger("--entries", default: 100_000)
         let bodySize = try arguments.positiveInteger("--body", default: 400)
         let rounds = try arguments.positiveInteger("--rounds", default: 5)
-        let kind: BenchRedisTarget.Kind = arguments.flags.contains("--cluster") ? .cluster : .single
-        progress(kind == .cluster ? "starting a Redis Cluster (6 redis-server)" : "starting redis-server")
-        let target = try BenchRedisTarget(kind)
+        let target = try BenchRedisTarget(clusterFlag: arguments, progress: progress)
         let redis = try RedisConnection(configuration: target.configuration)
         let store = DeferredStore(connection: redis, pipeline: "bench")
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodySize)

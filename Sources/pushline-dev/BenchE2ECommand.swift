@@ -17,7 +17,7 @@ enum BenchE2ECommand: Command {
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd] [--policies off|on|both]
                                   [--transactional-rate T] [--read-ahead A]
-                                  [--redis single|cluster[,…]] [--workers N[,…]] [--rounds R]
+                                  [--redis single|cluster|cluster-replicas[,…]] [--workers N[,…]] [--rounds R]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
         Kafka cluster (one broker); as processes of their own, a redis-server on a free port and the
@@ -89,8 +89,10 @@ enum BenchE2ECommand: Command {
                                   arrive meanwhile; a real broker answers as soon as they do
                                   (docs/BENCHMARKS.md)
           --redis K,K…            single (default): one redis-server; cluster: a Redis Cluster
-                                  of 3 masters and 3 replicas (redis-cli --cluster create),
-                                  pushline run with redis.mode: cluster. Several: each in turn
+                                  of 3 masters (redis-cli --cluster create), pushline run with
+                                  redis.mode: cluster; cluster-replicas: the same with a replica
+                                  per master (their replication shares this machine's cores).
+                                  Several: each in turn
           --workers N,N…          pushline run processes in the group (default 1); several:
                                   each in turn. See "Scaling runs" below
           --rounds R              the runs of --redis × --workers, R times alternating (default 1)
@@ -105,7 +107,7 @@ enum BenchE2ECommand: Command {
         In scaling runs the workers start first, and the intents are produced once the workers'
         logs show the partitions shared (a late joiner would cost the mock broker's rebalance
         delay inside the measured phase). --workers may not exceed --partitions.
-        --redis cluster does not run the sealed workload (its key registry is set up on one
+        --redis cluster(-replicas) does not run the sealed workload (its key registry is set up on one
         server).
 
         Exit 0 when every step finished; 1 when a component could not start, the worker stopped,

@@ -15,7 +15,7 @@ struct BenchE2EScale {
     init(_ arguments: ParsedArguments, workloads: [BenchWorkload], partitions: Int) throws {
         redis = try (arguments.optional("--redis") ?? "single").split(separator: ",").map { name in
             guard let kind = BenchRedisTarget.Kind(rawValue: String(name)) else {
-                throw UsageError(message: "--redis: unknown deployment \"\(name)\"; deployments: single, cluster")
+                throw UsageError(message: "--redis: unknown deployment \"\(name)\"; deployments: \(BenchRedisTarget.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             return kind
         }
@@ -27,7 +27,7 @@ struct BenchE2EScale {
         if let most = workers.max(), most > partitions {
             throw UsageError(message: "--workers \(most): more workers than --partitions \(partitions) leaves some without work")
         }
-        if redis.contains(.cluster), workloads.contains(.sealed) {
+        if redis.contains(where: \.isCluster), workloads.contains(.sealed) {
             throw UsageError(message: "--redis cluster: the sealed workload registers its device keys on one server; leave it out")
         }
     }
@@ -96,12 +96,12 @@ struct BenchE2EScale {
         let perRound = results.count / rounds
         for round in 0..<rounds {
             let runs = results[(round * perRound)..<((round + 1) * perRound)]
-            for result in runs where result.settings.redis == .cluster {
+            for result in runs where result.settings.redis.isCluster {
                 guard let single = runs.first(where: { $0.workload == result.workload && $0.settings.redis == .single
                                                        && $0.settings.workers == result.settings.workers }) else { continue }
                 let ratio = result.sustained.rate / single.sustained.rate
-                print(String(format: "round %d, %@, %d worker(s): outcomes/s cluster / single %.2f — goal ≥ %.1f: ", round + 1,
-                             result.workload.rawValue, result.settings.workers, ratio, Self.clusterRateGoal)
+                print(String(format: "round %d, %@, %d worker(s): outcomes/s %@ / single %.2f — goal ≥ %.1f: ", round + 1,
+                             result.workload.rawValue, result.settings.workers, result.settings.redis.rawValue, ratio, Self.clusterRateGoal)
                       + result.judged(ratio >= Self.clusterRateGoal))
             }
             for result in runs where result.settings.workers > 1 {

@@ -40,9 +40,7 @@ enum BenchRedisCommand: Command {
         let requests = try arguments.positiveInteger("--requests", default: 300_000)
         let rounds = try arguments.positiveInteger("--rounds", default: 9)
         let redisBenchmark = try ExternalCommand.locate("redis-benchmark", package: "redis-tools")
-        let kind: BenchRedisTarget.Kind = arguments.flags.contains("--cluster") ? .cluster : .single
-        progress(kind == .cluster ? "starting a Redis Cluster (6 redis-server)" : "starting redis-server")
-        let target = try BenchRedisTarget(kind)
+        let target = try BenchRedisTarget(clusterFlag: arguments, progress: progress)
         let redis = try RedisConnection(configuration: target.configuration)
         var reference: [Double] = []
         var pushline: [Double] = []

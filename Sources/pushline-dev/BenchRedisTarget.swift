@@ -1,14 +1,21 @@
+import CLI
 import Foundation
 import LocalStack
 import Redis
 
 /// The Redis a benchmark runs against, started for the run: one `redis-server`, or a Redis Cluster
-/// of three masters and three replicas (``RedisClusterGroup``, the test kit's).
+/// of three masters (``RedisClusterGroup``, the test kit's), alone or with a replica each.
 struct BenchRedisTarget {
     /// Which deployment: `single` or `cluster` on the command line.
     enum Kind: String, CaseIterable {
         case single
+        /// Three masters, no replicas: what the cluster's routing costs, without replication.
         case cluster
+        /// Three masters and three replicas: on one machine the replicas' replication takes CPU
+        /// from everything else, so this measures the machine as much as the cluster.
+        case clusterWithReplicas = "cluster-replicas"
+
+        var isCluster: Bool { self != .single }
     }
 
     let server: RedisServer?
@@ -17,10 +24,16 @@ struct BenchRedisTarget {
     /// Starts the deployment and waits until it serves (a cluster: every node reports it ok).
     init(_ kind: Kind) throws {
         server = kind == .single ? try RedisServer() : nil
-        cluster = kind == .cluster ? try RedisClusterGroup() : nil
+        cluster = kind.isCluster ? try RedisClusterGroup(replicas: kind == .cluster ? 0 : 1) : nil
     }
 
-    var kind: Kind { cluster == nil ? .single : .cluster }
+    /// The deployment a command's `--cluster` flag asks for — three masters with a replica each, or
+    /// one server — started, after `progress` said so.
+    init(clusterFlag arguments: ParsedArguments, progress: (String) -> Void) throws {
+        let kind: Kind = arguments.flags.contains("--cluster") ? .clusterWithReplicas : .single
+        progress(kind.isCluster ? "starting a Redis Cluster (6 redis-server)" : "starting redis-server")
+        try self.init(kind)
+    }
 
     /// The port of the server, or of the cluster's first node (a seed).
     var port: Int { server?.port ?? cluster?.servers[0].port ?? 0 }

@@ -20,9 +20,9 @@ struct BenchE2EScaleTests {
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 1 worker(s): outcomes/s cluster / single ") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 2 worker(s): outcomes/s cluster / single ") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, cluster: workers' CPU per outcome, 2 workers / 1 worker ") })
-        // Six redis-server in the cluster runs, each named in the CPU line.
+        // Three redis-server (the masters, no replicas) in the cluster runs, each named in the CPU line.
         let cluster = lines.filter { $0.hasPrefix("[tokens] CPU per outcome") && $0.contains("pushline run 2") }
-        #expect(cluster.contains { $0.components(separatedBy: "redis-server :").count - 1 == 6 }, "\(cluster)")
+        #expect(cluster.contains { $0.components(separatedBy: "redis-server :").count - 1 == 3 }, "\(cluster)")
     }
 
     @Test("more workers than partitions is a usage error that names both")
@@ -36,6 +36,6 @@ struct BenchE2EScaleTests {
     func unknownDeployment() throws {
         let result = try pushlineDev("bench", "e2e", "--redis", "sentinel")
         #expect(result.status == 2)
-        #expect(result.standardError.contains("--redis: unknown deployment \"sentinel\"; deployments: single, cluster"), "\(result.standardError)")
+        #expect(result.standardError.contains("--redis: unknown deployment \"sentinel\"; deployments: single, cluster, cluster-replicas"), "\(result.standardError)")
     }
 }
