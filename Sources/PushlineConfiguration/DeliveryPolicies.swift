@@ -80,8 +80,9 @@ public struct DeliveryPolicies: Sendable, Equatable {
 
     public init() {}
 
-    /// Reads a pipeline's `policies` section over the defaults.
-    mutating func read(_ section: inout ConfigurationSection) {
+    /// Reads a pipeline's `policies` section over the defaults; a throttle's `pool` must be one of
+    /// `poolNames` (`apns.pools`).
+    mutating func read(_ section: inout ConfigurationSection, poolNames: Set<String>) {
         defer { section.finish() }
         var ttl = section.section("ttl")
         timeToLive.fallback = ttl.value("default", .duration(Self.windowRange))
@@ -96,7 +97,7 @@ public struct DeliveryPolicies: Sendable, Equatable {
         lanes = LanesConfiguration.read(&lanesSection)
         throttles = section.sequence("throttles").compactMap { item in
             var item = item
-            return ThrottleConfiguration.read(&item)
+            return ThrottleConfiguration.read(&item, poolNames: poolNames)
         }
         // Two throttles of one bucket would share its Redis key with different rates.
         for (index, throttle) in throttles.enumerated() where throttles[..<index].contains(where: { $0.bucket == throttle.bucket }) {

@@ -107,7 +107,7 @@ public struct PipelineConfiguration: Sendable, CustomStringConvertible {
         let maximumHold = section.value("max_hold", .duration(.seconds(1)...Duration.seconds(7 * 86_400)))
         var policies = DeliveryPolicies()
         var policiesSection = section.section("policies")
-        policies.read(&policiesSection)
+        policies.read(&policiesSection, poolNames: poolNames)
         guard let templates, let locales, let pool else { return nil }
         var pipeline = PipelineConfiguration(name: name, file: section.file, sourceGroup: group ?? worker.kafka.groupID,
                                              templatesDirectory: templates, localesDirectory: locales, apnsPool: pool, dedupe: dedupe)

@@ -27,8 +27,14 @@ public struct ThrottleConfiguration: Sendable, Equatable {
     /// `<scope>:<value>`: the bucket's name, its Redis key `pushline:throttle:{<bucket>}`, its metric label.
     public var bucket: String { "\(scope.rawValue):\(value)" }
 
-    /// Reads one item: exactly one of `app`, `campaign`, `pool`, with `rate` and optionally `burst`.
-    static func read(_ section: inout ConfigurationSection) -> ThrottleConfiguration? {
+    /// The worker asks a bucket for tokens at most this many times a second (its
+    /// `ThrottleGate.minimumInterval`, 10 ms apart): a bucket smaller than `rate` / this overflows
+    /// between asks, and the rate would be lower than set.
+    public static let asksPerSecond = 100
+
+    /// Reads one item: exactly one of `app`, `campaign`, `pool` (one of `poolNames`), with `rate` and
+    /// optionally `burst` (at least `rate` / ``asksPerSecond``).
+    static func read(_ section: inout ConfigurationSection, poolNames: Set<String>) -> ThrottleConfiguration? {
         defer { section.finish() }
         let scoped = Scope.allCases.compactMap { scope in section.value(scope.rawValue, .text).map { (scope, $0) } }
         let rate = section.required("rate", .integer(1...1_000_000))
@@ -43,7 +49,19 @@ public struct ThrottleConfiguration: Sendable, Equatable {
             section.report(.missingKey, "app", at: section.origin("rate"), "a throttle names one of app, campaign or pool")
             return nil
         }
+        if scope == .pool && !poolNames.contains(value) {
+            let known = poolNames.isEmpty ? "none are defined" : "defined: \(poolNames.sorted().joined(separator: ", "))"
+            section.report(.unknownReference, "pool", at: section.origin("pool"), "\"\(value)\" is not a pool of apns.pools (\(known))")
+            return nil
+        }
         guard let rate else { return nil }
+        let leastBurst = (rate + Self.asksPerSecond - 1) / Self.asksPerSecond
+        if let burst, burst < leastBurst {
+            section.report(.invalidValue, "burst", at: section.origin("burst"),
+                           "\(burst) is under rate / \(Self.asksPerSecond) (\(leastBurst)): the bucket would overflow between the worker's asks "
+                           + "(every 10 ms) and deliveries would go slower than \(rate)/s; at least \(leastBurst)")
+            return nil
+        }
         return ThrottleConfiguration(scope: scope, value: value, rate: rate, burst: burst)
     }
 }

@@ -11,9 +11,10 @@ import Runtime
 /// Pure (no clock, no I/O): the ``WorkerLoop/StateMachine`` owns one, asks it for the requests
 /// due (``Action/takeTokens(_:)``) and hands it the grants.
 struct ThrottleGate<Element> {
-    /// The least time between two asks while deliveries wait: a bucket refills `rate × interval`
-    /// tokens in it, so a `burst` of at least `rate / 100` loses nothing to it.
-    static var minimumInterval: Duration { .milliseconds(10) }
+    /// The least time between two asks while deliveries wait (10 ms): a bucket refills
+    /// `rate × interval` tokens in it, so a `burst` of at least `rate / 100` (checked at load)
+    /// loses nothing to it.
+    static var minimumInterval: Duration { .seconds(1) / ThrottleConfiguration.asksPerSecond }
 
     let throttles: [ThrottleConfiguration]
     private let matches: (ThrottleConfiguration, Element) -> Bool

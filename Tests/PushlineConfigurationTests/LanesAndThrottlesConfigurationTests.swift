@@ -47,12 +47,12 @@ struct LanesAndThrottlesConfigurationTests {
               throttles:
                 - { campaign: spring, rate: 50, burst: 10 }
                 - { app: com.example.news, rate: 1000 }
-                - { pool: sandbox, rate: 20 }
+                - { pool: default, rate: 20 }
             """, environment: ["PUSHLINE_PIPELINES_MAIN_POLICIES_THROTTLES_1_RATE": "500"]).throttles
         #expect(throttles == [ThrottleConfiguration(scope: .campaign, value: "spring", rate: 50, burst: 10),
                               ThrottleConfiguration(scope: .app, value: "com.example.news", rate: 500),
-                              ThrottleConfiguration(scope: .pool, value: "sandbox", rate: 20)])
-        #expect(throttles.map(\.bucket) == ["campaign:spring", "app:com.example.news", "pool:sandbox"])
+                              ThrottleConfiguration(scope: .pool, value: "default", rate: 20)])
+        #expect(throttles.map(\.bucket) == ["campaign:spring", "app:com.example.news", "pool:default"])
     }
 
     @Test("errors name the line and the key", arguments: [
@@ -64,6 +64,10 @@ struct LanesAndThrottlesConfigurationTests {
         ("policies:\n  throttles:\n    - { rate: 5 }\n", 6, "policies.throttles[0].app", .missingKey),
         ("policies:\n  throttles:\n    - { app: a, rate: 5 }\n    - { app: a, rate: 9 }\n", 6, "policies.throttles", .duplicate),
         ("policies:\n  throttles:\n    - { campaign: spring, rate: 5, per: hour }\n", 6, "policies.throttles[0].per", .unknownKey),
+        // A pool apns.pools does not define would never match a delivery: the throttle would never hold one.
+        ("policies:\n  throttles:\n    - { pool: sandbox, rate: 5 }\n", 6, "policies.throttles[0].pool", .unknownReference),
+        // The bucket would overflow between the worker's asks, 10 ms apart: at 1,000/s it needs 10.
+        ("policies:\n  throttles:\n    - { app: a, rate: 1000, burst: 9 }\n", 6, "policies.throttles[0].burst", .invalidValue),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
         try ConfigurationFixture.expectPipelineError(yaml, line: line, key: key, code: code)
