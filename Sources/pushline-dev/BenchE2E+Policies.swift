@@ -8,8 +8,9 @@ enum BenchPolicies: String, CaseIterable {
     case off
     /// Every delivery goes through the policy stage's Redis round trip: each intent has a policy
     /// category whose frequency caps (two windows) no recipient reaches, and an `expires_at` (so a
-    /// deadline check and an `apns-expiration` header); a default TTL; the seeds' budgets on. The
-    /// quiet-hours and lanes work add their settings here (quiet hours none in effect, lanes on).
+    /// deadline check and an `apns-expiration` header); a default TTL; the seeds' budgets on; three
+    /// lanes (every intent in the default, `bulk`: the scheduler and its read-ahead run for each
+    /// delivery). Quiet hours are not built yet.
     case on
 
     /// The pipeline's `policies:` lines.
@@ -19,7 +20,8 @@ enum BenchPolicies: String, CaseIterable {
             ["  background_budget: { enabled: false }", "  live_activity_budget: { enabled: false }"]
         case .on:
             ["  ttl: { default: 1d }", "  frequency_caps:", "    rules:",
-             "      - { category: bench, limit: 1000000, window: 1h }", "      - { category: bench, limit: 1000000, window: 1d }"]
+             "      - { category: bench, limit: 1000000, window: 1h }", "      - { category: bench, limit: 1000000, window: 1d }",
+             "  lanes:", "    default: bulk", "    weights: { critical: 8, transactional: 4, bulk: 1 }"]
         }
     }
 
