@@ -6,6 +6,11 @@ import TLS
 /// `AES.GCM.SealedBox.combined`), the key's id and version beside it in `e2e_kid` and `e2e_kv`.
 /// docs/service-extension.md describes the payload and the Swift code that opens it.
 public enum PayloadSealer {
+    /// What follows the box's base64: the key id's member, then the version's (made once, not
+    /// interpolated per delivery).
+    private static let keyIDMember = Array("\",\"\(ServiceExtensionTemplate.PayloadKey.keyID)\":".utf8)
+    private static let keyVersionMember = Array(",\"\(ServiceExtensionTemplate.PayloadKey.keyVersion)\":".utf8)
+
     /// `delivery` ready to send: sealed under `key`; without a key, the placeholder payload or
     /// `MissingEncryptionKey` as the template says. A delivery with nothing to seal is returned as
     /// it is.
@@ -27,9 +32,9 @@ public enum PayloadSealer {
         payload.reserveCapacity(request.prefixCount + Base64.encodedCount(box.count) + ServiceExtensionContent.keyFieldsReserve)
         payload.append(contentsOf: delivery.payload[..<request.prefixCount])
         Base64.append(box, to: &payload)
-        payload.append(contentsOf: "\",\"\(ServiceExtensionTemplate.PayloadKey.keyID)\":".utf8)
+        payload.append(contentsOf: keyIDMember)
         JSONWriter.appendString(key.id, to: &payload)
-        payload.append(contentsOf: ",\"\(ServiceExtensionTemplate.PayloadKey.keyVersion)\":".utf8)
+        payload.append(contentsOf: keyVersionMember)
         JSONWriter.appendInteger(key.version, to: &payload)
         payload.append(UInt8(ascii: "}"))
         guard payload.count <= request.limit else {

@@ -19,9 +19,7 @@ struct ServiceExtensionContent {
     /// Changes `payload` and returns the plaintext to seal, if the template encrypts.
     func apply(_ serviceExtension: ServiceExtensionTemplate, to payload: inout APNsPayload) throws(EnrichmentError) -> [UInt8]? {
         let values = try hostValues(serviceExtension)
-        guard let sealed = Self.restructure(&payload, serviceExtension, values) else { return nil }
-        var plaintext: [UInt8] = []
-        JSONWriter.appendValue(.object(sealed), to: &plaintext)
+        guard let plaintext = Self.restructure(&payload, serviceExtension, values) else { return nil }
         payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.sealedBox, .string(Self.standIn(plaintextCount: plaintext.count))))
         return plaintext
     }
@@ -35,13 +33,11 @@ struct ServiceExtensionContent {
         let host = try hostValues(serviceExtension)
         var values = PayloadSkeleton.ExtensionValues(attachmentURL: host.attachmentURL, sender: host.sender, placeholder: host.placeholder?.body)
         guard let encryption = serviceExtension.encryption else { return (values, nil) }
-        let sealed = Self.sealedFields(encryption, alert: alert) { key in
+        let plaintext = Self.plaintext(encryption, alert: alert) { key in
             if let index = template.custom.firstIndex(where: { $0.name == key }) { return customValues[index] }
             if key == ServiceExtensionTemplate.PayloadKey.attachmentURL { return host.attachmentURL }
             return key == ServiceExtensionTemplate.PayloadKey.communication ? host.sender : nil
         }
-        var plaintext: [UInt8] = []
-        JSONWriter.appendValue(.object(sealed), to: &plaintext)
         values.sealedBoxCount = Self.standInCount(plaintextCount: plaintext.count)
         return (values, plaintext)
     }
@@ -58,19 +54,23 @@ struct ServiceExtensionContent {
         var values = HostValues()
         if let attachment = serviceExtension.attachment { values.attachmentURL = .string(try attachmentURL(attachment)) }
         if let communication = serviceExtension.communication { values.sender = .object(try sender(communication)) }
-        if let encryption = serviceExtension.encryption, encryption.fields.contains("body") {
-            values.placeholder = try AlertTexts(template: template, app: app, args: args, locale: locale)
-                .content(Template.AlertTemplate(body: encryption.placeholder))
+        if let encryption = serviceExtension.encryption, encryption.sealsBody {
+            if let literal = encryption.literalPlaceholder {
+                values.placeholder = AlertContent(body: literal)
+            } else {
+                values.placeholder = try AlertTexts(template: template, app: app, args: args, locale: locale)
+                    .content(Template.AlertTemplate(body: encryption.placeholder))
+            }
         }
         return values
     }
 
     /// `payload` changed for the extension: `mutable-content`, the attachment URL and the sender
     /// added, the sealed fields taken out (a sealed body replaced by the placeholder), the reserved
-    /// keys dropped; returns the fields to seal, nil when the template does not encrypt. The
+    /// keys dropped; returns the plaintext to seal, nil when the template does not encrypt. The
     /// general path calls it with the intent's values, ``PayloadSkeleton`` with markers.
     static func restructure(_ payload: inout APNsPayload, _ serviceExtension: ServiceExtensionTemplate,
-                            _ values: HostValues) -> JSONObject? {
+                            _ values: HostValues) -> [UInt8]? {
         payload.mutableContent = true
         if let url = values.attachmentURL {
             payload.custom.members.append(.init(ServiceExtensionTemplate.PayloadKey.attachmentURL, url))
@@ -82,7 +82,7 @@ struct ServiceExtensionContent {
         var content: AlertContent?
         if case .content(let alert) = payload.alert { content = alert }
         let custom = payload.custom
-        let sealed = sealedFields(encryption, alert: content) { key in custom.members.first { $0.key == key }?.value }
+        let sealed = plaintext(encryption, alert: content) { key in custom.members.first { $0.key == key }?.value }
         for field in encryption.fields {
             switch field {
             case "title":
@@ -105,22 +105,36 @@ struct ServiceExtensionContent {
         return sealed
     }
 
-    /// The fields `encryption` seals, in its order: alert fields from `alert`, the rest from
-    /// `custom` (the payload's first custom key of the name); absent ones are left out.
-    private static func sealedFields(_ encryption: ServiceExtensionTemplate.Encryption, alert: AlertContent?,
-                                     custom: (String) -> JSONValue?) -> JSONObject {
-        var sealed = JSONObject()
+    /// The plaintext to seal: a JSON object of the fields `encryption` seals, in its order, alert
+    /// fields from `alert`, the rest from `custom` (the payload's first custom key of the name);
+    /// absent ones are left out. Written straight into bytes: every sealed delivery has one.
+    private static func plaintext(_ encryption: ServiceExtensionTemplate.Encryption, alert: AlertContent?,
+                                  custom: (String) -> JSONValue?) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        bytes.append(UInt8(ascii: "{"))
         for field in encryption.fields {
-            let value: JSONValue?
             switch field {
-            case "title": value = alert?.title.map(JSONValue.string)
-            case "subtitle": value = alert?.subtitle.map(JSONValue.string)
-            case "body": value = alert?.body.map(JSONValue.string)
-            default: value = custom(field)
+            case "title", "subtitle", "body":
+                let text = field == "title" ? alert?.title : field == "subtitle" ? alert?.subtitle : alert?.body
+                guard let text else { continue }
+                appendKey(field, to: &bytes)
+                JSONWriter.appendString(text, to: &bytes)
+            default:
+                guard let value = custom(field) else { continue }
+                appendKey(field, to: &bytes)
+                JSONWriter.appendValue(value, to: &bytes)
             }
-            if let value { sealed.members.append(.init(field, value)) }
         }
-        return sealed
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    /// `"key":` after the object's `{` or its last member.
+    private static func appendKey(_ key: String, to bytes: inout [UInt8]) {
+        if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+        JSONWriter.appendString(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
     }
 
     /// As many `A`s as the base64 of the sealed box of `plaintextCount` bytes has characters
@@ -143,7 +157,7 @@ struct ServiceExtensionContent {
         guard case .string(let url) = value else {
             throw EnrichmentError(.badAttachmentURL, "template \(template.name): the attachment argument \(attachment.argument) is a \(value.typeName), not a URL")
         }
-        let bytes = Array(url.utf8)
+        let bytes = url.utf8
         guard bytes.count <= attachment.maximumLength else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL has \(bytes.count) bytes; the limit is \(attachment.maximumLength)")
         }
@@ -151,11 +165,11 @@ struct ServiceExtensionContent {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL has spaces, control or non-ASCII characters (percent-encode them)")
         }
         // Bytes, not characters: every URL of every delivery of the template comes here.
-        let scheme = Array("https://".utf8)
+        let scheme = "https://".utf8
         guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL is not https: \(url.prefix(16))…")
         }
-        let authority = bytes[scheme.count...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let authority = bytes.dropFirst(scheme.count).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         guard !authority.contains(UInt8(ascii: "@")) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL carries credentials before its host")
         }

@@ -13,6 +13,19 @@ struct ServiceExtensionTemplate: Sendable {
         /// The body APNs and a device without the extension see.
         let placeholder: Template.AlertText
         let withoutKey: MissingKeyRule
+        /// Whether `fields` names the body, which the placeholder replaces.
+        let sealsBody: Bool
+        /// The placeholder when it is a literal text ("New message"): used as it is, without
+        /// filling a template's alert for every delivery.
+        let literalPlaceholder: String?
+
+        init(fields: [String], placeholder: Template.AlertText, withoutKey: MissingKeyRule) {
+            self.fields = fields
+            self.placeholder = placeholder
+            self.withoutKey = withoutKey
+            sealsBody = fields.contains("body")
+            if case .text(let text) = placeholder { literalPlaceholder = text.literal } else { literalPlaceholder = nil }
+        }
     }
 
     /// `attachment: {argument, allowed_hosts, max_length}`.

@@ -30,7 +30,7 @@ struct TemplateText: Sendable, Equatable {
 
     /// The text when it has neither placeholders nor sections (a placeholder body such as "New
     /// message", rendered for every sealed delivery): returned as it is.
-    private let literal: String?
+    let literal: String?
 
     init(compiling source: String) throws(SyntaxError) {
         var parser = TemplateTextParser(source)

@@ -45,9 +45,13 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
     public var description: String { "<AES-256 key>" }
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
-    /// Seals `plaintext` under a fresh random nonce: nonce ‖ ciphertext ‖ tag.
+    /// Seals `plaintext` under a fresh random nonce: nonce ‖ ciphertext ‖ tag. The nonce is drawn
+    /// straight into the box's first bytes.
     public func seal(_ plaintext: [UInt8], authenticating additionalData: [UInt8] = []) throws(OpenSSLError) -> [UInt8] {
-        try seal(plaintext, nonce: Self.randomBytes(Self.nonceByteCount), authenticating: additionalData)
+        var combined = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
+        guard RAND_bytes(&combined, Int32(Self.nonceByteCount)) == 1 else { throw OpenSSLError.drainingQueue(operation: "RAND_bytes") }
+        try seal(plaintext, into: &combined, authenticating: additionalData)
+        return combined
     }
 
     /// Seals `plaintext` under `nonce` (12 bytes; never reuse one with the same key).
@@ -57,8 +61,15 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
         }
         var combined = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
         combined.replaceSubrange(0..<Self.nonceByteCount, with: nonce)
-        let sealed = Self.withContext(key: key, nonce: nonce, encrypting: true) { context in
-            combined.withUnsafeMutableBufferPointer { out in
+        try seal(plaintext, into: &combined, authenticating: additionalData)
+        return combined
+    }
+
+    /// Fills `combined` (the plaintext's length plus ``overhead``, the nonce in its first 12 bytes)
+    /// with the ciphertext and the tag.
+    private func seal(_ plaintext: [UInt8], into combined: inout [UInt8], authenticating additionalData: [UInt8]) throws(OpenSSLError) {
+        let sealed = combined.withUnsafeMutableBufferPointer { out in
+            Self.withContext(key: key, nonce: out.baseAddress!, encrypting: true) { context in
                 var length: Int32 = 0
                 guard Self.update(context, additionalData, output: nil, encrypting: true),
                       plaintext.isEmpty || EVP_EncryptUpdate(context, out.baseAddress! + Self.nonceByteCount, &length, plaintext,
@@ -69,7 +80,6 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
             }
         }
         guard sealed == true else { throw OpenSSLError.drainingQueue(operation: "AES-256-GCM seal") }
-        return combined
     }
 
     /// Opens nonce ‖ ciphertext ‖ tag; throws when the tag does not verify (wrong key, altered

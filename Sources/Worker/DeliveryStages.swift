@@ -175,10 +175,20 @@ struct DeliveryStages {
         return Self.replacingSealed(admitted, with: sealed)
     }
 
-    /// The deliveries in their order, each that was to be sealed replaced by its sealed value, and
-    /// those that could not be sealed (absent from `sealed`) left out.
-    private static func replacingSealed(_ planned: [PlannedDelivery], with sealed: [DeliveryKey: PlannedDelivery]) -> [PlannedDelivery] {
-        planned.compactMap { $0.delivery.sealing == nil ? $0 : sealed[$0.key] }
+    /// The deliveries in their order, each that was to be sealed replaced by its sealed value
+    /// (`sealed` holds them in the same order), and those that could not be sealed (nil there) left out.
+    private static func replacingSealed(_ planned: [PlannedDelivery], with sealed: [PlannedDelivery?]) -> [PlannedDelivery] {
+        var next = sealed.makeIterator()
+        var ready: [PlannedDelivery] = []
+        ready.reserveCapacity(planned.count)
+        for delivery in planned {
+            if delivery.delivery.sealing == nil {
+                ready.append(delivery)
+            } else if let sealedDelivery = next.next(), let sealedDelivery {
+                ready.append(sealedDelivery)
+            }
+        }
+        return ready
     }
 
     /// Under `fail_open` while Redis is out: no key can be read, so deliveries of templates that
@@ -191,20 +201,27 @@ struct DeliveryStages {
     }
 
     /// Seals each delivery with its key (`keys` in the same order; nil: none found): the sealed
-    /// deliveries by key, and those that cannot be sent, with their `invalid` outcome.
+    /// deliveries in their order (nil for one that cannot be sent), and those that cannot be
+    /// sent, with their `invalid` outcome.
     private static func seal(_ sealing: [PlannedDelivery], keys: [Result<EncryptionKey?, KeyRegistryError>]?, records: OutputRecords)
-        -> (sealed: [DeliveryKey: PlannedDelivery], refused: [(planned: PlannedDelivery, outcome: SettledOutcome)]) {
-        var sealed: [DeliveryKey: PlannedDelivery] = [:]
+        -> (sealed: [PlannedDelivery?], refused: [(planned: PlannedDelivery, outcome: SettledOutcome)]) {
+        var sealed: [PlannedDelivery?] = []
+        sealed.reserveCapacity(sealing.count)
         var refused: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
         for (index, planned) in sealing.enumerated() {
+            let reason: String
             do throws(EnrichmentError) {
                 switch keys?[index] ?? .success(nil) {
-                case .success(let key): sealed[planned.key] = try planned.sealed(with: key)
-                case .failure(let error): refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
+                case .success(let key):
+                    sealed.append(try planned.sealed(with: key))
+                    continue
+                case .failure(let error): reason = error.code.rawValue
                 }
             } catch {
-                refused.append((planned, records.decided(planned, .invalid, reason: error.code.rawValue)))
+                reason = error.code.rawValue
             }
+            refused.append((planned, records.decided(planned, .invalid, reason: reason)))
+            sealed.append(nil)
         }
         return (sealed, refused)
     }

@@ -96,6 +96,35 @@ struct ServiceExtensionTests {
         #expect(payload.at("aps.mutable-content") == .integer(1))
     }
 
+    @Test("a placeholder from the catalog is in the intent's language and one with an argument is filled in; a literal one is sent as it is")
+    func placeholderTexts() throws {
+        let fixture = try CatalogFixture(templates: """
+            templates:
+              from_catalog:
+                alert:
+                  body: "{{text}}"
+                encrypt: [body]
+                placeholder: { key: sealed.placeholder }
+              with_argument:
+                alert:
+                  body: "{{text}}"
+                encrypt: [body]
+                placeholder: "{{sender}} wrote"
+            """, locales: [
+                "en.json": #"{"sealed.placeholder": "New message"}"#,
+                "de.json": #"{"sealed.placeholder": "Neue Nachricht"}"#,
+            ])
+        let key = EncryptionKey(id: "k", version: 1, cipher: try AES256GCM(key: AES256GCM.randomKey()))
+        func body(_ members: String) throws -> JSONValue? {
+            let delivery = try #require(try fixture.deliveries(members).first)
+            return try parsed(PayloadSealer.seal(delivery, with: key).payload).at("aps.alert.body")
+        }
+        #expect(try body(#""template":"from_catalog","locale":"de","args":{"text":"geheim"}"#) == "Neue Nachricht")
+        #expect(try body(#""template":"from_catalog","locale":"en","args":{"text":"secret"}"#) == "New message")
+        #expect(try body(#""template":"with_argument","args":{"sender":"Anna","text":"secret"}"#) == "Anna wrote")
+        #expect(try parsed(PayloadSealer.seal(try delivery(), with: key).payload).at("aps.alert.body") == "New message")
+    }
+
     @Test("attachment URLs that are not https, too long, on another host or with credentials are BadAttachmentURL",
           arguments: ["http://media.example.com/p.jpg", "https://evil.example.net/p.jpg", "https://user@media.example.com/p.jpg",
                       "https://media.example.com/" + String(repeating: "a", count: 2_100), "https://media.example.com/a b.jpg", "ftp://x"])
