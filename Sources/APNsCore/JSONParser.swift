@@ -36,16 +36,19 @@ public struct JSONParser {
     }
 
     /// Parses one complete document like ``parse(_:)``, but hands each member of a root object to
-    /// `member` as it is read instead of collecting them: for a decoder that keeps the members it
-    /// knows, and so builds no root object. Returns nil when the root is an object, else the root.
-    public static func parseMembers(_ bytes: [UInt8], _ member: (_ key: String, _ value: JSONValue) -> Void)
-        throws(JSONParseError) -> JSONValue? {
+    /// `member` as it is read instead of collecting them, its key named by `field` straight from the
+    /// key's bytes (unescaped, valid UTF-8): for a decoder that keeps the members it knows, and so
+    /// builds neither a root object nor a `String` per key. `field` gives the caller's number for a
+    /// key it knows, nil for any other; `member` gets every member, known or not, in order. Returns
+    /// nil when the root is an object, else the root.
+    public static func parseMembers(_ bytes: [UInt8], field: (_ key: UnsafeBufferPointer<UInt8>) -> Int?,
+                                    _ member: (_ field: Int?, _ value: JSONValue) -> Void) throws(JSONParseError) -> JSONValue? {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue? in
             var parser = JSONParser(bytes: buffer)
             parser.skipWhitespace()
             var root: JSONValue?
             if parser.current == UInt8(ascii: "{") {
-                try parser.parseMembers(member)
+                try parser.parseMembers(key: { (utf8) -> Int?? in Self.isValidUTF8(utf8) ? .some(field(utf8)) : .none }, member)
             } else {
                 root = try parser.parseValue()
             }
@@ -97,12 +100,14 @@ public struct JSONParser {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         var object = JSONObject()
         object.members.reserveCapacity(8)
-        try parseMembers { key, value in object.members.append(JSONObject.Member(key, value)) }
+        try parseMembers(key: Self.validatedString) { key, value in object.members.append(JSONObject.Member(key, value)) }
         return .object(object)
     }
 
-    /// Reads an object from its `{`, handing each member to `member` in order.
-    private mutating func parseMembers(_ member: (String, JSONValue) -> Void) throws(JSONParseError) {
+    /// Reads an object from its `{`, handing each member to `member` in order, its key as `key`
+    /// makes it from the key's UTF-8 (nil: not valid UTF-8).
+    private mutating func parseMembers<Key>(key: (UnsafeBufferPointer<UInt8>) -> Key?,
+                                            _ member: (Key, JSONValue) -> Void) throws(JSONParseError) {
         try enterNesting()
         defer { depth -= 1 }
         position += 1
@@ -114,12 +119,12 @@ public struct JSONParser {
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
-            let key = try parseString()
+            let name = try parseString(key)
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             position += 1
             skipWhitespace()
-            member(key, try parseValue())
+            member(name, try parseValue())
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): position += 1
@@ -152,16 +157,22 @@ public struct JSONParser {
     }
 
     private mutating func parseString() throws(JSONParseError) -> String {
+        try parseString(Self.validatedString)
+    }
+
+    /// Reads a string from its opening quote and hands its UTF-8, unescaped, to `make`, which gives
+    /// nil when the bytes are not valid UTF-8.
+    private mutating func parseString<Made>(_ make: (UnsafeBufferPointer<UInt8>) -> Made?) throws(JSONParseError) -> Made {
         position += 1
         let start = position
         // Fast path for the common string without escapes: validate the bytes in place, no copy.
         while let byte = current, byte != UInt8(ascii: "\\"), byte >= 0x20 {
             position += 1
             guard byte == UInt8(ascii: "\"") else { continue }
-            guard let string = Self.validatedString(UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)])) else {
+            guard let made = make(UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)])) else {
                 throw error("string is not valid UTF-8")
             }
-            return string
+            return made
         }
         var utf8 = Array(bytes[start..<position])
         while true {
@@ -169,10 +180,10 @@ public struct JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let string = utf8.withUnsafeBufferPointer(Self.validatedString) else {
+                guard let made = utf8.withUnsafeBufferPointer(make) else {
                     throw error("string is not valid UTF-8")
                 }
-                return string
+                return made
             case UInt8(ascii: "\\"):
                 position += 1
                 try parseEscape(into: &utf8)
@@ -194,6 +205,11 @@ public struct JSONParser {
         let unchanged = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(utf8) }
             ?? string.utf8.elementsEqual(utf8)
         return unchanged ? string : nil
+    }
+
+    /// Whether `utf8` is valid UTF-8: ASCII (as keys nearly always are) at the cost of one pass.
+    private static func isValidUTF8(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        isASCII(utf8) || validatedString(utf8) != nil
     }
 
     /// Whether every byte is ASCII: the bytes' bits OR-ed together, with no early exit, which the

@@ -34,15 +34,18 @@ public struct Enricher: Sendable {
     /// Devices sharing a profile locale share one payload.
     public func forEachDelivery(for intent: Intent, devices: [RecipientDevice],
                                 _ take: (consuming Delivery) -> Void) throws(EnrichmentError) {
+        guard !devices.isEmpty else { return }
+        // The app and template looked up once for all the devices.
+        let source = try NotificationComposer.Source(intent, catalog: catalog)
         var composedByLocale: [String?: NotificationComposer.Composed] = [:]
-        let policy = DeliveryPolicyTraits(intent, template: intent.templateName.flatMap { catalog.app(intent.app)?.templates[$0] })
+        let policy = DeliveryPolicyTraits(intent, template: source.template)
         for device in devices {
             let localeKey = intent.locale == nil ? device.profileLocale : nil
             let composed: NotificationComposer.Composed
             if devices.count > 1, let cached = composedByLocale[localeKey] {
                 composed = cached
             } else {
-                composed = try NotificationComposer(catalog: catalog).compose(intent, profileLocale: device.profileLocale)
+                composed = try NotificationComposer().compose(intent, source, profileLocale: device.profileLocale)
                 if devices.count > 1 { composedByLocale[localeKey] = composed }
             }
             take(Delivery(
@@ -70,7 +73,7 @@ public struct Enricher: Sendable {
         guard case .template(let name) = intent.content else {
             throw EnrichmentError(.unknownTemplate, "the intent carries a raw payload, not a template")
         }
-        let draft = try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: profileLocale).draft
+        let draft = try NotificationComposer().draft(intent, try catalog.template(name, of: intent.app), profileLocale: profileLocale)
         return NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
     }
 }

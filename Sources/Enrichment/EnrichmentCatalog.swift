@@ -6,17 +6,16 @@ public struct EnrichmentCatalog: Sendable {
     /// One app's templates and strings. A class: composing a notification passes it along
     /// several times, and copying its fields retained each of them.
     final class App: Sendable {
-        let templates: [String: Template]
-        /// The templates' payloads with holes for their texts, by template name; a template
-        /// without one (its payload breaks an APNs rule) is always composed the general way.
-        let payloadSkeletons: [String: PayloadSkeleton]
+        /// The templates by name, each with its payload with holes for its texts: one lookup per
+        /// intent finds both. A template without a skeleton (its payload breaks an APNs rule) is
+        /// always composed the general way.
+        let templates: [String: (template: Template, skeleton: PayloadSkeleton?)]
         let strings: StringCatalog
         /// Normalized; the last step of every locale fallback.
         let defaultLocale: String
 
         init(id: String, templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
-            self.templates = templates
-            payloadSkeletons = templates.compactMapValues { PayloadSkeleton(template: $0, app: id) }
+            self.templates = templates.mapValues { ($0, PayloadSkeleton(template: $0, app: id)) }
             self.strings = strings
             self.defaultLocale = defaultLocale
         }
@@ -33,6 +32,18 @@ public struct EnrichmentCatalog: Sendable {
     }
 
     func app(_ id: String) -> App? { apps[id] }
+
+    /// The app and the template `templateName` of `app`, each looked up once: an intent's
+    /// deliveries are composed with them, whatever the number of its devices.
+    func template(_ templateName: String, of app: String) throws(EnrichmentError) -> NamedTemplate {
+        guard let found = apps[app] else {
+            throw EnrichmentError(.unknownApp, "no template file for app \(app)")
+        }
+        guard let named = found.templates[templateName] else {
+            throw EnrichmentError(.unknownTemplate, "app \(app) has no template \"\(templateName)\"")
+        }
+        return NamedTemplate(app: found, template: named.template, skeleton: named.skeleton)
+    }
 
     /// Loads `<templatesDirectory>/<app>.yaml` for every app, with its strings from
     /// `<localesDirectory>/<app>/`: String Catalogs (`*.xcstrings`) and plain JSON per locale

@@ -16,12 +16,14 @@ public enum IntentDecoder {
     }
 
     /// Decodes one intent document. The root's members go straight into their fields as they are
-    /// parsed: no root object is built.
+    /// parsed, each key matched from its bytes: no root object, and no `String` per key, is built.
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
         var fields = FieldSet(path: "$")
         let nonObjectRoot: JSONValue?
         do {
-            nonObjectRoot = try JSONParser.parseMembers(bytes) { key, value in fields.add(key, value) }
+            nonObjectRoot = try JSONParser.parseMembers(bytes, field: { IntentField.byName[utf8: $0]?.slot }) { slot, value in
+                fields.add(slot.map { IntentField.bySlot[$0] }, value)
+            }
         } catch {
             throw IntentDecodingError(.malformedJSON, at: "$", error.description)
         }
@@ -115,7 +117,10 @@ private enum IntentField: String, CaseIterable {
     /// case in turn.
     static let byName = NameTable(allCases.map { ($0.rawValue, $0) })
 
-    /// The field's slot in a ``FieldSet``.
+    /// The fields by ``slot``: the parser hands a key's slot back (``JSONParser/parseMembers(_:field:_:)``).
+    static let bySlot = allCases
+
+    /// The field's slot in a ``FieldSet``: its place among ``allCases``.
     var slot: Int {
         switch self {
         case .schemaVersion: 0
@@ -164,7 +169,7 @@ private struct FieldSet {
     private var values = InlineArray<33, JSONValue?>(repeating: .none)
     private var memberCount = 0
     /// The first known field given twice.
-    private var repeated: String?
+    private var repeated: IntentField?
     let path: String
 
     /// An empty set, to ``add(_:_:)`` members to, then ``checkMembers()``.
@@ -175,16 +180,16 @@ private struct FieldSet {
     /// The known fields of `object`.
     init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
         self.path = path
-        for member in object.members { add(member.key, member.value) }
+        for member in object.members { add(IntentField.byName[member.key], member.value) }
         try checkMembers()
     }
 
-    /// Keeps the member if its field is known.
-    mutating func add(_ key: String, _ value: JSONValue) {
+    /// Keeps the member if its field is known (nil: an unknown member, only counted).
+    mutating func add(_ field: IntentField?, _ value: JSONValue) {
         memberCount += 1
-        guard let field = IntentField.byName[key] else { return }
+        guard let field else { return }
         guard values[field.slot] == .none else {
-            if repeated == nil { repeated = key }
+            if repeated == nil { repeated = field }
             return
         }
         values[field.slot] = value
@@ -197,7 +202,7 @@ private struct FieldSet {
             throw IntentDecodingError(.invalidValue, at: path, "has more than \(Int16.max) members")
         }
         if let repeated {
-            throw IntentDecodingError(.duplicateField, at: "\(path).\(repeated)", "appears more than once")
+            throw IntentDecodingError(.duplicateField, at: path(repeated), "appears more than once")
         }
     }
 

@@ -19,8 +19,6 @@ struct NotificationComposer {
         var sealing: SealingRequest? = nil
     }
 
-    let catalog: EnrichmentCatalog
-
     /// A template filled for one intent, before its payload is assembled: the texts from the
     /// arguments and what the headers need to know besides.
     struct Draft {
@@ -36,20 +34,41 @@ struct NotificationComposer {
         let liveActivity: LiveActivityContent?
     }
 
-    func compose(_ intent: Intent, profileLocale: String?) throws(EnrichmentError) -> Composed {
-        switch intent.content {
+    /// What an intent's notification is made from: its raw payload, or the template it names, looked
+    /// up once per intent (``EnrichmentCatalog/template(_:of:)``) however many devices it has.
+    enum Source {
+        case payload(JSONObject)
+        case template(NamedTemplate)
+
+        /// The source of `intent`'s notifications in `catalog`; throws `UnknownApp` or
+        /// `UnknownTemplate` for a template the catalog does not have.
+        init(_ intent: Intent, catalog: EnrichmentCatalog) throws(EnrichmentError) {
+            switch intent.content {
+            case .payload(let object): self = .payload(object)
+            case .template(let name): self = .template(try catalog.template(name, of: intent.app))
+            }
+        }
+
+        /// The template, if the notification is made from one.
+        var template: Template? {
+            if case .template(let named) = self { named.template } else { nil }
+        }
+    }
+
+    func compose(_ intent: Intent, _ source: Source, profileLocale: String?) throws(EnrichmentError) -> Composed {
+        switch source {
         case .payload(let object):
             return try validated(intent, pushType: intent.overrides.pushType ?? .alert, templatePriority: nil,
                                  collapseID: intent.overrides.collapseID, payload: WrittenPayload(object), locale: nil,
                                  shortened: false)
-        case .template(let name):
-            let (draft, skeleton) = try draft(intent, templateName: name, profileLocale: profileLocale)
+        case .template(let named):
+            let draft = try self.draft(intent, named, profileLocale: profileLocale)
             let serviceExtension = draft.template.serviceExtension
-            if let skeleton, let composed = filled(skeleton, draft, intent) { return composed }
+            if let skeleton = named.skeleton, let composed = filled(skeleton, draft, intent, app: named.app) { return composed }
             var payload = Self.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
             var plaintext: [UInt8]?
-            if let serviceExtension, let app = catalog.app(intent.app) {
-                plaintext = try ServiceExtensionContent(template: draft.template, app: app, args: intent.args, locale: draft.locale)
+            if let serviceExtension {
+                plaintext = try ServiceExtensionContent(template: draft.template, app: named.app, args: intent.args, locale: draft.locale)
                     .apply(serviceExtension, to: &payload)
             }
             let reserve = plaintext == nil ? 0 : ServiceExtensionContent.keyFieldsReserve
@@ -78,16 +97,10 @@ struct NotificationComposer {
                               placeholderPayload: placeholder, limit: limit)
     }
 
-    /// The template filled with the intent's arguments, in the requested locale, and the
-    /// template's payload skeleton if it has one.
-    func draft(_ intent: Intent, templateName: String,
-               profileLocale: String?) throws(EnrichmentError) -> (draft: Draft, skeleton: PayloadSkeleton?) {
-        guard let app = catalog.app(intent.app) else {
-            throw EnrichmentError(.unknownApp, "no template file for app \(intent.app)")
-        }
-        guard let template = app.templates[templateName] else {
-            throw EnrichmentError(.unknownTemplate, "app \(intent.app) has no template \"\(templateName)\"")
-        }
+    /// The template filled with the intent's arguments, in the requested locale.
+    func draft(_ intent: Intent, _ named: NamedTemplate, profileLocale: String?) throws(EnrichmentError) -> Draft {
+        let app = named.app
+        let template = named.template
         let args = intent.args
         let overrides = intent.overrides
         let pushType = intent.liveActivity != nil ? .liveActivity : overrides.pushType ?? template.pushType
@@ -112,10 +125,9 @@ struct NotificationComposer {
             )
         }
         let customValues = try Self.customValues(template, args: args)
-        let draft = Draft(template: template, pushType: pushType, alert: alert, threadID: threadID, customValues: customValues,
-                          collapseID: try overridden(overrides.collapseID, template.collapseID, args), locale: locale,
-                          liveActivity: liveActivityContent)
-        return (draft, app.payloadSkeletons[templateName])
+        return Draft(template: template, pushType: pushType, alert: alert, threadID: threadID, customValues: customValues,
+                     collapseID: try overridden(overrides.collapseID, template.collapseID, args), locale: locale,
+                     liveActivity: liveActivityContent)
     }
 
     /// The draft's payload: the template's `aps` keys, the intent's overrides, then the custom keys.
@@ -174,7 +186,7 @@ struct NotificationComposer {
     /// intent changes more than the texts, the payload is too large, a header breaks a rule, or a
     /// service extension's value is refused: the general path then shortens the alert or reports
     /// every violation or the refusal.
-    private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent) -> Composed? {
+    private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent, app: EnrichmentCatalog.App) -> Composed? {
         let overrides = intent.overrides
         guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, intent.custom.members.isEmpty,
               overrides.threadID == nil, overrides.badge == nil, overrides.sound == nil, overrides.category == nil,
@@ -182,8 +194,7 @@ struct NotificationComposer {
         var values = PayloadSkeleton.ExtensionValues()
         var plaintext: [UInt8]?
         if let serviceExtension = draft.template.serviceExtension {
-            guard let app = catalog.app(intent.app),
-                  let prepared = try? ServiceExtensionContent(template: draft.template, app: app, args: intent.args, locale: draft.locale)
+            guard let prepared = try? ServiceExtensionContent(template: draft.template, app: app, args: intent.args, locale: draft.locale)
                       .skeletonValues(serviceExtension, alert: draft.alert, customValues: draft.customValues) else { return nil }
             (values, plaintext) = prepared
         }

@@ -15,7 +15,9 @@ import APNsCore
 /// ``ServiceExtensionContent/restructure(_:_:_:)`` as the general path with markers for the
 /// attachment URL, the sender, the placeholder body and the sealed box's stand-in: its sealed
 /// fields leave no hole, and the stand-in comes last, where ``PayloadSealer`` puts the box.
-struct PayloadSkeleton: Sendable {
+///
+/// A class: it is found with its template for every intent, and a copy of its fields retained each.
+final class PayloadSkeleton: Sendable {
     /// What one intent puts into a service-extension template's holes
     /// (``ServiceExtensionContent/skeletonValues(_:alert:customValues:)``).
     struct ExtensionValues {

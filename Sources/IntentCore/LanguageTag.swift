@@ -37,9 +37,12 @@ public enum LanguageTag {
         return chain
     }
 
-    /// Lower case with `-` separators: the key under which catalogs store their locales.
+    /// Lower case with `-` separators: the key under which catalogs store their locales. A tag in
+    /// that form already (most are: `en`, `de`, a resolved locale) is returned as it is, with no
+    /// copy: locales are resolved per notification, and whether one fell back is asked per outcome.
     public static func normalized(_ tag: String) -> String {
-        String(decoding: tag.utf8.map { byte in
+        guard tag.utf8.contains(where: { $0 == UInt8(ascii: "_") || isASCIIUpper($0) }) else { return tag }
+        return String(decoding: tag.utf8.map { byte in
             byte == UInt8(ascii: "_") ? UInt8(ascii: "-") : (isASCIIUpper(byte) ? byte + 32 : byte)
         }, as: UTF8.self)
     }

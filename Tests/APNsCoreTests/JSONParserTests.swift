@@ -189,11 +189,16 @@ struct JSONParserTests {
 
     // MARK: A root object's members one by one
 
-    /// What `parseMembers` hands over, as an object, or the root it returns.
+    /// What `parseMembers` hands over, as an object, or the root it returns: every key is numbered
+    /// as `field` reads it from its bytes, and turned back into its text by that number.
     private static func members(_ text: String) throws(JSONParseError) -> JSONValue {
-        var members: [JSONObject.Member] = []
-        let root = try JSONParser.parseMembers(Array(text.utf8)) { members.append(JSONObject.Member($0, $1)) }
-        return root ?? .object(JSONObject(members))
+        var keys: [String] = []
+        var handed: [(field: Int?, value: JSONValue)] = []
+        let root = try JSONParser.parseMembers(Array(text.utf8), field: { utf8 in
+            keys.append(String(decoding: utf8, as: UTF8.self))
+            return keys.count - 1
+        }) { handed.append(($0, $1)) }
+        return root ?? .object(JSONObject(handed.map { JSONObject.Member($0.field.map { keys[$0] } ?? "?", $0.value) }))
     }
 
     @Test("parseMembers hands over a root object's members in order, as parse reads them", arguments: [
@@ -205,12 +210,35 @@ struct JSONParserTests {
 
     @Test("parseMembers returns a root that is not an object", arguments: ["[1,{}]", "\"text\"", "12", "null"])
     func nonObjectRoot(text: String) throws {
-        #expect(try JSONParser.parseMembers(Array(text.utf8)) { _, _ in Issue.record("a member of a non-object root") }
+        #expect(try JSONParser.parseMembers(Array(text.utf8), field: { _ in 0 }) { _, _ in Issue.record("a member of a non-object root") }
                 == (try Self.parse(text)))
     }
 
+    @Test("parseMembers hands a key's unescaped bytes to field, and every member to member, known or not")
+    func membersByField() throws {
+        var handed: [(field: Int?, value: JSONValue)] = []
+        let known: [[UInt8]] = [Array("id".utf8), Array("é\n".utf8)]
+        _ = try JSONParser.parseMembers(Array(#"{"id":1,"other":[2],"\u00e9\n":"x","i\u0064":3}"#.utf8),
+                                        field: { utf8 in known.firstIndex { $0.elementsEqual(utf8) } }) { handed.append(($0, $1)) }
+        #expect(handed.map(\.field) == [0, nil, 1, 0])
+        #expect(handed.map(\.value) == [.integer(1), .array([.integer(2)]), .string("x"), .integer(3)])
+    }
+
+    @Test("parseMembers refuses a key that is not UTF-8 where parse does, without asking field")
+    func membersInvalidKey() {
+        let bytes: [UInt8] = Array(#"{"a":1,""#.utf8) + [0xFF] + Array(#"":2}"#.utf8)
+        let expected = #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
+        let error = #expect(throws: JSONParseError.self) {
+            try JSONParser.parseMembers(bytes, field: { utf8 in
+                #expect(utf8.elementsEqual("a".utf8))
+                return nil
+            }) { _, _ in }
+        }
+        #expect(error == expected)
+    }
+
     @Test("parseMembers fails where parse fails, at the same byte", arguments: [
-        #"{"a":1} x"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":[1,}"#, #"{"a":"b"#, "", #"{"a":1}}"#,
+        #"{"a":1} x"#, #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":[1,}"#, #"{"a":"b"#, "", #"{"a":1}}"#, #"{"a\ud800":1}"#,
     ])
     func membersErrors(text: String) {
         let expected = #expect(throws: JSONParseError.self) { try Self.parse(text) }

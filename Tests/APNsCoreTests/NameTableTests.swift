@@ -20,6 +20,14 @@ struct NameTableTests {
         #expect(Self.table[name] == nil)
     }
 
+    @Test("a key's UTF-8 bytes find what its String finds", arguments: [
+        "id", "app", "user", "args", "interruption-level", "", "i", "ID", "apq", "users", "interruption_level", "ïd", "app\u{301}",
+    ])
+    func findsByBytes(name: String) {
+        let found = Array(name.utf8).withUnsafeBufferPointer { Self.table[utf8: $0] }
+        #expect(found == Self.table[name])
+    }
+
     @Test("an empty table finds nothing")
     func emptyTable() {
         #expect(NameTable<Int>([])["id"] == nil)

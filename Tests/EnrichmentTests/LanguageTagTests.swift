@@ -13,6 +13,14 @@ struct LanguageTagTests {
         #expect(LanguageTag.fallbackChain(tag) == chain)
     }
 
+    @Test("normalized is lower case with - separators, a tag in that form already unchanged", arguments: [
+        ("en", "en"), ("pt-br", "pt-br"), ("pt-BR", "pt-br"), ("en_GB", "en-gb"), ("zh-Hant-TW", "zh-hant-tw"), ("", ""),
+        ("es-419", "es-419"), ("ja-日本", "ja-日本"), ("JA-日本", "ja-日本"),
+    ])
+    func normalized(tag: String, expected: String) {
+        #expect(LanguageTag.normalized(tag) == expected)
+    }
+
     @Test("well-formed tags", arguments: ["en", "zh-Hant-TW", "es-419", "pt_BR", "gsw"])
     func wellFormed(tag: String) {
         #expect(LanguageTag.isWellFormed(tag))

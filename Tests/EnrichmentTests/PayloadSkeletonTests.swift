@@ -15,6 +15,18 @@ struct PayloadSkeletonTests {
                                              localesDirectory: RepositoryPaths.file("Config/locales"))
     }
 
+    /// The names of `app`'s templates that have a skeleton.
+    private static func skeletonNames(_ app: EnrichmentCatalog.App) -> [String] {
+        app.templates.filter { $0.value.skeleton != nil }.keys.sorted()
+    }
+
+    /// The draft of a template intent and its template's skeleton, looked up as the enricher does.
+    private func composerDraft(_ intent: Intent) throws -> (draft: NotificationComposer.Draft, named: NamedTemplate) {
+        guard case .template(let name) = intent.content else { throw CatalogFixture.FixtureError.unexpectedShape }
+        let named = try catalog.template(name, of: intent.app)
+        return (try NotificationComposer().draft(intent, named, profileLocale: nil), named)
+    }
+
     private func intent(_ members: String) throws -> Intent {
         try IntentDecoder.decode(Array(#"{"id":"i-1","app":"\#(Self.exampleApp)","tokens":["0a1b"],\#(members)}"#.utf8))
     }
@@ -23,8 +35,8 @@ struct PayloadSkeletonTests {
     /// the same draft (tree, writer).
     private func bothPaths(_ members: String) throws -> (filled: [UInt8]?, general: [UInt8]) {
         let intent = try intent(members)
-        guard case .template(let name) = intent.content else { throw CatalogFixture.FixtureError.unexpectedShape }
-        let (draft, skeleton) = try NotificationComposer(catalog: catalog).draft(intent, templateName: name, profileLocale: nil)
+        let (draft, named) = try composerDraft(intent)
+        let skeleton = named.skeleton
         let general = WrittenPayload(NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom).document)
         let filled = try #require(skeleton).payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues)
         return (filled, general.bytes)
@@ -33,7 +45,7 @@ struct PayloadSkeletonTests {
     @Test("every example template but the Live Activity one has a skeleton, those for a service extension too")
     func exampleSkeletons() throws {
         let app = try #require(catalog.app(Self.exampleApp))
-        #expect(app.payloadSkeletons.keys.sorted() == ["background_sync", "cart_reminder", "chat_message", "chat_message_sealed",
+        #expect(Self.skeletonNames(app) == ["background_sync", "cart_reminder", "chat_message", "chat_message_sealed",
                                                        "chat_message_sealed_or_placeholder", "order_update", "smoke_alarm"])
     }
 
@@ -44,9 +56,8 @@ struct PayloadSkeletonTests {
     ])
     func sameBytesForAServiceExtension(_ members: String) throws {
         let intent = try intent(members)
-        guard case .template(let name) = intent.content else { throw CatalogFixture.FixtureError.unexpectedShape }
-        let composer = NotificationComposer(catalog: catalog)
-        let (draft, skeleton) = try composer.draft(intent, templateName: name, profileLocale: nil)
+        let (draft, named) = try composerDraft(intent)
+        let skeleton = named.skeleton
         let serviceExtension = try #require(draft.template.serviceExtension)
         let content = ServiceExtensionContent(template: draft.template, app: try #require(catalog.app(Self.exampleApp)), args: intent.args,
                                               locale: draft.locale)
@@ -58,7 +69,7 @@ struct PayloadSkeletonTests {
                                                     extension: prepared.values)
         #expect(filled.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
         #expect(prepared.plaintext == plaintext)
-        let composed = try composer.compose(intent, profileLocale: nil)
+        let composed = try NotificationComposer().compose(intent, .template(named), profileLocale: nil)
         #expect(composed.payload == general, "compose writes the same bytes")
         payload.custom.members.removeAll { $0.key == "e2e" }
         let placeholder = serviceExtension.encryption?.withoutKey == .placeholder ? WrittenPayload(payload.document).bytes : nil
@@ -82,8 +93,8 @@ struct PayloadSkeletonTests {
     @Test("texts of another shape than the template's do not fill its skeleton")
     func otherShape() throws {
         let intent = try intent(#""template":"chat_message","args":{"sender":"A","chat":{"id":"1","name":"C"},"message_id":"m","text":"t"}"#)
-        let (draft, skeleton) = try NotificationComposer(catalog: catalog).draft(intent, templateName: "chat_message", profileLocale: nil)
-        let chat = try #require(skeleton)
+        let (draft, named) = try composerDraft(intent)
+        let chat = try #require(named.skeleton)
         #expect(chat.payload(alert: nil, threadID: draft.threadID, customValues: draft.customValues) == nil)
         #expect(chat.payload(alert: draft.alert, threadID: nil, customValues: draft.customValues) == nil)
         #expect(chat.payload(alert: draft.alert, threadID: draft.threadID, customValues: []) == nil)
@@ -105,7 +116,7 @@ struct PayloadSkeletonTests {
                 custom:
                   scope: "{{scope}}"
             """)
-        #expect(try #require(try fixture.catalog().app(CatalogFixture.app)).payloadSkeletons.isEmpty)
+        #expect(Self.skeletonNames(try #require(try fixture.catalog().app(CatalogFixture.app))).isEmpty)
         #expect { try fixture.deliveries(#""template":"silent","args":{"scope":"s"}"#) } throws: { error in
             (error as? EnrichmentError)?.violations.map(\.reason) == [.mutableContentWithoutAlert]
         }
@@ -121,7 +132,7 @@ struct PayloadSkeletonTests {
                 custom:
                   scope: "{{scope}}"
             """)
-        #expect(try #require(try fixture.catalog().app(CatalogFixture.app)).payloadSkeletons.keys.sorted() == ["sync"])
+        #expect(Self.skeletonNames(try #require(try fixture.catalog().app(CatalogFixture.app))) == ["sync"])
         #expect { try fixture.deliveries(#""template":"sync","args":{"scope":"s","id":"\#(String(repeating: "c", count: 65))"},"priority":10"#) } throws: { error in
             (error as? EnrichmentError)?.violations.map(\.reason) == [.badCollapseID, .backgroundPriority]
         }
@@ -135,7 +146,7 @@ struct PayloadSkeletonTests {
         try FileManager.default.createDirectory(atPath: templates, withIntermediateDirectories: true)
         try Data("templates:\n  note:\n    alert:\n      body: \"{{text}}\"\n".utf8).write(to: URL(fileURLWithPath: "\(templates)/\(app).yaml"))
         let catalog = try EnrichmentCatalog.load(templatesDirectory: templates, localesDirectory: root.appendingPathComponent("locales").path)
-        #expect(try #require(catalog.app(app)).payloadSkeletons.isEmpty)
+        #expect(Self.skeletonNames(try #require(catalog.app(app))).isEmpty)
         let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(app)","tokens":["0a1b"],"template":"note","args":{"text":"t"}}"#.utf8))
         #expect { try Enricher(catalog: catalog).deliveries(for: intent) } throws: { error in
             (error as? EnrichmentError)?.violations.map(\.reason) == [.topicSuffixMismatch]
