@@ -33,9 +33,9 @@ enum WorkerPlanningFuzz {
         switch planner.decode(message, entry: 0) {
         case .undecodable(let undecodable):
             plan = undecodable
-        case .intent(let intent):
+        case .intent(let intent, let release):
             // A user has one device in the registry, so user-addressed intents are planned too.
-            plan = try? planner.plan(intent, message: message, entry: 0, enricher: planner.catalog.enricher, registry: { _, intent in
+            plan = try? planner.plan(intent, release: release, message: message, entry: 0, enricher: planner.catalog.enricher, registry: { _, intent in
                 [RecipientDevice(token: token, environment: intent.environment)]
             })
         }

@@ -4,9 +4,14 @@
 public struct ClaimRequest: Sendable {
     public var key: DeliveryKey
     public var source: SourcePosition
+    /// A deferred delivery's release (quiet hours, docs/policies.md): its claim, settled with the
+    /// `deferred` outcome, is taken over as if free; settled by another message in any other way
+    /// (released already, or decided otherwise) it decides nothing more (``IdempotencyStore/ClaimResult/recorded``).
+    public var releasing: Bool
 
-    public init(_ key: DeliveryKey, source: SourcePosition) {
+    public init(_ key: DeliveryKey, source: SourcePosition, releasing: Bool = false) {
         self.key = key
         self.source = source
+        self.releasing = releasing
     }
 }

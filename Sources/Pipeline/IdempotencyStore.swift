@@ -31,15 +31,18 @@ public struct IdempotencyStore: ClaimStore {
         /// may not have: emit this outcome again.
         case decided(SettledOutcome)
         /// Settled, and the claiming message lies below its partition's recorded watermark: every
-        /// output of it is in Kafka already, so nothing is emitted again.
+        /// output of it is in Kafka already, so nothing is emitted again. Also a release
+        /// (``ClaimRequest/releasing``) of a delivery another message decided: nothing to emit.
         case recorded
 
         /// What a settled claim means for a claim from `source`, given the recorded watermark of
-        /// `source`'s partition (nil when none is known).
+        /// `source`'s partition (nil when none is known); a release's claim settled by another
+        /// message decides nothing more (a second release of the entry, or a delivery decided otherwise).
         static func settled(_ state: SettledClaim.State, _ outcome: SettledOutcome?, claimedFrom source: SourcePosition,
-                            recordedUpTo watermark: Int64?) -> ClaimResult {
+                            recordedUpTo watermark: Int64?, releasing: Bool = false) -> ClaimResult {
             if let watermark, source.offset < watermark { return .recorded }
             if let outcome, outcome.source == source { return .decided(outcome) }
+            if releasing { return .recorded }
             return state == .sent ? .sent : .failed
         }
     }
@@ -72,6 +75,17 @@ public struct IdempotencyStore: ClaimStore {
         return 0
         """)
 
+    /// A release's claim (``ClaimRequest/releasing``): `pending` like `SET NX` when the key is free
+    /// or settled `failed` with the `deferred` outcome (its status, the fourth field of the kept
+    /// outcome, is the only `,"deferred",` a settled claim can hold: topics have no quotes); else
+    /// returns the value, as `SET … GET` does.
+    private static let claimRelease = RedisScript("""
+        local value = redis.call('GET', KEYS[1])
+        if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then return value end
+        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        return false
+        """)
+
     /// Deletes the key only while it still holds this store's `pending` claim.
     private static let release = RedisScript("""
         if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -95,11 +109,16 @@ public struct IdempotencyStore: ClaimStore {
         pendingValue = ClaimValue.pending(owner: owner)
     }
 
-    /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`) and reads the recorded
-    /// watermark of each partition the batch comes from, in one round trip.
+    /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`; a release's by a script
+    /// that also takes over its `deferred` claim) and reads the recorded watermark of each partition
+    /// the batch comes from, in one round trip.
     public func claim(_ requests: [ClaimRequest]) throws(RedisError) -> [ClaimResult] {
         let (partitions, partitionOfRequest) = SourcePartition.distinct(requests.lazy.map(\.source))
         let commands = requests.map { request in
+            if request.releasing {
+                return RedisCommand.evalSHA(Self.claimRelease, keys: [request.key.claimKey],
+                                            arguments: [pendingValue, String(configuration.pendingMilliseconds)])
+            }
             // Built argument by argument into room made once: no array of arguments per delivery.
             var command = RedisCommand(reservingBytes: DeliveryKey.claimKeyLength + pendingValue.utf8.count + 32, arguments: 7)
             command.append("SET")
@@ -126,7 +145,8 @@ public struct IdempotencyStore: ClaimStore {
                     if owner != nil && value.elementsEqual(pendingValue.utf8) { return .heldByOwner }
                     return .pending(owner: ClaimValue.pendingOwner(value))
                 }
-                return .settled(state, outcome, claimedFrom: requests[index].source, recordedUpTo: watermarks[partitionOfRequest[index]])
+                return .settled(state, outcome, claimedFrom: requests[index].source, recordedUpTo: watermarks[partitionOfRequest[index]],
+                                releasing: requests[index].releasing)
             }
         }
     }

@@ -27,7 +27,8 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
         self.owner = owner
     }
 
-    /// Claims every delivery that holds no live claim (`pending` for the pending TTL); reports what
+    /// Claims every delivery that holds no live claim (`pending` for the pending TTL), and a
+    /// release's delivery whose claim keeps its `deferred` outcome; reports what
     /// the others hold, a settled claim read against its partition's recorded watermark.
     public func claim(_ requests: [ClaimRequest]) -> [IdempotencyStore.ClaimResult] {
         let now = MonotonicClock.now
@@ -38,10 +39,13 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
                 case nil:
                     state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
+                case .settled(.failed, let outcome?) where request.releasing && outcome.status == .deferred:
+                    state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
+                    return .claimed
                 case .pending(let holder): return owner != nil && holder == owner ? .heldByOwner : .pending(owner: holder)
                 case .settled(let settled, let outcome):
                     let watermark = state.recorded.value(for: request.source.topicPartition.recordedKey, at: now)
-                    return .settled(settled, outcome, claimedFrom: request.source, recordedUpTo: watermark)
+                    return .settled(settled, outcome, claimedFrom: request.source, recordedUpTo: watermark, releasing: request.releasing)
                 }
             }
         }

@@ -4,8 +4,7 @@
 ///
 /// Where each part of issue 17 plugs in: `ttl`, `frequency_caps`, `background_budget` and
 /// `live_activity_budget` are read here, and `lanes` and `throttles` (``LanesConfiguration``,
-/// ``ThrottleConfiguration``); `quiet_hours` is checked (``QuietHoursConfiguration``) but refused:
-/// the worker does not defer deliveries yet.
+/// ``ThrottleConfiguration``), and `quiet_hours` (``QuietHoursConfiguration``).
 public struct DeliveryPolicies: Sendable, Equatable {
     /// At most `limit` deliveries within any rolling `window`.
     public struct RollingLimit: Sendable, Equatable {
@@ -77,6 +76,8 @@ public struct DeliveryPolicies: Sendable, Equatable {
     public var lanes = LanesConfiguration()
     /// `throttles`, in the order written: a delivery waits for the first that matches it.
     public var throttles: [ThrottleConfiguration] = []
+    /// `quiet_hours`: deliveries inside the window are deferred to its end; nil (the default): none.
+    public var quietHours: QuietHoursConfiguration?
 
     public init() {}
 
@@ -103,19 +104,10 @@ public struct DeliveryPolicies: Sendable, Equatable {
         for (index, throttle) in throttles.enumerated() where throttles[..<index].contains(where: { $0.bucket == throttle.bucket }) {
             section.report(.duplicate, "throttles", at: section.origin("throttles"), "\(throttle.bucket) has two throttles")
         }
-        Self.checkQuietHours(in: &section)
-    }
-
-    /// Checks `quiet_hours` (every mistake reported at its line and key), then refuses a valid
-    /// window too: the worker does not defer deliveries yet (it has no releaser, docs/policies.md),
-    /// and a window silently ignored would send into the night.
-    private static func checkQuietHours(in section: inout ConfigurationSection) {
-        guard section.isSet("quiet_hours") else { return }
-        var quiet = section.section("quiet_hours")
-        guard let window = QuietHoursConfiguration.read(&quiet) else { return }
-        section.report(.invalidValue, "quiet_hours", at: section.origin("quiet_hours"),
-                       "\(window.start)–\(window.end) (\(window.timeZone)) is valid, but this build's worker does not defer "
-                       + "deliveries yet: it has no releaser (docs/policies.md#quiet-hours)")
+        if section.isSet("quiet_hours") {
+            var quiet = section.section("quiet_hours")
+            quietHours = QuietHoursConfiguration.read(&quiet)
+        }
     }
 
     /// Windows from a second to 30 days.

@@ -9,6 +9,7 @@ import Runtime
 ///   end: "08:00"
 ///   time_zone: Europe/Berlin          # for users without one in their profile; default UTC
 ///   exempt_categories: [security, call]   # or categories: [marketing], not both
+///   release_interval: 1s              # how often each worker takes the deliveries due (default 1s)
 /// ```
 public struct QuietHoursConfiguration: Sendable, Equatable {
     /// Which intent categories the window holds back.
@@ -26,6 +27,8 @@ public struct QuietHoursConfiguration: Sendable, Equatable {
     /// The zone of users whose profile names none, and of explicit-token intents (IANA; `UTC` by default).
     public var timeZone: String
     public var coverage: Coverage
+    /// `release_interval`: how often each worker's releaser takes the deferred deliveries that are due.
+    public var releaseInterval = Duration.seconds(1)
 
     public init(start: TimeOfDay, end: TimeOfDay, timeZone: String = "UTC", coverage: Coverage = .all) {
         self.start = start
@@ -33,6 +36,9 @@ public struct QuietHoursConfiguration: Sendable, Equatable {
         self.timeZone = timeZone
         self.coverage = coverage
     }
+
+    /// `release_interval`'s bounds: from 10 ms to an hour.
+    static let releaseIntervals = Duration.milliseconds(10)...Duration.seconds(3_600)
 
     /// Reads a `quiet_hours` section; nil (with every problem reported at its file, line and key)
     /// when it is not a complete window.
@@ -42,6 +48,7 @@ public struct QuietHoursConfiguration: Sendable, Equatable {
         let timeZone = section.value("time_zone", .timeZone) ?? "UTC"
         let categories = section.list("categories", .text)
         let exempt = section.list("exempt_categories", .text)
+        let releaseInterval = section.value("release_interval", .duration(releaseIntervals))
         var coverage = Coverage.all
         switch (categories, exempt) {
         case (let listed?, nil): coverage = .categories(listed)
@@ -60,7 +67,9 @@ public struct QuietHoursConfiguration: Sendable, Equatable {
                            "must differ from start (\(start)): a window that starts where it ends holds nothing")
             return nil
         }
-        return QuietHoursConfiguration(start: start, end: end, timeZone: timeZone, coverage: coverage)
+        var window = QuietHoursConfiguration(start: start, end: end, timeZone: timeZone, coverage: coverage)
+        window.releaseInterval = releaseInterval ?? window.releaseInterval
+        return window
     }
 }
 

@@ -38,16 +38,19 @@ struct DeliveryPlanner: Sendable {
 
     /// What decoding a message gave.
     enum Decoding {
-        case intent(Intent)
+        /// An intent, or a deferred delivery's release of one (``ReleaseRecord``).
+        case intent(Intent, release: ReleaseRecord?)
         /// Not a v1 intent, or too large: its dead letter and `invalid` outcome.
         case undecodable(Plan)
     }
 
-    /// The message's intent, or the plan of a message that cannot be one.
+    /// The message's intent (with its release, for a ``ReleaseRecord``), or the plan of a message
+    /// that cannot be one.
     func decode(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID) -> Decoding {
         let bytes = message.value ?? []
+        let release = ReleaseRecord(bytes)
         do {
-            return .intent(try IntentDecoder.decode(bytes, maximumBytes: maximumIntentBytes))
+            return .intent(try IntentDecoder.decode(release?.intent ?? bytes, maximumBytes: maximumIntentBytes), release: release)
         } catch {
             let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
             return .undecodable(.planned([], outputs: [
@@ -62,21 +65,32 @@ struct DeliveryPlanner: Sendable {
     /// `invalid` outcomes.
     /// - Parameters:
     ///   - enricher: the catalog snapshot of the batch this message is planned in.
+    ///   - release: a release's one device (its message a ``ReleaseRecord``): planned for it alone,
+    ///     with the profile it was deferred with, without asking the registry.
     ///   - registry: nil when the registry must not be asked: a user-addressed intent then gives
     ///     ``Plan/needsRegistry(_:)``.
-    func plan(_ intent: Intent, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher,
+    func plan(_ intent: Intent, release: ReleaseRecord? = nil, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher,
               registry: Registry?) throws(RedisError) -> Plan {
         let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
         let user: String?
         let devices: [RecipientDevice]
         switch intent.recipients {
-        case .tokens(let tokens):
+        case .tokens:
             user = nil
-            devices = tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
         case .user(let id):
-            guard let registry else { return .needsRegistry(intent) }
             user = id
-            devices = try registry(id, intent)
+        }
+        if var device = release?.device {
+            device.environment = intent.environment
+            devices = [device]
+        } else {
+            switch intent.recipients {
+            case .tokens(let tokens):
+                devices = tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
+            case .user(let id):
+                guard let registry else { return .needsRegistry(intent) }
+                devices = try registry(id, intent)
+            }
         }
         guard !devices.isEmpty else {
             return .planned([], outputs: [records.outcome(records.intentOutcome(intent, user: user, source: source, reason: "NoRegisteredDevices"),
@@ -89,9 +103,11 @@ struct DeliveryPlanner: Sendable {
         do {
             var deliveries: [PlannedDelivery] = []
             deliveries.reserveCapacity(devices.count)
+            // The enricher makes one delivery per device, in the devices' order.
             try enricher.forEachDelivery(for: intent, devices: devices) { delivery in
-                deliveries.append(PlannedDelivery(delivery: delivery, intent: intent, user: user, pool: pool, message: message,
-                                                  source: source, entry: entry))
+                let device = devices[deliveries.count]
+                deliveries.append(PlannedDelivery(delivery: delivery, intent: intent, user: user, device: device,
+                                                  isRelease: release != nil, pool: pool, message: message, source: source, entry: entry))
             }
             return .planned(deliveries, outputs: [])
         } catch {

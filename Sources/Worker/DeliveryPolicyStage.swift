@@ -7,7 +7,7 @@ import Runtime
 
 /// The policy stage (docs/policies.md): after planning and the claims (idempotency, collapse
 /// windows) and before sending, each delivery gets one ``Decision``. The policies run in a fixed
-/// order — time to live, (quiet hours), frequency caps and the seeds' budgets — and those kept in
+/// order — time to live, quiet hours, frequency caps and the seeds' budgets — and those kept in
 /// Redis share one pipelined round trip per batch. Time comes from the worker's injectable clock.
 ///
 /// Confined like its store's `RedisConnection`: one thread at a time (the worker's Redis stage).
@@ -20,6 +20,9 @@ struct DeliveryPolicyStage {
         /// Not sent: its outcome (`expired`/`TimeToLiveElapsed`, `suppressed`/`FrequencyCapped`,
         /// `suppressed`/`BackgroundBudget`); its claim is settled with it.
         case outcome(OutcomeEvent.Status, reason: String)
+        /// Inside its recipient's quiet hours: not sent now, kept until `until` (Unix ms, the
+        /// window's end), then released; its claim is settled `deferred`/`QuietHours` meanwhile.
+        case deferred(until: Int64)
     }
 
     /// What one call decided, in the deliveries' order, and what the worker counts of it.
@@ -30,13 +33,25 @@ struct DeliveryPolicyStage {
     }
 
     private let policies: DeliveryPolicies
+    private let quietHours: QuietHours?
     private let windows: any RollingWindowStore
     private let clock: WallClock
 
     init(policies: DeliveryPolicies, windows: any RollingWindowStore, clock: WallClock) {
         self.policies = policies
+        quietHours = policies.quietHours.map(Self.window)
         self.windows = windows
         self.clock = clock
+    }
+
+    /// The window of `quiet_hours` (its time zone was checked at load).
+    private static func window(_ configuration: QuietHoursConfiguration) -> QuietHours {
+        let coverage: QuietHours.Coverage = switch configuration.coverage {
+        case .all: .all
+        case .categories(let listed): .categories(Set(listed))
+        case .allExcept(let exempt): .allExcept(Set(exempt))
+        }
+        return QuietHours(start: configuration.start, end: configuration.end, timeZone: configuration.timeZone, coverage: coverage)
     }
 
     /// One decision per delivery, in order; at most one round trip to the store (two in a batch where
@@ -44,7 +59,11 @@ struct DeliveryPolicyStage {
     func decide(_ planned: [PlannedDelivery]) throws(RedisError) -> Decisions {
         let now = clock.millisecondsSinceEpoch()
         var result = Decisions()
-        result.decisions = planned.map { timeToLive($0, now: now) }
+        result.decisions = planned.map { delivery in
+            let decision = timeToLive(delivery, now: now)
+            guard case .send = decision, let release = quietRelease(delivery, now: now) else { return decision }
+            return .deferred(until: release)
+        }
         // The rolling-window counts of the deliveries still to be sent: one entry per window key.
         var entries: [RollingWindows.Entry] = []
         var owners: [(index: Int, policy: CountedPolicy)] = []
@@ -85,6 +104,15 @@ struct DeliveryPolicyStage {
         guard now < deadline * 1000 else { return .outcome(.expired, reason: "TimeToLiveElapsed") }
         guard planned.delivery.expiration == .unspecified else { return .send(planned) }
         return .send(planned.replacingHeaders(priority: planned.delivery.priority, expiration: .at(unixSeconds: deadline)))
+    }
+
+    /// When `planned` may go, if its recipient's quiet hours hold it now: not for a release (it
+    /// has waited for them already), an intent that does not respect them, or a category they do
+    /// not cover. In the recipient's profile time zone, else the window's.
+    private func quietRelease(_ planned: PlannedDelivery, now: Int64) -> Int64? {
+        guard let quietHours, !planned.isRelease, planned.delivery.policy.respectQuietHours,
+              quietHours.covers(category: planned.delivery.policy.category) else { return nil }
+        return quietHours.release(at: now, userTimeZone: planned.profileTimeZone)
     }
 
     /// The rolling-window counts `planned` takes part in: its category's frequency caps (per user,

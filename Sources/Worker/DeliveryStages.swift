@@ -47,6 +47,8 @@ struct DeliveryStages {
     private let keys: EncryptionKeyRegistry?
     private let onUncertain: UncertainDeliveryPolicy
     private let policies: DeliveryPolicyStage
+    /// Where deliveries deferred by quiet hours wait for their release.
+    private let deferredStore: any DeferredEntryStore
 
     /// Connects to Redis, or takes the worker's in-memory stores.
     /// - Parameter owner: this worker's id, written into its `pending` claims in Redis.
@@ -66,7 +68,8 @@ struct DeliveryStages {
             keys = configuration.keyEncryptionKey.map { EncryptionKeyRegistry(connection: redis, keyEncryptionKey: $0) }
             policies = DeliveryPolicyStage(policies: configuration.policies, windows: RollingWindows(connection: redis),
                                            clock: configuration.wallClock)
-        case .inMemory(let claims, let collapseWindow, let tokenRegistry, let windows, let throttleBuckets):
+            deferredStore = DeferredStore(connection: redis, pipeline: configuration.pipelineName, configuration: configuration.deferredStore)
+        case .inMemory(let claims, let collapseWindow, let tokenRegistry, let windows, let throttleBuckets, let deferred):
             redis = nil
             idempotency = claims
             collapse = collapseWindow
@@ -74,6 +77,7 @@ struct DeliveryStages {
             throttles = throttleBuckets
             keys = nil
             policies = DeliveryPolicyStage(policies: configuration.policies, windows: windows, clock: configuration.wallClock)
+            deferredStore = deferred
         }
     }
 
@@ -126,7 +130,7 @@ struct DeliveryStages {
         var claimed: [PlannedDelivery] = []
         claimed.reserveCapacity(planned.count)
         var heldByOthers: [(delivery: PlannedDelivery, holder: String)] = []
-        let results = try idempotency.claim(planned.map { ClaimRequest($0.key, source: $0.source) })
+        let results = try idempotency.claim(planned.map { ClaimRequest($0.key, source: $0.source, releasing: $0.isRelease) })
         for (delivery, result) in zip(planned, results) {
             let key = delivery.key
             switch result {
@@ -285,8 +289,9 @@ struct DeliveryStages {
     }
 
     /// The policy stage's decisions (docs/policies.md): deliveries not to be sent have their claims
-    /// settled with their outcome (so a redelivery re-emits it); returns the rest, as the stage
-    /// changed them.
+    /// settled with their outcome (so a redelivery re-emits it); deferred ones are kept in the
+    /// deferred store first (one more round trip, only when there are some), so a claim never says
+    /// `deferred` for a delivery the store does not hold. Returns the rest, as the stage changed them.
     private func applyPolicies(_ admitted: [PlannedDelivery], claims: inout Claims) throws(RedisError) -> [PlannedDelivery] {
         guard !admitted.isEmpty else { return admitted }
         let decided = try policies.decide(admitted)
@@ -294,12 +299,20 @@ struct DeliveryStages {
         var sending: [PlannedDelivery] = []
         sending.reserveCapacity(admitted.count)
         var unsent: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
+        var deferred: [DeferredEntry] = []
         for (planned, decision) in zip(admitted, decided.decisions) {
             switch decision {
             case .send(let delivery): sending.append(delivery)
             case .outcome(let status, let reason): unsent.append((planned, records.decided(planned, status, reason: reason)))
+            case .deferred(let releaseAt):
+                var outcome = records.decided(planned, .deferred, reason: "QuietHours")
+                outcome.releaseAt = releaseAt
+                unsent.append((planned, outcome))
+                deferred.append(DeferredEntry(id: planned.delivery.notificationID.description, releaseAt: releaseAt,
+                                              body: ReleaseRecord(planned).encoded))
             }
         }
+        try deferredStore.keep(deferred)
         try settleUnsent(unsent, outputs: &claims.outputs)
         return sending
     }

@@ -23,6 +23,11 @@ struct PlannedDelivery: Sendable {
         let createdAt: Int64?
         let dedupeWindow: Int64?
         let user: String?
+        /// The recipient's profile language and time zone (nil for explicit tokens, or a profile without them).
+        let profileLocale: String?
+        let profileTimeZone: String?
+        /// A deferred delivery's release (``ReleaseRecord``): quiet hours no longer apply.
+        let isRelease: Bool
         let pool: String
         let message: KafkaConsumerMessage
         let source: SourcePosition
@@ -30,8 +35,8 @@ struct PlannedDelivery: Sendable {
         let key: DeliveryKey
 
         init(delivery: consuming Delivery, intentID: String, app: String, environment: Intent.Environment, template: String?,
-             createdAt: Int64?, dedupeWindow: Int64?, user: String?, pool: String, message: KafkaConsumerMessage,
-             source: SourcePosition, entry: MessageLedger.EntryID, key: DeliveryKey) {
+             createdAt: Int64?, dedupeWindow: Int64?, user: String?, profileLocale: String?, profileTimeZone: String?, isRelease: Bool,
+             pool: String, message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID, key: DeliveryKey) {
             self.delivery = delivery
             self.intentID = intentID
             self.app = app
@@ -40,6 +45,9 @@ struct PlannedDelivery: Sendable {
             self.createdAt = createdAt
             self.dedupeWindow = dedupeWindow
             self.user = user
+            self.profileLocale = profileLocale
+            self.profileTimeZone = profileTimeZone
+            self.isRelease = isRelease
             self.pool = pool
             self.message = message
             self.source = source
@@ -49,8 +57,8 @@ struct PlannedDelivery: Sendable {
 
         func replacing(_ delivery: consuming Delivery) -> Storage {
             Storage(delivery: delivery, intentID: intentID, app: app, environment: environment, template: template,
-                    createdAt: createdAt, dedupeWindow: dedupeWindow, user: user, pool: pool, message: message,
-                    source: source, entry: entry, key: key)
+                    createdAt: createdAt, dedupeWindow: dedupeWindow, user: user, profileLocale: profileLocale,
+                    profileTimeZone: profileTimeZone, isRelease: isRelease, pool: pool, message: message, source: source, entry: entry, key: key)
         }
     }
 
@@ -74,6 +82,12 @@ struct PlannedDelivery: Sendable {
     /// `dedupe_window`, seconds.
     var dedupeWindow: Int64? { storage.dedupeWindow }
     var user: String? { storage.user }
+    var profileLocale: String? { storage.profileLocale }
+    /// The recipient's time zone (IANA) from its profile, for quiet hours; nil: the pipeline's.
+    var profileTimeZone: String? { storage.profileTimeZone }
+    /// Whether this is a deferred delivery's release: the policy stage skips quiet hours, and its
+    /// claim takes over the `deferred` one (docs/policies.md).
+    var isRelease: Bool { storage.isRelease }
     var pool: String { storage.pool }
     var message: KafkaConsumerMessage { storage.message }
     var source: SourcePosition { storage.source }
@@ -81,13 +95,17 @@ struct PlannedDelivery: Sendable {
     var entry: MessageLedger.EntryID { storage.entry }
     var key: DeliveryKey { storage.key }
 
-    /// - Parameter delivery: taken, not copied: the enricher hands each delivery over as it makes it.
-    init(delivery: consuming Delivery, intent: Intent, user: String?, pool: String, message: KafkaConsumerMessage,
-         source: SourcePosition, entry: MessageLedger.EntryID) {
+    /// - Parameters:
+    ///   - delivery: taken, not copied: the enricher hands each delivery over as it makes it.
+    ///   - device: the recipient it was made for (its profile's language and time zone).
+    ///   - isRelease: whether the message is a ``ReleaseRecord``.
+    init(delivery: consuming Delivery, intent: Intent, user: String?, device: RecipientDevice, isRelease: Bool, pool: String,
+         message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
         let key = DeliveryKey(derivedID: delivery.notificationID)
         storage = Storage(delivery: delivery, intentID: intent.id, app: intent.app, environment: intent.environment,
                           template: intent.templateName, createdAt: intent.createdAt, dedupeWindow: intent.dedupeWindow,
-                          user: user, pool: pool, message: message, source: source, entry: entry, key: key)
+                          user: user, profileLocale: device.profileLocale, profileTimeZone: device.profileTimeZone, isRelease: isRelease,
+                          pool: pool, message: message, source: source, entry: entry, key: key)
     }
 
     private init(storage: Storage) {

@@ -30,9 +30,10 @@ final class PlanningTasks: Sendable {
                 switch planner.decode(message, entry: entry) {
                 case .undecodable(let plan):
                     Planned(message: message, entry: entry, plan: plan)
-                case .intent(let intent):
+                case .intent(let intent, let release):
                     Planned(message: message, entry: entry,
-                            plan: (try? planner.plan(intent, message: message, entry: entry, enricher: enricher, registry: nil)) ?? .needsRegistry(intent))
+                            plan: (try? planner.plan(intent, release: release, message: message, entry: entry, enricher: enricher, registry: nil))
+                                ?? .needsRegistry(intent))
                 }
             }
             planned.append(contentsOf: plans)

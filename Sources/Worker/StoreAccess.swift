@@ -6,10 +6,12 @@ import Redis
 /// worker's one set of in-memory stores, which its threads share.
 enum StoreAccess: Sendable {
     case redis(RedisConfiguration)
-    case inMemory(InMemoryIdempotencyStore, InMemoryCollapseWindow, InMemoryTokenRegistry, InMemoryRollingWindows, InMemoryThrottle)
+    case inMemory(InMemoryIdempotencyStore, InMemoryCollapseWindow, InMemoryTokenRegistry, InMemoryRollingWindows, InMemoryThrottle,
+                  InMemoryDeferredStore)
 
     /// - Parameter owner: the worker's id, written into its `pending` claims.
-    init(_ stores: WorkerConfiguration.Stores, idempotency: IdempotencyStore.Configuration, owner: String) {
+    init(_ stores: WorkerConfiguration.Stores, idempotency: IdempotencyStore.Configuration, deferred: DeferredStore.Configuration,
+         owner: String) {
         switch stores {
         case .redis(var redis):
             // The worker retries Redis itself, on its own schedule: a call to a server that is down
@@ -18,7 +20,7 @@ enum StoreAccess: Sendable {
             self = .redis(redis)
         case .inMemory:
             self = .inMemory(InMemoryIdempotencyStore(configuration: idempotency, owner: owner), InMemoryCollapseWindow(), InMemoryTokenRegistry(),
-                             InMemoryRollingWindows(), InMemoryThrottle())
+                             InMemoryRollingWindows(), InMemoryThrottle(), InMemoryDeferredStore(configuration: deferred))
         }
     }
 }

@@ -84,6 +84,9 @@ public struct WorkerConfiguration: Sendable {
     public var lagInterval = Duration.seconds(1)
     /// The delivery policies (the pipeline's `policies:`, docs/policies.md).
     public var policies = DeliveryPolicies()
+    /// How the deferred store (quiet hours) spreads its entries over Redis and how long a release
+    /// leases an entry before another worker may take it again.
+    public var deferredStore = DeferredStore.Configuration()
     /// The monotonic clock everything the worker measures or times out reads: the batch linger,
     /// pending rechecks, Redis and Kafka back-offs, keep-alives, the drain's deadline. Tests hand it
     /// a ``TestClock``'s clock to move the worker's time themselves.

@@ -97,7 +97,7 @@ final class WorkerLoop {
             rebalanceHook.loop?.rebalancing(event)
             consumerEvents.append(contentsOf: [event])
         }
-        stores = StoreAccess(configuration.stores, idempotency: configuration.idempotency, owner: owner)
+        stores = StoreAccess(configuration.stores, idempotency: configuration.idempotency, deferred: configuration.deferredStore, owner: owner)
         planner = DeliveryPlanner(configuration: configuration, catalog: catalog)
         redisStage = RedisStage(configuration: configuration, planner: planner, stores: stores, owner: owner, wakeUp: wakeUp)
         completions = SendCompletions(records: planner.records, wakeUp: wakeUp)
@@ -108,6 +108,10 @@ final class WorkerLoop {
     func run() throws {
         logger.info("worker started", metadata: ["topics": .string(configuration.consumer.topics.joined(separator: ",")),
                                                  "group": .string(configuration.consumer.groupID)])
+        // Quiet hours: deferred deliveries go back onto the intents topic when due, beside the loop.
+        let releaser = DeferredReleaser(configuration: configuration, stores: stores, metrics: metrics, logger: logger)
+        releaser?.start()
+        defer { releaser?.stop() }
         do {
             _ = try connectedStages()
         } catch {

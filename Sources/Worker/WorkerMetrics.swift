@@ -48,6 +48,9 @@ struct WorkerMetrics: Sendable {
     let lanes: LaneMetrics
     /// Live Activity updates sent at priority 5 because their activity's priority-10 budget was spent.
     let priorityLowered: Counter
+    /// Deferred deliveries (quiet hours) released: their release record acknowledged by Kafka and
+    /// their entry completed in the deferred store.
+    let deferredReleased: Counter
     private let interruptionLevels: MetricFamily<Counter>
 
     init(registry: MetricsRegistry, pipeline: String, lanes: LanesConfiguration = LanesConfiguration(),
@@ -113,6 +116,9 @@ struct WorkerMetrics: Sendable {
         priorityLowered = try registry.makeCounter(
             label: "pushline_live_activity_priority_lowered_total", dimensions: [("pipeline", pipeline)],
             help: "Live Activity updates sent at priority 5 because their activity's priority-10 budget was spent.")
+        deferredReleased = try registry.makeCounter(
+            label: "pushline_deferred_released_total", dimensions: [("pipeline", pipeline)],
+            help: "Deferred deliveries (quiet hours) released: their release record is in Kafka and their entry completed.")
         interruptionLevels = try registry.makeCounterFamily(
             name: "pushline_interruption_level_deliveries_total", labelNames: ["pipeline", "app", "level"],
             help: "Alert deliveries handed to the sender, by app and interruption level (unset counts as active).")

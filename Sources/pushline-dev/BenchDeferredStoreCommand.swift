@@ -20,7 +20,7 @@ enum BenchDeferredStoreCommand: Command {
           - sends N "SET key pending NX PX 60000" in pipelines of 1000 (the claim path's command).
         Prints the median rates and their ratios to the SET rate. With --cluster, against a Redis
         Cluster of three masters and three replicas. This is the store alone, not the worker's
-        release path (not built yet, docs/policies.md). Progress goes to stderr.
+        release path (`bench e2e --workloads tokens,deferred`, docs/policies.md). Progress goes to stderr.
 
         Options:
           --entries N     entries per round (default 100000)

@@ -12,7 +12,7 @@ enum BenchE2ECommand: Command {
     static let name = "bench e2e"
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
-        Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed,lanes] [--intents N] [--tokens K]
+        Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed,lanes,deferred] [--intents N] [--tokens K]
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd] [--policies off|on|both]
@@ -48,6 +48,12 @@ enum BenchE2ECommand: Command {
                        on the last partition, first idle, then while N bulk intents pre-loaded on
                        the other partitions drain; their p99 from created_at to completed_at in
                        both phases, and the ratio (goal ≤ 2)
+               deferred instead of steps 3–4 (issue 17, BenchE2E+Deferred.swift): a pipeline with
+                       quiet hours from a minute before now to \(deferredWindowMinutes) minutes after
+                       the current minute (UTC); the N tokens intents pre-loaded are all deferred,
+                       then released at the window's end: the rate of their final outcomes read
+                       back, and its ratio to the tokens workload's rate with the policies off when
+                       that ran too (goal ≥ 0.8)
           3. Starts `pushline run` (the real worker, as a process of its own) with a configuration
              of those components (Redis dedupe on, outcomes to pushline.outcomes) and reads the
              outcomes back: the sustained rate is the outcomes read back per second, from the
@@ -126,14 +132,15 @@ enum BenchE2ECommand: Command {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let names = (arguments.optional("--workloads") ?? "tokens").split(separator: ",")
         let runsLanes = names.contains("lanes")
-        let workloads = try names.filter { $0 != "lanes" }.map { name in
+        let runsDeferred = names.contains("deferred")
+        let workloads = try names.filter { $0 != "lanes" && $0 != "deferred" }.map { name in
             guard let workload = BenchWorkload(rawValue: String(name)) else {
-                throw UsageError(message: "unknown workload \"\(name)\"; workloads: \(BenchWorkload.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw UsageError(message: "unknown workload \"\(name)\"; workloads: \((BenchWorkload.allCases.map(\.rawValue) + ["lanes", "deferred"]).joined(separator: ", "))")
             }
             return workload
         }
         let serverName = arguments.optional("--server") ?? "apns-sim"
-        if serverName == "nghttpd", workloads != [.tokens] || runsLanes {
+        if serverName == "nghttpd", workloads != [.tokens] || runsLanes || runsDeferred {
             throw UsageError(message: "--server nghttpd knows only its 4,096 tokens: it runs the tokens workload alone")
         }
         var settings = Settings(intents: try arguments.positiveInteger("--intents", default: 200_000),
@@ -168,6 +175,10 @@ enum BenchE2ECommand: Command {
                 }
             }
             if runsLanes { try measureLanes(settings, lanes, bench: bench) }
+            if runsDeferred {
+                let tokensRate = results.first { $0.policies == .off && $0.result.workload == .tokens }?.result.sustained.rate
+                printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokensRate: tokensRate)
+            }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
             BenchPolicies.printRatios(results)
             scale.printComparison(results.map(\.result))

@@ -23,7 +23,10 @@ enum DemoCommand: Command {
         (/metrics, /healthz, /readyz) while the demo runs; the first line of standard output says
         where. Publishes the example intents of Pipelines/examples/*.json (in name order) to
         \(LocalPipeline.intentsTopic), waits until every one of them shows in the outputs (at most
-        \(timeout), progress on standard error), then prints on standard output:
+        \(timeout), progress on standard error), then the quiet-hours example of
+        Pipelines/examples/quiet-hours/: the worker's quiet hours (category digest, a few minutes
+        around now, UTC) defer it; the demo then moves the worker's clock to the window's end, so
+        it is released and sent at once. Then it prints on standard output:
 
           - the outcomes read back from pushline.outcomes, counted by status and reason;
           - the token events of pushline.token-events;
@@ -49,7 +52,10 @@ enum DemoCommand: Command {
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let directory = SharedFiles.path("Pipelines/examples")
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
-        let examples = try files.map { (file: $0, intent: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/" + $0)))) }
+        let examples = try (files.map { directory + "/" + $0 } + [directory + "/" + quietHoursExample]).map { path in
+            (file: URL(fileURLWithPath: path).lastPathComponent, intent: Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        }
+        let clock = DemoClock()
 
         let stores = storesOnThisMachine()
         note("starting mock Kafka, \(stores == .redisServer ? "redis-server" : "in-memory stores"), apns-sim and a worker")
@@ -60,7 +66,11 @@ enum DemoCommand: Command {
             pipeline = try LocalPipeline(stores: stores, unregistered: [(token: try DeviceToken(unregisteredToken), at: 1_700_000_000_000)],
                                          telemetry: WorkerTelemetry(registry: registry),
                                          senderMetrics: try SenderMetricsRecorder(registry: registry),
-                                         configure: { $0.policies.frequencyCaps.rules = demoCaps })
+                                         configure: { configuration in
+                                             configuration.policies.frequencyCaps.rules = demoCaps
+                                             configuration.policies.quietHours = demoQuietHours(around: clock.wallClock)
+                                             configuration.wallClock = clock.wallClock
+                                         })
             server = try TelemetryServer(registry: registry) { [worker = pipeline.worker] in worker.isReady }
         } catch {
             note("could not start: \(error)")
@@ -73,7 +83,7 @@ enum DemoCommand: Command {
             + "apns-sim :\(pipeline.harness.devicePort), metrics :\(server.port)")
         let outputs: [(topic: String, value: [UInt8])]
         do {
-            outputs = try publish(examples, to: pipeline)
+            outputs = try publish(examples, to: pipeline, clock: clock)
         } catch {
             note("\(error)")
             try pipeline.stop()
@@ -92,6 +102,20 @@ enum DemoCommand: Command {
     /// so the second cart reminder of the examples is `suppressed`/`FrequencyCapped`.
     private static let demoCaps = [DeliveryPolicies.FrequencyCaps.Rule(category: "marketing", limit: .init(limit: 1, window: .seconds(3_600)))]
 
+    /// The example the demo's quiet hours defer (`policy_category: digest`).
+    static let quietHoursExample = "quiet-hours/11-weekly-digest.json"
+
+    /// The demo's quiet hours: deliveries of the category `digest`, from a minute before now to
+    /// three minutes after it (UTC), so the example published after the others falls inside, and
+    /// released 100 ms after the demo moves the worker's clock to the window's end.
+    private static func demoQuietHours(around clock: WallClock) -> QuietHoursConfiguration {
+        let minute = Int(clock.millisecondsSinceEpoch() / 60_000 % 1_440)
+        let time = { (minutes: Int) in TimeOfDay(hour: (minutes + 1_440) % 1_440 / 60, minute: (minutes + 1_440) % 60)! }
+        var window = QuietHoursConfiguration(start: time(minute - 1), end: time(minute + 3), coverage: .categories(["digest"]))
+        window.releaseInterval = .milliseconds(100)
+        return window
+    }
+
     /// A redis-server when one is installed; otherwise in-memory stores, with a warning that says
     /// what is missing and what the demo does instead.
     private static func storesOnThisMachine() -> LocalPipeline.Stores {
@@ -105,10 +129,12 @@ enum DemoCommand: Command {
     }
 
     /// Publishes the intents one at a time, each once the one before has its outcome (so the
-    /// duplicate arrives as a redelivery would), then waits for a dead letter per `invalid` outcome
-    /// and a token event per 410; returns every output read.
-    private static func publish(_ examples: [(file: String, intent: [UInt8])],
-                                to pipeline: LocalPipeline) throws -> [(topic: String, value: [UInt8])] {
+    /// duplicate arrives as a redelivery would); moves the worker's clock to the end of the quiet
+    /// hours of what was deferred and waits for its final outcome; then waits for a dead letter per
+    /// `invalid` outcome and a token event per 410; returns every output read.
+    private static func publish(_ examples: [(file: String, intent: [UInt8])], to pipeline: LocalPipeline,
+                                clock: DemoClock) throws -> [(topic: String, value: [UInt8])] {
+        var deferred: [(file: String, releaseAt: Int64)] = []
         for (index, (file, intent)) in examples.enumerated() {
             try pipeline.publish([intent])
             let outcomes = records(try pipeline.outputs(timeout: timeout, waitingFor: "the outcome of \(file)") {
@@ -116,6 +142,15 @@ enum DemoCommand: Command {
             }, on: "pushline.outcomes")
             let last = outcomes[index]
             note("\(index + 1)/\(examples.count) \(file): \(last["status"] as? String ?? "?") \(last["reason"] as? String ?? "")")
+            if let releaseAt = (last["release_at"] as? NSNumber)?.int64Value { deferred.append((file, releaseAt)) }
+        }
+        for (offset, (file, releaseAt)) in deferred.enumerated() {
+            note("\(file): deferred until \(WallClock { releaseAt * 1_000_000 }.utcTimestamp()); moving the worker's clock there")
+            clock.skip(to: releaseAt)
+            let released = records(try pipeline.outputs(timeout: timeout, waitingFor: "the release of \(file)") {
+                records($0, on: "pushline.outcomes").count > examples.count + offset
+            }, on: "pushline.outcomes")[examples.count + offset]
+            note("released \(file): \(released["status"] as? String ?? "?") \(released["reason"] as? String ?? "")")
         }
         return try pipeline.outputs(timeout: timeout, waitingFor: "the dead letters and token events") { received in
             let outcomes = records(received, on: "pushline.outcomes")

@@ -39,6 +39,21 @@ struct DeferredStoreTests {
         #expect(steps.6 == 0)
     }
 
+    @Test("in memory (the demo without redis-server): the same lease; due entries taken once within it, again after it unless completed")
+    func inMemoryLease() {
+        let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))
+        store.keep([entry(1, releaseAt: 1_000), entry(2, releaseAt: 2_000), entry(3, releaseAt: 20_000)])
+        #expect(store.takeDue(now: 1_500) == [entry(1, releaseAt: 1_000)])
+        #expect(store.takeDue(now: 1_500).isEmpty, "a leased entry is not taken again within its lease")
+        let afterLease = store.takeDue(now: 11_500)
+        #expect(afterLease.map(\.id).sorted() == ["delivery-1", "delivery-2"])
+        store.complete(afterLease.map(\.id))
+        store.keep([DeferredEntry(id: "delivery-3", releaseAt: 25_000, body: [1])])
+        #expect(store.takeDue(now: 24_000).isEmpty, "keeping an id again replaces its entry")
+        #expect(store.takeDue(now: 30_000) == [DeferredEntry(id: "delivery-3", releaseAt: 25_000, body: [1])])
+        #expect(store.count() == 1)
+    }
+
     @Test("keeping an entry with the id of a kept one replaces it (a redelivered intent deferred again)",
           arguments: [StoreBackend.redis, .redisCluster])
     func keepReplaces(backend: StoreBackend) async throws {

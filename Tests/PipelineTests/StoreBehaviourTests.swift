@@ -146,6 +146,32 @@ struct SettledClaimTests {
         #expect(results == [.decided(deferred), .failed])
     }
 
+    @Test("a release takes over a deferred claim once; a second release, or one of a delivery decided otherwise, decides nothing",
+          arguments: StoreBackend.allCases)
+    func releaseTakesOverDeferredClaimOnce(backend: StoreBackend) async throws {
+        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "QuietHours",
+                                      releaseAt: 1_764_540_000_000)
+        let released = Self.outcome(at: position(30))
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let key = DeliveryKey(intentID: "intent-9", deviceToken: try token(9))
+            let sentElsewhere = DeliveryKey(intentID: "intent-12", deviceToken: try token(12))
+            let free = DeliveryKey(intentID: "intent-13", deviceToken: try token(13))
+            try store.settle([SettledClaim(key, outcome: deferred), SettledClaim(sentElsewhere, outcome: Self.outcome(at: position(12)))],
+                             released: [], recorded: [])
+            let first = try store.claim([ClaimRequest(key, source: position(30), releasing: true),
+                                         ClaimRequest(sentElsewhere, source: position(31), releasing: true),
+                                         ClaimRequest(free, source: position(32), releasing: true)])
+            let whileHeld = try store.claim([ClaimRequest(key, source: position(33), releasing: true)])
+            try store.settle([SettledClaim(key, outcome: released)], released: [], recorded: [])
+            let after = try store.claim([ClaimRequest(key, source: position(30), releasing: true),
+                                         ClaimRequest(key, source: position(34), releasing: true),
+                                         ClaimRequest(key, source: position(35))])
+            return first + whileHeld + after
+        }
+        #expect(results == [.claimed, .recorded, .claimed, .pending(owner: nil), .decided(released), .recorded, .sent])
+    }
+
     @Test("the kept outcome's integers come back at their extremes", arguments: StoreBackend.allCases)
     func integersAtTheirExtremes(backend: StoreBackend) async throws {
         let source = SourcePosition(topic: "pushline.intents", partition: .max, offset: .max)

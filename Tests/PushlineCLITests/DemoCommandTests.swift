@@ -32,21 +32,24 @@ struct DemoCommandTests {
         #expect(result.status == 0, "\(result.standardError)", sourceLocation: sourceLocation)
         let lines = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
 
-        // STATUS REASON APNS COUNT: six valid deliveries, the duplicate, the unregistered token, the broken
-        // intent, the second marketing reminder over the demo's cap.
-        let outcomeRows = [["accepted", "-", "200", "6"], ["suppressed", "DuplicateIntent", "-", "1"],
+        // STATUS REASON APNS COUNT: six valid deliveries and the released digest, the duplicate, the
+        // unregistered token, the broken intent, the second marketing reminder over the demo's cap,
+        // the digest deferred by the demo's quiet hours.
+        let outcomeRows = [["accepted", "-", "200", "7"], ["suppressed", "DuplicateIntent", "-", "1"],
                            ["rejected", "Unregistered", "410", "1"], ["invalid", "MalformedJSON", "-", "1"],
-                           ["suppressed", "FrequencyCapped", "-", "1"]]
+                           ["suppressed", "FrequencyCapped", "-", "1"], ["deferred", "QuietHours", "-", "1"]]
         for row in outcomeRows { #expect(lines.contains(row), sourceLocation: sourceLocation) }
-        #expect(lines.contains(["==", "Outcomes", "(pushline.outcomes):", "10"]), sourceLocation: sourceLocation)
+        #expect(lines.contains(["==", "Outcomes", "(pushline.outcomes):", "12"]), sourceLocation: sourceLocation)
         #expect(lines.contains(["==", "Token", "events", "(pushline.token-events):", "1"]), sourceLocation: sourceLocation)
         #expect(lines.contains { $0.first == "unregistered" && $0.dropFirst().first == String(repeating: "0410", count: 16) },
                 sourceLocation: sourceLocation)
         #expect(lines.contains(["==", "Dead", "letters", "(pushline.dlq):", "1"]), sourceLocation: sourceLocation)
         #expect(lines.contains { $0.first == "MalformedJSON" }, sourceLocation: sourceLocation)
-        #expect(lines.contains(["==", "Simulator", "inbox:", "6", "notification(s)"]), sourceLocation: sourceLocation)
-        #expect(result.standardError.contains("8/10 08-broken.json: invalid MalformedJSON"), sourceLocation: sourceLocation)
-        #expect(result.standardError.contains("10/10 10-cart-reminder-marketing-capped.json: suppressed FrequencyCapped"), sourceLocation: sourceLocation)
+        #expect(lines.contains(["==", "Simulator", "inbox:", "7", "notification(s)"]), sourceLocation: sourceLocation)
+        #expect(result.standardError.contains("8/11 08-broken.json: invalid MalformedJSON"), sourceLocation: sourceLocation)
+        #expect(result.standardError.contains("10/11 10-cart-reminder-marketing-capped.json: suppressed FrequencyCapped"), sourceLocation: sourceLocation)
+        #expect(result.standardError.contains("11/11 11-weekly-digest.json: deferred QuietHours"), sourceLocation: sourceLocation)
+        #expect(result.standardError.contains("released 11-weekly-digest.json: accepted"), sourceLocation: sourceLocation)
 
         // Where the metrics are served, first; at the end the registry's figures, which match the outcome table.
         let served = lines.first ?? []

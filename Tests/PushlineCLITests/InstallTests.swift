@@ -68,8 +68,9 @@ struct InstallTests {
         let demo = try run("pushline-dev", ["demo"])
         #expect(demo.status == 0, "\(demo.standardError)")
         let rows = demo.standardOutput.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
-        #expect(rows.contains(["accepted", "-", "200", "6"]), "\(demo.standardOutput)")
+        #expect(rows.contains(["accepted", "-", "200", "7"]), "\(demo.standardOutput)")
         #expect(rows.contains(["suppressed", "FrequencyCapped", "-", "1"]), "\(demo.standardOutput)")
+        #expect(rows.contains(["deferred", "QuietHours", "-", "1"]), "\(demo.standardOutput)")
     }
 
     @Test("the production pushline links no simulator, local stack or benchmark; pushline-dev does")

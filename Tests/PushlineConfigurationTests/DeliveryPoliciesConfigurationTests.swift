@@ -1,4 +1,5 @@
 import PushlineConfiguration
+import Runtime
 import Testing
 
 /// A pipeline's `policies:` section (docs/policies.md): defaults, rules, errors with file, line and key.
@@ -41,6 +42,23 @@ struct DeliveryPoliciesConfigurationTests {
         #expect(!policies.liveActivityBudget.enabled)
     }
 
+    @Test("quiet hours are read: the window, its zone, its categories and the release interval (1 s by default, from its variable)")
+    func quietHours() throws {
+        let yaml = """
+            policies:
+              quiet_hours: { start: "22:00", end: "08:00", time_zone: Europe/Berlin, exempt_categories: [security, call] }
+            """
+        let window = try #require(try pipeline(yaml)?.policies.quietHours)
+        #expect(window.start == TimeOfDay("22:00"))
+        #expect(window.end == TimeOfDay("08:00"))
+        #expect(window.timeZone == "Europe/Berlin")
+        #expect(window.coverage == .allExcept(["security", "call"]))
+        #expect(window.releaseInterval == .seconds(1))
+        let overridden = try pipeline(yaml, environment: ["PUSHLINE_PIPELINES_MAIN_POLICIES_QUIET_HOURS_RELEASE_INTERVAL": "250ms"])
+        #expect(overridden?.policies.quietHours?.releaseInterval == .milliseconds(250))
+        #expect(try pipeline("")?.policies.quietHours == nil)
+    }
+
     @Test("a rule's limit comes from its variable")
     func environmentOverride() throws {
         let policies = try #require(try pipeline("""
@@ -68,8 +86,8 @@ struct DeliveryPoliciesConfigurationTests {
         ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", categories: [marketing], exempt_categories: [call] }\n", 5,
          "policies.quiet_hours.exempt_categories", .invalidValue),
         ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", stat: x }\n", 5, "policies.quiet_hours.stat", .unknownKey),
-        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", time_zone: Europe/Berlin, exempt_categories: [security, call] }\n", 5,
-         "policies.quiet_hours", .invalidValue),
+        ("policies:\n  quiet_hours: { start: \"22:00\", end: \"08:00\", release_interval: 2h }\n", 5,
+         "policies.quiet_hours.release_interval", .outOfRange),
     ] as [(String, Int, String, ConfigurationError.Code)])
     func invalid(yaml: String, line: Int, key: String, code: ConfigurationError.Code) throws {
         try ConfigurationFixture.expectPipelineError(yaml, line: line, key: key, code: code)

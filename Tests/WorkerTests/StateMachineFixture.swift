@@ -91,9 +91,9 @@ struct StateMachineFixture {
             switch planner.decode(message, entry: entry) {
             case .undecodable(let plan):
                 PlanningTasks.Planned(message: message, entry: entry, plan: plan)
-            case .intent(let intent):
+            case .intent(let intent, let release):
                 PlanningTasks.Planned(message: message, entry: entry,
-                                      plan: (try? planner.plan(intent, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil)) ?? .needsRegistry(intent))
+                                      plan: (try? planner.plan(intent, release: release, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil)) ?? .needsRegistry(intent))
             }
         }
         toPlan = []

@@ -1,0 +1,15 @@
+import Redis
+
+/// Where deferred deliveries wait for their release (quiet hours, docs/policies.md): ``DeferredStore``
+/// in Redis, or ``InMemoryDeferredStore`` in this process (`pushline-dev demo` without redis-server).
+/// Both lease what they take (an entry taken and not completed is due again when its lease ends).
+public protocol DeferredEntryStore {
+    /// Keeps `entries`; an entry with the id of one kept replaces it.
+    func keep(_ entries: [DeferredEntry]) throws(RedisError)
+    /// Takes the entries due at `now` (Unix ms), leasing each to the caller.
+    func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry]
+    /// Removes the entries named by `ids`: their release is safe.
+    func complete(_ ids: [String]) throws(RedisError)
+}
+
+extension DeferredStore: DeferredEntryStore {}

@@ -1,0 +1,50 @@
+import Redis
+import Runtime
+import Synchronization
+
+/// ``DeferredStore``'s entries kept in this process instead of Redis, with the same lease
+/// (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is not installed. Nothing is
+/// kept when the process ends. Safe from any thread (a `Mutex`); never throws.
+public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
+    /// An entry and when it is due: its release time, or the end of its lease once taken.
+    private struct Kept {
+        var entry: DeferredEntry
+        var dueAt: Int64
+    }
+
+    public let configuration: DeferredStore.Configuration
+    private let entries = Mutex<[String: Kept]>([:])
+
+    public init(configuration: DeferredStore.Configuration = DeferredStore.Configuration()) {
+        self.configuration = configuration
+    }
+
+    public func keep(_ kept: [DeferredEntry]) {
+        entries.withLock { entries in
+            for entry in kept { entries[entry.id] = Kept(entry: entry, dueAt: entry.releaseAt) }
+        }
+    }
+
+    /// The entries due at `now`, earliest first, at most ``DeferredStore/Configuration/takeLimit``
+    /// times its shards (what one take of the Redis store can return), each leased until `now + lease`.
+    public func takeDue(now: Int64) -> [DeferredEntry] {
+        let leasedUntil = now + Int64(configuration.lease.wholeMilliseconds)
+        return entries.withLock { entries in
+            let due = entries.values.filter { $0.dueAt <= now }.sorted { $0.dueAt < $1.dueAt }
+                .prefix(configuration.takeLimit * configuration.shards)
+            for kept in due { entries[kept.entry.id]?.dueAt = leasedUntil }
+            return due.map(\.entry)
+        }
+    }
+
+    public func complete(_ ids: [String]) {
+        entries.withLock { entries in
+            for id in ids { entries[id] = nil }
+        }
+    }
+
+    /// How many entries are kept (due, leased or waiting).
+    public func count() -> Int {
+        entries.withLock { $0.count }
+    }
+}

@@ -1,0 +1,135 @@
+import Kafka
+import Pipeline
+import Redis
+import Runtime
+import Synchronization
+import Telemetry
+
+/// Puts deferred deliveries (quiet hours, docs/policies.md) back into the send path when they are
+/// due. On a thread of its own, every `policies.quiet_hours.release_interval` (real time; at once
+/// again after a take that found some), it takes what is due at the worker's wall clock from the deferred store — leased, so no other worker takes
+/// the same entries within the lease — and produces each entry's ``ReleaseRecord`` onto the intents
+/// topic. The worker group then reads the record like any intent message: planned for the one device,
+/// claimed (taking over the `deferred` claim once), through the policy stage without quiet hours,
+/// sent and recorded, its message completed as usual. An entry is completed in the store only once
+/// Kafka has acknowledged its record; one whose record is refused, or whose releaser dies first, is
+/// due again when its lease ends, and the second record it gives decides nothing more (its claim is
+/// no longer `deferred`).
+///
+/// Its own producer and Redis connection (or the worker's in-memory store), so the worker's loop
+/// and its state machine do not change.
+final class DeferredReleaser: Sendable {
+    private let configuration: WorkerConfiguration
+    private let interval: Duration
+    private let intentsTopic: String
+    private let stores: StoreAccess
+    private let metrics: WorkerMetrics
+    private let logger: Logger
+    private let thread = ServiceThread()
+    private let stopping = Atomic<Bool>(false)
+    private let wakeUp = Semaphore()
+
+    /// Nil when the worker has no quiet hours or no intents topic.
+    init?(configuration: WorkerConfiguration, stores: StoreAccess, metrics: WorkerMetrics, logger: Logger) {
+        guard let quietHours = configuration.policies.quietHours, let topic = configuration.consumer.topics.first else { return nil }
+        self.configuration = configuration
+        interval = quietHours.releaseInterval
+        intentsTopic = topic
+        self.stores = stores
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Starts the releaser's thread; call once.
+    func start() {
+        thread.start(name: "pushline-release", { [self] in try run() }, whenFailed: { [logger] error in
+            logger.error("deferred releaser failed", metadata: ["error": .string("\(error)")])
+        })
+    }
+
+    /// Stops taking entries, waits up to 5 s for Kafka to acknowledge the records produced,
+    /// completes their entries, and returns once the thread has ended.
+    func stop() {
+        stopping.store(true, ordering: .releasing)
+        wakeUp.signal()
+        try? thread.join()
+    }
+
+    private func run() throws {
+        let reports = Inbox<KafkaDeliveryReport>()
+        let producer = try KafkaProducer(configuration: configuration.producer) { event in
+            if case .deliveryReports(let arrived) = event { reports.append(contentsOf: arrived) }
+        }
+        var released = Released()
+        var store: (any DeferredEntryStore)?
+        while !stopping.load(ordering: .acquiring) {
+            // A turn that released something is followed at once by the next: more may be due
+            // than one take returns (at most `takeLimit` per shard).
+            var releasedSome = false
+            do {
+                let connected = try store ?? connect()
+                store = connected
+                released.acknowledge(reports.take(), logger: logger)
+                try complete(&released, in: connected)
+                let due = try connected.takeDue(now: configuration.wallClock.millisecondsSinceEpoch())
+                if !due.isEmpty {
+                    let ids = try producer.send(due.map {
+                        KafkaProducerMessage(topic: intentsTopic, key: Array($0.id.utf8), value: $0.body)
+                    })
+                    released.sent(zip(ids, due.map(\.id)))
+                    releasedSome = true
+                    logger.debug("deferred deliveries released", metadata: ["deliveries": .string("\(due.count)")])
+                }
+            } catch let error as RedisError {
+                // Taken entries not yet completed come due again when their lease ends.
+                logger.warning("deferred release failed", metadata: ["error": .string(error.code.description)])
+                store = nil
+            }
+            if !releasedSome { _ = wakeUp.wait(milliseconds: interval.wholeMilliseconds) }
+        }
+        try? producer.close(timeout: .seconds(5))
+        released.acknowledge(reports.take(), logger: logger)
+        if let store { try? complete(&released, in: store) }
+    }
+
+    private func connect() throws(RedisError) -> any DeferredEntryStore {
+        switch stores {
+        case .redis(let redis):
+            let connection = try RedisConnection(configuration: redis)
+            return DeferredStore(connection: connection, pipeline: configuration.pipelineName, configuration: configuration.deferredStore)
+        case .inMemory(_, _, _, _, _, let deferred):
+            return deferred
+        }
+    }
+
+    /// Completes the entries whose records Kafka acknowledged; kept for the next turn if Redis fails.
+    private func complete(_ released: inout Released, in store: any DeferredEntryStore) throws(RedisError) {
+        guard !released.acknowledged.isEmpty else { return }
+        try store.complete(released.acknowledged)
+        metrics.deferredReleased.increment(by: released.acknowledged.count)
+        released.acknowledged.removeAll()
+    }
+
+    /// The entries whose release records are on their way to Kafka, and those Kafka has.
+    private struct Released {
+        private var waiting: [KafkaProducerMessageID: String] = [:]
+        var acknowledged: [String] = []
+
+        mutating func sent(_ records: some Sequence<(KafkaProducerMessageID, String)>) {
+            for (message, entry) in records { waiting[message] = entry }
+        }
+
+        /// The reports of records ``sent(_:)`` (reports are taken on the releaser's thread, after
+        /// the ids of what it sent were noted there); a refused record's entry stays leased.
+        mutating func acknowledge(_ reports: [KafkaDeliveryReport], logger: Logger) {
+            for report in reports {
+                guard let entry = waiting.removeValue(forKey: report.id) else { continue }
+                switch report.result {
+                case .success: acknowledged.append(entry)
+                case .failure(let error):
+                    logger.warning("release record refused", metadata: ["error": .string(error.code.description), "entry": .string(entry)])
+                }
+            }
+        }
+    }
+}
