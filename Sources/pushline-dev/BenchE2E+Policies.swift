@@ -10,7 +10,8 @@ enum BenchPolicies: String, CaseIterable {
     /// category whose frequency caps (two windows) no recipient reaches, and an `expires_at` (so a
     /// deadline check and an `apns-expiration` header); a default TTL; the seeds' budgets on; three
     /// lanes (every intent in the default, `bulk`: the scheduler and its read-ahead run for each
-    /// delivery). Quiet hours are not built yet.
+    /// delivery); quiet hours that hold every category, in a window that is not now (from 6 to 5
+    /// hours before the run's start, UTC): each delivery is checked against it and none deferred.
     case on
 
     /// The pipeline's `policies:` lines.
@@ -21,8 +22,15 @@ enum BenchPolicies: String, CaseIterable {
         case .on:
             ["  ttl: { default: 1d }", "  frequency_caps:", "    rules:",
              "      - { category: bench, limit: 1000000, window: 1h }", "      - { category: bench, limit: 1000000, window: 1d }",
-             "  lanes:", "    default: bulk", "    weights: { critical: 8, transactional: 4, bulk: 1 }"]
+             "  lanes:", "    default: bulk", "    weights: { critical: 8, transactional: 4, bulk: 1 }",
+             "  quiet_hours:", "    start: \"\(Self.hourUTC(before: 6))\"", "    end: \"\(Self.hourUTC(before: 5))\"", "    time_zone: UTC"]
         }
+    }
+
+    /// `HH:00` in UTC, `hours` before now: the edges of a quiet window that is not in effect now.
+    private static func hourUTC(before hours: Int) -> String {
+        let hour = (Int(Date().timeIntervalSince1970) / 3_600 - hours) % 24
+        return String(format: "%02d:00", hour)
     }
 
     /// The fields every intent gets, each followed by a comma.
