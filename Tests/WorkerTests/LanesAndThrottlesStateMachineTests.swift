@@ -21,8 +21,9 @@ struct LanesAndThrottlesStateMachineTests {
         return lanes
     }
 
-    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, before the bulk backlog")
-    func transactionalOvertakesBacklog() throws {
+    /// One batch out of 10 (concurrency 1), read_ahead 100, and 30 bulk deliveries of partition 0
+    /// planned and ticked: the one batch slot holds bulk, 20 wait in the bulk lane.
+    private static func busySender() throws -> Fixture {
         var f = try Fixture {
             $0.concurrency = 1
             $0.batchSize = 10
@@ -30,6 +31,12 @@ struct LanesAndThrottlesStateMachineTests {
         }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        return f
+    }
+
+    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, before the bulk backlog")
+    func transactionalOvertakesBacklog() throws {
+        var f = try Self.busySender()
         #expect(f.machine.mayPoll, "reading ahead: 20 wait, read_ahead is 100")
         #expect(f.machine.queuedByLane == [0, 20])
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100, 101], extra: #""lane":"transactional","#), offset: 1)])
@@ -45,13 +52,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("every batch slot taken by bulk: a transactional delivery does not wait for one, it goes at once in a batch of its own beyond concurrency, one such batch at a time")
     func transactionalHasASlotOfItsOwn() throws {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 100)
-        }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        var f = try Self.busySender()
         #expect(f.tick(1) == [], "the bulk lane does not get the slot kept for the lanes above it")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
         #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"])
