@@ -21,6 +21,8 @@ public final class KafkaConsumer: Sendable {
     private let client: RDKafkaClient
     private let closed = Atomic<Bool>(false)
     private let subscribed: Bool
+    /// Where in the partitions' queues the next poll starts.
+    private let rotation = Atomic<Int>(0)
 
     /// Creates the consumer and subscribes to the configuration's topics; partitions arrive through
     /// polling, announced to `eventHandler` as ``KafkaConsumerEvent/assigned(_:)``. With no topics
@@ -40,6 +42,7 @@ public final class KafkaConsumer: Sendable {
         }
         // Rebalance, statistics and error callbacks are served by rd_kafka_consumer_poll.
         rd_kafka_poll_set_consumer(client.handle)
+        context.holdConsumerQueue(of: client.handle)
         // No topics: a client that joins no group, for reading committed offsets.
         subscribed = !configuration.topics.isEmpty
         guard subscribed else { return }
@@ -54,38 +57,102 @@ public final class KafkaConsumer: Sendable {
     /// Waits up to `timeout` for a first message, then takes whatever else is ready, up to
     /// `maxMessages`. Every returned message is tracked in its partition's watermark until
     /// ``complete(_:)``. Returns an empty batch on timeout and after ``close(timeout:)``. Blocking.
+    ///
+    /// Each assigned partition has its own fetch queue (``RDKafkaConsumerQueue``), and a poll takes
+    /// from them round robin, an equal share each: what librdkafka prefetched of one partition
+    /// never stands in front of another partition's messages, and one partition's full prefetch
+    /// does not hold back the fetching of the others (librdkafka counts its `queued.min.messages`
+    /// per fetch queue, which is the shared consumer queue when partitions forward to it).
     public func poll(maxMessages: Int, timeout: Duration) -> [KafkaConsumerMessage] {
         guard !closed.load(ordering: .acquiring) else { return [] }
-        var batch: [KafkaConsumerMessage] = []
-        batch.reserveCapacity(maxMessages)
-        var segmentStart = 0
-        var generation = context.generation.load(ordering: .sequentiallyConsistent)
-        var wait = timeout.timeoutMilliseconds
-        var topicNames = TopicNames()
-        while batch.count < maxMessages {
-            let message = rd_kafka_consumer_poll(client.handle, wait)
-            let current = context.generation.load(ordering: .sequentiallyConsistent)
-            if current != generation {
-                // A rebalance ran inside that poll: settle what was collected before it.
-                context.track(&batch, from: segmentStart, collectedIn: generation)
-                segmentStart = batch.count
-                generation = current
-            }
-            guard let message else { break }
-            defer { rd_kafka_message_destroy(message) }  // consumed messages are ours to destroy
-            wait = 0
-            let topic = topicNames.name(of: message.pointee.rkt)
-            guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                if message.pointee.err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
-                    let place = KafkaTopicPartition(topic: topic, partition: message.pointee.partition)
-                    context.eventHandler(.error(KafkaError(message.pointee.err, "consume", topicPartition: place)))
-                }
-                continue
-            }
-            batch.append(KafkaConsumerMessage(copying: message, topic: topic))
+        var collector = PollCollector(maxMessages: maxMessages, generation: context.generation.load(ordering: .sequentiallyConsistent))
+        let deadline = Deadline(after: timeout)
+        while true {
+            // Stale wake-ups: whatever arrives from here on signals again.
+            while context.arrivals.wait(milliseconds: 0) {}
+            serveConsumerQueue(&collector)
+            takeFromPartitionQueues(&collector)
+            if !collector.batch.isEmpty || collector.isFull || deadline.hasPassed { break }
+            _ = context.arrivals.wait(milliseconds: max(1, Int(deadline.remainingMilliseconds)))
         }
-        context.track(&batch, from: segmentStart, collectedIn: generation)
-        return batch
+        context.track(&collector.batch, from: collector.segmentStart, collectedIn: collector.generation)
+        return collector.batch
+    }
+
+    /// What one ``poll(maxMessages:timeout:)`` has collected, and the assignment generation of the
+    /// messages since the last rebalance.
+    private struct PollCollector {
+        let maxMessages: Int
+        var batch: [KafkaConsumerMessage] = []
+        var segmentStart = 0
+        var generation: UInt64
+        var topicNames = TopicNames()
+
+        init(maxMessages: Int, generation: UInt64) {
+            self.maxMessages = maxMessages
+            self.generation = generation
+            batch.reserveCapacity(maxMessages)
+        }
+
+        var isFull: Bool { batch.count >= maxMessages }
+        var room: Int { max(0, maxMessages - batch.count) }
+    }
+
+    /// Serves the consumer queue without waiting: rebalances, errors and statistics run their
+    /// callbacks here; messages of partitions without a queue of their own are collected.
+    private func serveConsumerQueue(_ collector: inout PollCollector) {
+        while true {
+            let message = rd_kafka_consumer_poll(client.handle, 0)
+            let current = context.generation.load(ordering: .sequentiallyConsistent)
+            if current != collector.generation {
+                // A rebalance ran inside that poll: settle what was collected before it.
+                context.track(&collector.batch, from: collector.segmentStart, collectedIn: collector.generation)
+                collector.segmentStart = collector.batch.count
+                collector.generation = current
+            }
+            guard let message else { return }
+            collect(message, into: &collector)
+            if collector.isFull { return }
+        }
+    }
+
+    /// Takes from the partitions' queues round robin, each an equal share of the room left in a
+    /// round, starting each poll at the next partition, until the batch is full or they are empty.
+    private func takeFromPartitionQueues(_ collector: inout PollCollector) {
+        var queues = context.partitionQueues
+        guard !queues.isEmpty, !collector.isFull else { return }
+        let start = rotation.add(1, ordering: .relaxed).oldValue % queues.count
+        queues = Array(queues[start...] + queues[..<start])
+        let buffer = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: collector.maxMessages)
+        defer { buffer.deallocate() }
+        while !queues.isEmpty && !collector.isFull {
+            let share = max(1, collector.room / queues.count)
+            queues = queues.filter { queue in
+                let wanted = min(share, collector.room)
+                guard wanted > 0 else { return true }
+                let taken = max(0, rd_kafka_consume_batch_queue(queue.pointer, 0, buffer, wanted))
+                for index in 0..<taken {
+                    if let message = buffer[index] { collect(message, into: &collector) }
+                }
+                // A queue that gave less than asked is empty for now.
+                return taken == wanted
+            }
+        }
+    }
+
+    /// Adds a consumed message to the batch (an error is reported instead, but for the end of a
+    /// partition) and destroys it: consumed messages are ours to destroy.
+    private func collect(_ message: UnsafeMutablePointer<rd_kafka_message_t>, into collector: inout PollCollector) {
+        defer { rd_kafka_message_destroy(message) }
+        let topic = collector.topicNames.name(of: message.pointee.rkt)
+        guard message.pointee.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            if message.pointee.err != RD_KAFKA_RESP_ERR__PARTITION_EOF {
+                let place = KafkaTopicPartition(topic: topic, partition: message.pointee.partition)
+                context.eventHandler(.error(KafkaError(message.pointee.err, "consume", topicPartition: place)))
+            }
+            return
+        }
+        collector.batch.append(KafkaConsumerMessage(copying: message, topic: topic))
     }
 
     /// Records that these messages' work is fully recorded. Each partition's watermark moves over the
@@ -185,9 +252,16 @@ public final class KafkaConsumer: Sendable {
         if subscribed && rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
             pollDiscarding(until: deadline) { assignment.isEmpty && librdkafkaAssignmentIsEmpty() }
         }
+        // librdkafka wants every queue reference gone before it closes (rdkafka.h).
+        context.releaseQueues()
         let result = rd_kafka_consumer_close(client.handle)
         if let commitFailure, !KafkaError.Code.groupMovedOn.contains(commitFailure.code) { throw commitFailure }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "close") }
+    }
+
+    deinit {
+        // A consumer dropped without closing: the queue references go before the client is destroyed.
+        context.releaseQueues()
     }
 
     /// Polls (serving rebalances) until `done` or the deadline. A message that arrives is not handed

@@ -19,6 +19,9 @@ struct LaneScheduler<Element> {
     private(set) var count = 0
     /// Deliveries taken from each lane since the start.
     private(set) var scheduled: [Int]
+    /// The lanes weighted above the lightest, heaviest first: those that may fill the batch slot
+    /// kept for them (``takePriority(_:)``). Empty when every lane weighs the same.
+    let priorityLanes: [Int]
 
     /// - Parameter weights: one per lane, in lane-index order; a weight below 1 counts as 1.
     init(weights: [Int]) {
@@ -27,6 +30,9 @@ struct LaneScheduler<Element> {
         queues = Array(repeating: [], count: weights.count)
         deficits = Array(repeating: 0, count: weights.count)
         scheduled = deficits
+        let weights = self.weights
+        let lightest = weights.min() ?? 1
+        priorityLanes = weights.indices.filter { weights[$0] > lightest }.sorted { weights[$0] > weights[$1] }
     }
 
     var isEmpty: Bool { count == 0 }
@@ -63,6 +69,21 @@ struct LaneScheduler<Element> {
                 turn = (turn + 1) % queues.count
                 turnBegun = false
             }
+        }
+        return taken
+    }
+
+    /// Deliveries queued in the lanes weighted above the lightest.
+    var priorityCount: Int { priorityLanes.reduce(0) { $0 + queues[$1].count } }
+
+    /// Takes up to `limit` deliveries from the lanes weighted above the lightest, heaviest lane
+    /// first, each lane's in order: the batch of the slot kept for them while the lightest lane's
+    /// backlog fills the others. Outside the round robin: no lane's credit changes.
+    mutating func takePriority(_ limit: Int) -> [Element] {
+        var taken: [Element] = []
+        for lane in priorityLanes where taken.count < limit {
+            takeFront(min(limit - taken.count, queues[lane].count), of: lane, into: &taken)
+            if queues[lane].isEmpty { deficits[lane] = 0 }
         }
         return taken
     }

@@ -63,6 +63,12 @@ extension WorkerLoop {
         /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage
         /// may record several jobs' deliveries in one round trip).
         private var claimJobs = 0
+        /// Whether each claim job at the ``RedisStage``, in the order they run, is the batch of the
+        /// slot kept for the lanes above the lightest; and that slot's batch at the sender.
+        private var priorityClaimJobs: [Bool] = []
+        private var priorityBatchAtSender: Int?
+        /// Set while the slot's batch is submitted.
+        private var claimingPriority = false
         private var deliveriesRecording = 0
         /// The batch of each (pool, APNs topic) send at the sender, by send id.
         private var sends: [Int: Int] = [:]
@@ -118,6 +124,9 @@ extension WorkerLoop {
 
         /// Batches being claimed or at the sender: what `concurrency` bounds.
         private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
+
+        /// Whether the batch slot kept for the lanes above the lightest is taken (docs/policies.md).
+        private var prioritySlotTaken: Bool { priorityBatchAtSender != nil || priorityClaimJobs.contains(true) }
 
         /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
         /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
@@ -315,8 +324,12 @@ extension WorkerLoop {
         }
 
         private mutating func handle(_ outcome: RedisStage.Outcome, now: MonotonicClock.Instant, into actions: inout [Action]) throws {
+            // Whether it is the claim of the batch of the slot kept for the lanes above the lightest.
+            var priority = false
             switch outcome {
-            case .claimed, .failed(.claim, _): claimJobs -= 1
+            case .claimed, .failed(.claim, _):
+                claimJobs -= 1
+                if !priorityClaimJobs.isEmpty { priority = priorityClaimJobs.removeFirst() }
             case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
             }
             switch outcome {
@@ -328,7 +341,8 @@ extension WorkerLoop {
                 let recorded = claims.recorded.compactMap { ledger.decideWithoutOutput($0.entry) }
                 if !recorded.isEmpty { actions.append(.complete(recorded)) }
                 produce(claims.outputs, into: &actions)
-                send(claims.admitted, holdingClaims: true, into: &actions)
+                let batch = send(claims.admitted, holdingClaims: true, into: &actions)
+                if priority { priorityBatchAtSender = batch }
             case .recorded(let sent, let tokenEvents):
                 produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
                 // Copies deferred behind these deliveries' claims (this worker's own) are claimed
@@ -388,6 +402,7 @@ extension WorkerLoop {
                     return
                 }
                 claimJobs += 1
+                priorityClaimJobs.append(claimingPriority)
                 actions.append(.claim(planned))
             case .record(let sent):
                 // fail_open: what ``splitForOutage(_:into:)`` let through is produced without Redis.
@@ -429,8 +444,10 @@ extension WorkerLoop {
         // MARK: Sender
 
         /// Hands the deliveries to the sender, one send per (pool, APNs topic), without waiting.
-        private mutating func send(_ deliveries: [PlannedDelivery], holdingClaims: Bool, into actions: inout [Action]) {
-            guard !deliveries.isEmpty else { return }
+        /// Returns the batch's number (nil: no deliveries, no batch).
+        @discardableResult
+        private mutating func send(_ deliveries: [PlannedDelivery], holdingClaims: Bool, into actions: inout [Action]) -> Int? {
+            guard !deliveries.isEmpty else { return nil }
             let batch = nextBatch
             nextBatch += 1
             actions.append(.countBatch(deliveries.count))
@@ -442,6 +459,7 @@ extension WorkerLoop {
                 sends[id] = batch
                 actions.append(.send(id, deliveries, pool: group.pool, holdingClaims: holdingClaims))
             }
+            return batch
         }
 
         /// Deliveries sealed without keys for a `fail_open` send while Redis is out: the ones that
@@ -499,6 +517,7 @@ extension WorkerLoop {
                 if let remaining = batchesAtSender[batch] {
                     batchesAtSender[batch] = remaining > 1 ? remaining - 1 : nil
                 }
+                if batchesAtSender[batch] == nil && priorityBatchAtSender == batch { priorityBatchAtSender = nil }
             }
             return try completion.delivered.get()
         }
@@ -615,17 +634,31 @@ extension WorkerLoop {
                 if !requests.isEmpty { actions.append(.takeTokens(requests)) }
             }
             let closingAtOnce = draining || finishingRevocation
-            if !lanes.isEmpty && (closingAtOnce || (batchesInProgress < concurrency
-                && (lanes.count >= batchSize || now >= openedAt + batchLinger))) {
-                let before = lanes.scheduled
-                let batch = lanes.take(closingAtOnce ? lanes.count : batchSize)
-                if lanes.weights.count > 1 { actions.append(.countScheduled(zip(lanes.scheduled, before).map { $0 - $1 })) }
-                if !lanes.isEmpty { openedAt = now }
-                submit(.claim(batch), now: now, into: &actions)
+            let due = lanes.count >= batchSize || now >= openedAt + batchLinger
+            let size = closingAtOnce ? lanes.count : batchSize
+            let slotsTaken = batchesInProgress - (prioritySlotTaken ? 1 : 0)
+            if !lanes.isEmpty && (closingAtOnce || (slotsTaken < concurrency && due)) {
+                closeBatch(now: now, into: &actions) { $0.take(size) }
+            } else if !prioritySlotTaken && lanes.priorityCount > 0 && due {
+                // Every slot is taken (by the lightest lane's backlog, most often): the lanes above
+                // it do not wait for one, they have one more slot of their own (docs/policies.md).
+                claimingPriority = true
+                closeBatch(now: now, into: &actions) { $0.takePriority(size) }
+                claimingPriority = false
             }
             updateLanePausing(into: &actions)
             updatePausing(apnsCircuitOpen: apnsCircuitOpen, into: &actions)
             return actions
+        }
+
+        /// Claims the deliveries taken from the lanes as the next batch, counted by lane.
+        private mutating func closeBatch(now: MonotonicClock.Instant, into actions: inout [Action],
+                                         taking take: (inout LaneScheduler<PlannedDelivery>) -> [PlannedDelivery]) {
+            let before = lanes.scheduled
+            let batch = take(&lanes)
+            if lanes.weights.count > 1 { actions.append(.countScheduled(zip(lanes.scheduled, before).map { $0 - $1 })) }
+            if !lanes.isEmpty { openedAt = now }
+            submit(.claim(batch), now: now, into: &actions)
         }
 
         /// Pauses the partitions that fed a full lane and resumes those of a lane that drained

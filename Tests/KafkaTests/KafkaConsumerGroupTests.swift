@@ -199,6 +199,31 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    @Test("each partition has its own queue: a message of one partition is polled ahead of another partition's prefetched backlog, polls sharing the batch between them")
+    func partitionsDoNotWaitBehindAnotherPrefetch() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["backlogged": 2])
+            let (bulk, other) = (KafkaTopicPartition(topic: "backlogged", partition: 0), KafkaTopicPartition(topic: "backlogged", partition: 1))
+            let padding = String(repeating: "x", count: 200)
+            _ = try cluster.produce((0..<20_000).map { KafkaProducerMessage(topic: "backlogged", partition: 0, value: Array("bulk \($0) \(padding)".utf8)) })
+            let consumer = try cluster.consumer(group: "backloggers", topics: ["backlogged"])
+            var polled = try consume(consumer, until: "the first bulk messages", completing: false) { $0.count >= 1 }
+            // librdkafka prefetches thousands of the backlog meanwhile; then the other partition gets one message.
+            Thread.sleep(forTimeInterval: 0.5)
+            _ = try cluster.produce([KafkaProducerMessage(topic: "backlogged", partition: 1, value: Array("other".utf8))])
+            Thread.sleep(forTimeInterval: 1)
+            let before = polled.count
+            polled += try consume(consumer, until: "the other partition's message", completing: false) { received in
+                received.contains { $0.topicPartition == other }
+            }
+            let bulkAhead = polled[before...].prefix { $0.topicPartition == bulk }.count
+            #expect(bulkAhead < 500, "\(bulkAhead) prefetched bulk messages were polled before it: at most the first poll's")
+            let offsets = polled.filter { $0.topicPartition == bulk }.map(\.offset)
+            #expect(offsets == Array(0..<Int64(offsets.count)), "the backlog in order, none skipped")
+            try consumer.close()
+        }
+    }
+
     @Test("a partition paused, revoked and assigned again is fetched: a new assignment starts unpaused")
     func reassignedPartitionIsNotLeftPaused() async throws {
         try await DedicatedThread.run {

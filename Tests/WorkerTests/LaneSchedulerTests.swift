@@ -99,4 +99,32 @@ struct LaneSchedulerTests {
         #expect(lanes.count(inLane: 1) == 8)
         #expect(lanes.takeAll().filter { $0.hasPrefix("bulk") } == ["bulk0", "bulk1", "bulk2", "bulk5", "bulk6", "bulk7", "bulk8", "bulk9"])
     }
+
+    @Test("the slot kept for the lanes above the lightest takes from them only, heaviest first, each in order, and leaves the round as it was")
+    func takePriorityLeavesTheLightestLane() {
+        var lanes = scheduler()
+        lanes.enqueue(items("bulk", 100), lane: 2)
+        lanes.enqueue(items("tx", 3), lane: 1)
+        lanes.enqueue(items("crit", 2), lane: 0)
+        #expect(lanes.priorityCount == 5)
+        #expect(lanes.takePriority(4) == ["crit0", "crit1", "tx0", "tx1"])
+        #expect(lanes.priorityCount == 1)
+        #expect(lanes.scheduled == [2, 2, 0])
+        #expect(lanes.takePriority(10) == ["tx2"])
+        #expect(lanes.takePriority(10) == [], "never the lightest lane")
+        #expect(lanes.count(inLane: 2) == 100)
+        lanes.enqueue(items("crit", 20).map { "late-" + $0 }, lane: 0)
+        let taken = lanes.take(9)
+        #expect(tally(taken, "late-crit") == 8, "critical's turn of 8, as if nothing had been taken outside the round")
+        #expect(tally(taken, "bulk") == 1)
+    }
+
+    @Test("lanes of one weight have no slot of their own")
+    func equalWeightsHaveNoPriorityLanes() {
+        var lanes = LaneScheduler<String>(weights: [2, 2])
+        lanes.enqueue(items("a", 3), lane: 0)
+        #expect(lanes.priorityLanes.isEmpty)
+        #expect(lanes.priorityCount == 0)
+        #expect(lanes.takePriority(10) == [])
+    }
 }

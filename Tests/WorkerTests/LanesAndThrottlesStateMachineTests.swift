@@ -21,8 +21,9 @@ struct LanesAndThrottlesStateMachineTests {
         return lanes
     }
 
-    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, before the bulk backlog")
-    func transactionalOvertakesBacklog() throws {
+    /// One batch out of 10 (concurrency 1), read_ahead 100, and 30 bulk deliveries of partition 0
+    /// planned and ticked: the one batch slot holds bulk, 20 wait in the bulk lane.
+    private static func busySender() throws -> Fixture {
         var f = try Fixture {
             $0.concurrency = 1
             $0.batchSize = 10
@@ -30,17 +31,45 @@ struct LanesAndThrottlesStateMachineTests {
         }
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        return f
+    }
+
+    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, before the bulk backlog")
+    func transactionalOvertakesBacklog() throws {
+        var f = try Self.busySender()
         #expect(f.machine.mayPoll, "reading ahead: 20 wait, read_ahead is 100")
         #expect(f.machine.queuedByLane == [0, 20])
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
-        #expect(f.machine.queuedByLane == [1, 20])
-        #expect(f.tick(1) == [], "the one batch allowed is out")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100, 101], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(f.machine.queuedByLane == [2, 20])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [102], extra: #""lane":"transactional","#), offset: 2)])
         _ = try f.answerClaim()
         _ = try f.answerSend()
-        #expect(f.tick(2) == ["scheduled [1, 9]", "claim 10"])
+        #expect(f.tick(2) == ["scheduled [3, 7]", "claim 10"], "a free slot: deficit round robin, transactional first")
         let next = try #require(f.claimJobs.first)
-        #expect(next.first?.intentID == "tx", "the transactional delivery leads the batch")
-        #expect(next.filter { $0.intentID == "tx" }.count == 1)
+        #expect(next.prefix(3).map(\.intentID) == ["tx", "tx", "tx2"], "the transactional deliveries lead the batch")
+        #expect(next.filter { $0.intentID.hasPrefix("tx") }.count == 3)
+    }
+
+    @Test("every batch slot taken by bulk: a transactional delivery does not wait for one, it goes at once in a batch of its own beyond concurrency, one such batch at a time")
+    func transactionalHasASlotOfItsOwn() throws {
+        var f = try Self.busySender()
+        #expect(f.tick(1) == [], "the bulk lane does not get the slot kept for the lanes above it")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"])
+        #expect(f.claimJobs.last?.map(\.intentID) == ["tx"], "the transactional delivery alone")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
+        #expect(f.tick(3) == [], "the extra slot is taken: the next transactional delivery waits for a slot")
+        _ = try f.answerClaim()
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(4) == ["scheduled [1, 9]", "claim 10"],
+                "the bulk batch answered, the transactional one still at the sender: bulk's slot is free again, shared by weight")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx3", tokens: [102], extra: #""lane":"transactional","#), offset: 3)])
+        #expect(f.tick(5) == [], "the extra slot is still taken")
+        _ = try f.answerSend()
+        #expect(f.tick(6) == ["scheduled [1, 0]", "claim 1"], "the extra slot is free again")
+        #expect(f.claimJobs.last?.map(\.intentID) == ["tx3"])
+        #expect(f.machine.queuedByLane == [0, 11])
     }
 
     /// One batch out of 10 (concurrency 1), read_ahead 20, and 30 bulk deliveries of partition 0
@@ -64,10 +93,12 @@ struct LanesAndThrottlesStateMachineTests {
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
                                            partition: 1, offset: 0)])
         #expect(f.machine.queuedByLane == [1, 20])
-        #expect(f.tick(1) == [], "paused once; the one batch allowed is out")
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"], "paused once; the transactional delivery takes the slot kept for it")
         _ = try f.answerClaim()
         _ = try f.answerSend()
-        #expect(f.tick(2) == ["scheduled [1, 9]", "claim 10"], "11 bulk deliveries left: above the low-water mark (10)")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(2) == ["scheduled [0, 10]", "claim 10"], "10 bulk deliveries left: not below the low-water mark (10)")
         _ = try f.answerClaim()
         _ = try f.answerSend()
         #expect(f.tick(3) == ["scheduled [0, 10]", "claim 10", "resume lane bulk: 0"])

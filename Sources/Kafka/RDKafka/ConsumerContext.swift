@@ -1,8 +1,9 @@
 internal import CRdKafka
+import Runtime
 import Synchronization
 
 /// What a ``KafkaConsumer``'s C callbacks reach through librdkafka's single opaque pointer: the
-/// per-partition watermarks, the lag from statistics, and the owner's event handler.
+/// per-partition watermarks and fetch queues, the lag from statistics, and the owner's event handler.
 ///
 /// librdkafka calls the rebalance, statistics and error callbacks on the thread inside
 /// `rd_kafka_consumer_poll` (or `rd_kafka_consumer_close`). No lock is held across those C calls:
@@ -13,6 +14,9 @@ final class ConsumerContext: Sendable {
         var watermark = OffsetWatermark()
         /// The assignment generation that created this entry.
         let assignedIn: UInt64
+        /// The partition's own fetch queue, which the poll reads round robin with the others'; nil
+        /// when librdkafka gave none (its messages then reach the consumer queue, as by default).
+        var queue: RDKafkaConsumerQueue?
     }
 
     struct State {
@@ -22,6 +26,8 @@ final class ConsumerContext: Sendable {
         var assignedOnce = false
         /// Brokers connected, from the latest statistics.
         var brokersUp: Int?
+        /// The consumer queue, held for its arrival events until the consumer closes.
+        var consumerQueue: RDKafkaConsumerQueue?
 
         typealias Entry = Dictionary<KafkaTopicPartition, Partition>.Index
 
@@ -44,6 +50,9 @@ final class ConsumerContext: Sendable {
     /// collected. Read without the lock on the hot path.
     let generation = Atomic<UInt64>(0)
     let eventHandler: @Sendable (KafkaConsumerEvent) -> Void
+    /// Signalled by librdkafka when the consumer queue or a partition's queue gets something while
+    /// empty: what a poll with nothing ready waits on.
+    let arrivals = Semaphore()
 
     init(cooperative: Bool, eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void) {
         self.cooperative = cooperative
@@ -55,6 +64,29 @@ final class ConsumerContext: Sendable {
         rd_kafka_conf_set_rebalance_cb(conf, rebalanceCallback)
         rd_kafka_conf_set_stats_cb(conf, statisticsCallback)
         rd_kafka_conf_set_error_cb(conf, errorCallback)
+    }
+
+    /// Holds the consumer queue (``RDKafkaConsumerQueue``) for its arrival events.
+    func holdConsumerQueue(of client: OpaquePointer) {
+        let queue = RDKafkaConsumerQueue(consumerQueueOf: client, arrivals: arrivals)
+        state.withLock { $0.consumerQueue = queue }
+    }
+
+    /// The fetch queues of the assigned partitions, for one poll.
+    var partitionQueues: [RDKafkaConsumerQueue] {
+        state.withLock { state in state.partitions.values.compactMap(\.queue) }
+    }
+
+    /// Releases every queue reference, as librdkafka requires before the consumer closes or the
+    /// client is destroyed. The references are dropped after the lock.
+    func releaseQueues() {
+        _ = state.withLock { state in
+            var released = state.partitions.values.compactMap(\.queue)
+            for key in state.partitions.keys { state.partitions[key]?.queue = nil }
+            if let queue = state.consumerQueue { released.append(queue) }
+            state.consumerQueue = nil
+            return released
+        }
     }
 
     /// Tracks `batch[start...]`, collected while `generation` was current, in the watermarks, and
@@ -108,8 +140,24 @@ final class ConsumerContext: Sendable {
         switch reason {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
             let generation = generation.add(1, ordering: .sequentiallyConsistent).newValue
+            // A queue has one arrival callback, which releasing a reference switches off: the
+            // references of an earlier assignment of these partitions go first (returned, so that
+            // they are released after the lock).
+            _ = state.withLock { state in
+                var released: [RDKafkaConsumerQueue] = []
+                for partition in partitions {
+                    if let queue = state.partitions[partition]?.queue { released.append(queue) }
+                    state.partitions[partition]?.queue = nil
+                }
+                return released
+            }
+            // Each partition's own queue before the assignment starts fetching it, so its messages
+            // never join the consumer queue (docs/kafka.md, "Each partition its own queue").
+            let queues = partitions.map { RDKafkaConsumerQueue(partition: $0, of: client, arrivals: arrivals) }
             state.withLock { state in
-                for partition in partitions { state.partitions[partition] = Partition(assignedIn: generation) }
+                for (partition, queue) in zip(partitions, queues) {
+                    state.partitions[partition] = Partition(assignedIn: generation, queue: queue)
+                }
                 state.assignedOnce = true
             }
             changeAssignment(client, list, adding: true)
@@ -121,13 +169,17 @@ final class ConsumerContext: Sendable {
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(client) != 0
             eventHandler(lost ? .lost(partitions) : .revoked(partitions))
-            let watermarks = state.withLock { state in
+            // (The queues are returned so that they are released after the lock.)
+            let (watermarks, _) = state.withLock { state in
                 var watermarks: [KafkaTopicPartition: Int64] = [:]
+                var queues: [RDKafkaConsumerQueue] = []
                 for partition in partitions {
-                    watermarks[partition] = state.partitions.removeValue(forKey: partition)?.watermark.watermark
+                    let removed = state.partitions.removeValue(forKey: partition)
+                    watermarks[partition] = removed?.watermark.watermark
+                    if let queue = removed?.queue { queues.append(queue) }
                     state.lag[partition] = nil
                 }
-                return watermarks
+                return (watermarks, queues)
             }
             generation.add(1, ordering: .sequentiallyConsistent)
             if !lost && !watermarks.isEmpty {
