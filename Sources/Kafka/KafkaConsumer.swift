@@ -21,6 +21,8 @@ public final class KafkaConsumer: Sendable {
     private let client: RDKafkaClient
     private let closed = Atomic<Bool>(false)
     private let subscribed: Bool
+    /// A static member (`group.instance.id`) keeps its place in the group when it closes (KIP-345).
+    private let staticMember: Bool
     /// Where in the partitions' queues the next poll starts.
     private let rotation = Atomic<Int>(0)
 
@@ -45,6 +47,7 @@ public final class KafkaConsumer: Sendable {
         context.holdConsumerQueue(of: client.handle)
         // No topics: a client that joins no group, for reading committed offsets.
         subscribed = !configuration.topics.isEmpty
+        staticMember = configuration.groupInstanceID != nil
         guard subscribed else { return }
         // librdkafka's RD_KAFKA_PARTITION_UA (-1): the partition is not part of a subscription.
         let topics = RDKafkaTopicPartitionList(configuration.topics.map { KafkaTopicPartition(topic: $0, partition: -1) })
@@ -230,14 +233,18 @@ public final class KafkaConsumer: Sendable {
         context.state.withLock { $0.brokersUp }
     }
 
-    /// Leaves the group in order: commits the stored offsets (each partition's watermark), leaves the
-    /// subscription while polling until the final revoke has committed the watermarks again and
-    /// released every partition (work still in flight goes to the next owner), then closes. Blocking,
-    /// up to about `timeout` for the group to let go; later calls do nothing.
-    /// - Throws: the first failure, after the consumer has closed in any case. A commit the group
-    ///   refuses because it has moved on from this member (``KafkaError/Code/groupMovedOn``: another
-    ///   member stopped or joined meanwhile) is not a failure of closing: the partitions' next owner
-    ///   reads from the last commit the group accepted, so work is read again, never skipped.
+    /// Leaves the group in order: commits the stored offsets (each partition's watermark), releases
+    /// every partition while serving the final revoke (which commits the watermarks again; work still
+    /// in flight goes to the next owner), then closes. A dynamic member leaves the group; a static
+    /// member (`group.instance.id`) does not, as KIP-345 wants: the group keeps its place until its
+    /// session times out, so a member restarted with the same id within it takes its partitions back
+    /// without a rebalance. Blocking, up to about `timeout` for the group to let go; later calls do
+    /// nothing.
+    /// - Throws: the first failure, after the consumer has closed in any case (``KafkaError/Code/timedOut``
+    ///   when librdkafka did not finish closing in time: the client is then destroyed without it). A
+    ///   commit the group refuses because it has moved on from this member (``KafkaError/Code/groupMovedOn``:
+    ///   another member stopped or joined meanwhile) is not a failure of closing: the partitions' next
+    ///   owner reads from the last commit the group accepted, so work is read again, never skipped.
     public func close(timeout: Duration = .seconds(30)) throws(KafkaError) {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let commitFailure = commitStoredOffsets("commit on close")
@@ -248,13 +255,16 @@ public final class KafkaConsumer: Sendable {
             pollDiscarding(until: deadline) { context.state.withLock { $0.assignedOnce } }
         }
         // librdkafka 2.0 can hang in rd_kafka_consumer_close when a cooperative rebalance is under way
-        // (librdkafka #4527): unsubscribe and poll until nothing is assigned, then close.
-        if subscribed && rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
+        // (librdkafka #4527): a dynamic member unsubscribes and polls until nothing is assigned, then
+        // closes. A static member must not: unsubscribing sends a LeaveGroup whenever the unassign
+        // finishes before the close begins (docs/kafka.md, "A static member keeps its place"). Its
+        // close is served on a queue of its own, so a hang ends at the deadline.
+        if subscribed && !staticMember && rd_kafka_unsubscribe(client.handle) == RD_KAFKA_RESP_ERR_NO_ERROR {
             pollDiscarding(until: deadline) { assignment.isEmpty && librdkafkaAssignmentIsEmpty() }
         }
         // librdkafka wants every queue reference gone before it closes (rdkafka.h).
         context.releaseQueues()
-        let result = rd_kafka_consumer_close(client.handle)
+        let result = subscribed && staticMember ? closeServing(until: deadline) : rd_kafka_consumer_close(client.handle)
         if let commitFailure, !KafkaError.Code.groupMovedOn.contains(commitFailure.code) { throw commitFailure }
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(result, "close") }
     }
@@ -270,6 +280,26 @@ public final class KafkaConsumer: Sendable {
         while !done(), !deadline.hasPassed {
             if let message = rd_kafka_consumer_poll(client.handle, 100) { rd_kafka_message_destroy(message) }
         }
+    }
+
+    /// Closes without unsubscribing, serving the close's rebalance callbacks on a queue of its own
+    /// until librdkafka reports the consumer closed, or the deadline passes (`_TIMED_OUT`).
+    private func closeServing(until deadline: Deadline) -> rd_kafka_resp_err_t {
+        guard let queue = rd_kafka_queue_new(client.handle) else { return RD_KAFKA_RESP_ERR__CRIT_SYS_RESOURCE }
+        defer {
+            rd_kafka_queue_destroy(queue)
+            // A partition assigned while closing got a queue of its own (librdkafka #4527's case).
+            context.releaseQueues()
+        }
+        if let error = rd_kafka_consumer_close_queue(client.handle, queue) {
+            defer { rd_kafka_error_destroy(error) }
+            return rd_kafka_error_code(error)
+        }
+        while rd_kafka_consumer_closed(client.handle) == 0 {
+            guard !deadline.hasPassed else { return RD_KAFKA_RESP_ERR__TIMED_OUT }
+            _ = rd_kafka_queue_poll_callback(queue, 100)
+        }
+        return RD_KAFKA_RESP_ERR_NO_ERROR
     }
 
     private func librdkafkaAssignmentIsEmpty() -> Bool {

@@ -452,7 +452,7 @@ final class WorkerLoop {
         // those messages again and emits nothing again.
         let watermarks = redisStage.takeRecorded()
         if !watermarks.isEmpty && !unsent.redisOut { try? connectedStages().record(watermarks) }
-        // Commits each partition's watermark, then leaves the group.
+        // Commits each partition's watermark, then closes the consumer (a static member keeps its place in the group).
         do { try consumer.close(timeout: closingTime()) } catch { failure = failure ?? error }
         status.joined.store(false, ordering: .releasing)
         metrics.ready.record(0)

@@ -128,6 +128,48 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    /// With the eager `range` assignor, a rebalance revokes every member's partitions as soon as the
+    /// member hears of it (its next heartbeat, every 100 ms here): the survivor's revoke shows whether
+    /// the closing member left. The session (12 s) is longer than the watch (8 s), so a member that
+    /// kept its place cannot have timed out meanwhile.
+    @Test("closing, a dynamic member leaves its group at once and a static member (group.instance.id) keeps its place",
+          arguments: [nil, "keeper-1"])
+    func closeLeavesOnlyWhenDynamic(staticMember: String?) async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["places": 4])
+            let session = Duration.seconds(12)
+            let survivorEvents = EventLog<KafkaConsumerEvent>()
+            // Created together; should the second miss the group's first window, the next (session − 1 s) follows.
+            let closing = try cluster.consumer(group: "keepers", topics: ["places"]) { configuration in
+                configuration.assignor = .range
+                configuration.sessionTimeout = session
+                configuration.groupInstanceID = staticMember
+            }
+            let survivor = try cluster.consumer(group: "keepers", topics: ["places"], events: survivorEvents) { configuration in
+                configuration.assignor = .range
+                configuration.sessionTimeout = session
+            }
+            try Deadline.wait(.seconds(45), for: "both members to hold two partitions each") {
+                for consumer in [closing, survivor] { consumer.complete(consumer.poll(maxMessages: 100, timeout: .milliseconds(50))) }
+                return closing.assignment.count == 2 && survivor.assignment.count == 2
+            }
+            let revokesBefore = survivorEvents.all.filter { if case .revoked = $0 { true } else { false } }.count
+            try closing.close()
+            let watch = Deadline(after: .seconds(8))
+            var revokes = 0
+            while revokes == 0 && !watch.hasPassed {
+                survivor.complete(survivor.poll(maxMessages: 100, timeout: .milliseconds(100)))
+                revokes = survivorEvents.all.filter { if case .revoked = $0 { true } else { false } }.count - revokesBefore
+            }
+            if staticMember == nil {
+                #expect(revokes >= 1, "the survivor saw no rebalance within 8 s of a dynamic member's close: it did not leave")
+            } else {
+                #expect(revokes == 0, "the survivor's partitions were revoked after a static member's close: it left its group")
+            }
+            try survivor.close()
+        }
+    }
+
     @Test("a consumer restarted after a crash resumes from the last committed offset, not past it",
           arguments: [nil, "journal-worker-1"])
     func resumeAfterCrash(staticMember: String?) async throws {
