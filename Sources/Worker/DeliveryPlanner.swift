@@ -1,7 +1,6 @@
 import Enrichment
 import Kafka
 import Pipeline
-import Redis
 
 /// Turns one intent message into its deliveries: decode, recipients, enrich. Pure work that may
 /// run on any thread (the worker plans off its own thread); only a `user` recipient needs the
@@ -12,12 +11,13 @@ struct DeliveryPlanner: Sendable {
         /// Its deliveries, and the records decided already (dead letters, `invalid` outcomes).
         case planned([PlannedDelivery], outputs: [WorkerOutput])
         /// It addresses a user, and the token registry was not to be asked: the decoded intent, to be
-        /// planned with the registry (``plan(_:message:entry:registry:)``) without decoding it again.
+        /// planned with what the registry found (``plan(_:found:enricher:)``) without decoding it again.
         case needsRegistry(Intent)
     }
 
-    /// Looks up a user's devices (with the profile locale) for an intent's app and environment.
-    typealias Registry = (_ user: String, _ intent: Intent) throws(RedisError) -> [RecipientDevice]
+    /// A user's devices (with the profile locale) for an intent's app and environment, as the token
+    /// registry answered them.
+    typealias Registry = (_ user: String, _ intent: Intent) -> [RecipientDevice]
 
     let pools: [Intent.Environment: String]
     /// Messages larger than this are not decoded (`IntentTooLarge`).
@@ -67,10 +67,10 @@ struct DeliveryPlanner: Sendable {
     ///   - enricher: the catalog snapshot of the batch this message is planned in.
     ///   - release: a release's one device (its message a ``ReleaseRecord``): planned for it alone,
     ///     with the profile it was deferred with, without asking the registry.
-    ///   - registry: nil when the registry must not be asked: a user-addressed intent then gives
+    ///   - registry: nil when the registry has not been asked: a user-addressed intent then gives
     ///     ``Plan/needsRegistry(_:)``.
     func plan(_ intent: Intent, release: ReleaseRecord? = nil, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher,
-              registry: Registry?) throws(RedisError) -> Plan {
+              registry: Registry?) -> Plan {
         let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
         let user: String?
         let devices: [RecipientDevice]
@@ -89,7 +89,7 @@ struct DeliveryPlanner: Sendable {
                 devices = tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
             case .user(let id):
                 guard let registry else { return .needsRegistry(intent) }
-                devices = try registry(id, intent)
+                devices = registry(id, intent)
             }
         }
         guard !devices.isEmpty else {
@@ -114,6 +114,27 @@ struct DeliveryPlanner: Sendable {
             return .planned([], outputs: invalid(intent, user: user, devices: devices, message: message, source: source, entry: entry,
                                                  reason: error.code.rawValue, detail: error.description))
         }
+    }
+
+    /// Plans decoded user-addressed messages with what one registry round trip found for their users
+    /// (``DeliveryStages/recipients(of:)``); one plan per message, in order. Pure work: the worker
+    /// does it off its thread (``PlanningTasks/start(_:found:)``), like the planning of every other message.
+    func plan(_ messages: [WorkerLoop.MessageToPlan], found: [UserQuery: UserRecipients], enricher: Enricher) -> [Plan] {
+        messages.map { planning in
+            plan(planning.intent, message: planning.message, entry: planning.entry, enricher: enricher) { user, intent in
+                let recipients = found[Self.query(user, intent)]
+                return (recipients?.devices ?? []).map {
+                    RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale,
+                                    profileTimeZone: recipients?.timeZone)
+                }
+            }
+        }
+    }
+
+    /// What the token registry is asked for a user addressed by an intent: its devices and profile
+    /// for the intent's app and environment.
+    static func query(_ user: String, _ intent: Intent) -> UserQuery {
+        UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)
     }
 
     /// A decoded intent that cannot become notifications: a dead letter and one `invalid` outcome per device.

@@ -33,7 +33,6 @@ struct DeliveryStages {
         var priorityLowered = 0
     }
 
-    private let planner: DeliveryPlanner
     private let records: OutputRecords
     /// The window of intents that name no `dedupe_window`.
     private let defaultCollapseWindowSeconds: Int
@@ -55,7 +54,6 @@ struct DeliveryStages {
     init(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) throws(RedisError) {
         defaultCollapseWindowSeconds = configuration.collapseWindowSeconds
         onUncertain = configuration.onUncertain
-        self.planner = planner
         records = planner.records
         switch stores {
         case .redis(let redisConfiguration):
@@ -90,27 +88,18 @@ struct DeliveryStages {
 
     // MARK: Plan
 
-    /// Plans decoded messages, asking the token registry for every `user` recipient among them in
-    /// one round trip (devices and profiles — locale, time zone — together); one plan per message, in order.
-    func plan(_ messages: [WorkerLoop.MessageToPlan]) throws(RedisError) -> [DeliveryPlanner.Plan] {
+    /// The token registry's devices and profiles (locale, time zone) for every `user` recipient
+    /// among decoded messages, in one round trip; the messages are then planned with them off the
+    /// loop's thread (``DeliveryPlanner/plan(_:found:enricher:)``).
+    func recipients(of messages: [WorkerLoop.MessageToPlan]) throws(RedisError) -> [UserQuery: UserRecipients] {
         var queries: [UserQuery] = []
         var seen = Set<UserQuery>()
         for intent in messages.map(\.intent) {
             guard case .user(let user) = intent.recipients else { continue }
-            let query = UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)
+            let query = DeliveryPlanner.query(user, intent)
             if seen.insert(query).inserted { queries.append(query) }
         }
-        let found = Dictionary(uniqueKeysWithValues: zip(queries, try registry.recipients(queries)))
-        let enricher = planner.catalog.enricher
-        return try messages.map { (planning) throws(RedisError) in
-            try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: enricher) { user, intent in
-                let recipients = found[UserQuery(user: user, app: intent.app, environment: intent.environment.rawValue)]
-                return (recipients?.devices ?? []).map {
-                    RecipientDevice(token: $0.token, environment: intent.environment, profileLocale: recipients?.locale,
-                                    profileTimeZone: recipients?.timeZone)
-                }
-            }
-        }
+        return Dictionary(uniqueKeysWithValues: zip(queries, try registry.recipients(queries)))
     }
 
     // MARK: Claim

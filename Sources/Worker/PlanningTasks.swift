@@ -1,9 +1,13 @@
 import Kafka
+import Pipeline
 import Runtime
 
 /// Plans polled messages on Swift's cooperative pool, off the worker's thread, and hands the plans
 /// back through an ``Inbox``. A `user` recipient is not looked up here: its message comes back as
-/// ``DeliveryPlanner/Plan/needsRegistry(_:)``, decoded, for the worker's thread, which owns the Redis connection.
+/// ``DeliveryPlanner/Plan/needsRegistry(_:)``, decoded, for the worker's thread, which owns the Redis
+/// connection and asks the registry for every such message of a turn at once; the messages then come
+/// back here to be enriched with what it found (``start(_:found:)``), so that the loop's thread does
+/// only the round trip.
 final class PlanningTasks: Sendable {
     /// One message's plan.
     struct Planned: Sendable {
@@ -12,12 +16,20 @@ final class PlanningTasks: Sendable {
         let plan: DeliveryPlanner.Plan
     }
 
+    /// The plans of user-addressed messages planned with the registry's answer, in their order.
+    struct PlannedWithRegistry: Sendable {
+        let plans: [DeliveryPlanner.Plan]
+        let messages: [WorkerLoop.MessageToPlan]
+    }
+
     private let planner: DeliveryPlanner
     private let planned: Inbox<Planned>
+    private let plannedWithRegistry: Inbox<PlannedWithRegistry>
 
     init(planner: DeliveryPlanner, wakeUp: Semaphore) {
         self.planner = planner
         planned = Inbox(wakeUp: wakeUp)
+        plannedWithRegistry = Inbox(wakeUp: wakeUp)
     }
 
     /// Plans the messages without waiting; the plans arrive through ``take()``.
@@ -25,23 +37,36 @@ final class PlanningTasks: Sendable {
         Task.detached { [self] in
             // One catalog snapshot for the batch: a reload applies from the next one.
             let enricher = planner.catalog.enricher
-            // Without a registry planning cannot fail.
             let plans = messages.map { message, entry in
                 switch planner.decode(message, entry: entry) {
                 case .undecodable(let plan):
                     Planned(message: message, entry: entry, plan: plan)
                 case .intent(let intent, let release):
                     Planned(message: message, entry: entry,
-                            plan: (try? planner.plan(intent, release: release, message: message, entry: entry, enricher: enricher, registry: nil))
-                                ?? .needsRegistry(intent))
+                            plan: planner.plan(intent, release: release, message: message, entry: entry, enricher: enricher, registry: nil))
                 }
             }
             planned.append(contentsOf: plans)
         }
     }
 
+    /// Plans user-addressed messages, decoded already, with what the token registry found for their
+    /// users (``DeliveryStages/recipients(of:)``), without waiting; the plans arrive through
+    /// ``takeWithRegistry()``.
+    func start(_ messages: [WorkerLoop.MessageToPlan], found: [UserQuery: UserRecipients]) {
+        Task.detached { [self] in
+            let plans = planner.plan(messages, found: found, enricher: planner.catalog.enricher)
+            plannedWithRegistry.append(contentsOf: [PlannedWithRegistry(plans: plans, messages: messages)])
+        }
+    }
+
     /// Every plan made since the last call.
     func take() -> [Planned] {
         planned.take()
+    }
+
+    /// Every batch of plans made with the registry's answer since the last call.
+    func takeWithRegistry() -> [PlannedWithRegistry] {
+        plannedWithRegistry.take()
     }
 }

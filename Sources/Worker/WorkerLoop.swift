@@ -150,6 +150,9 @@ final class WorkerLoop {
         // count left standing would turn every later wait into a spin.
         while wakeUp.wait(milliseconds: 0) {}
         try perform(machine.planned(planning.take(), now: clock.now))
+        for planned in planning.takeWithRegistry() {
+            try perform(machine.plannedWithRegistry(planned.plans, for: planned.messages, now: clock.now))
+        }
         try perform(machine.sendsAnswered(completions.take(), now: clock.now))
         let answers = redisStage.take()
         countClaims(answers)
@@ -196,15 +199,16 @@ final class WorkerLoop {
             case .plan(let messages):
                 planning.start(messages)
             case .planWithRegistry(let messages):
-                let plans: [DeliveryPlanner.Plan]
+                // Only the round trip here: the enriching goes to the planning tasks.
+                let found: [UserQuery: UserRecipients]
                 do {
-                    plans = try connectedStages().plan(messages)
+                    found = try connectedStages().recipients(of: messages)
                 } catch {
                     guard error.isRetryable else { throw error }
                     try perform(machine.registryFailed(messages, error, now: clock.now))
                     continue
                 }
-                try perform(machine.plannedWithRegistry(plans, for: messages, now: clock.now))
+                planning.start(messages, found: found)
             case .claim(let planned):
                 redisStage.submit(.claim(planned))
             case .record(let sent):

@@ -245,6 +245,7 @@ extension WorkerLoop {
         /// The plans of messages planned with the token registry, in their order.
         mutating func plannedWithRegistry(_ plans: [DeliveryPlanner.Plan], for messages: [MessageToPlan],
                                           now: MonotonicClock.Instant) -> [Action] {
+            messagesPlanning -= messages.count
             var actions: [Action] = []
             for (plan, message) in zip(plans, messages) { accept(plan, entry: message.entry, now: now, into: &actions) }
             return actions
@@ -252,6 +253,7 @@ extension WorkerLoop {
 
         /// The registry round trip for `messages` met a Redis outage: they wait for Redis.
         mutating func registryFailed(_ messages: [MessageToPlan], _ error: RedisError, now: MonotonicClock.Instant) -> [Action] {
+            messagesPlanning -= messages.count
             var actions: [Action] = []
             redisFailed(error, now: now, into: &actions)
             submit(.plan(messages), now: now, into: &actions)
@@ -394,6 +396,9 @@ extension WorkerLoop {
                     waitingForRedis.append(step)
                     return
                 }
+                // Planned again (with the registry's answer, off the loop's thread) until
+                // ``plannedWithRegistry(_:for:now:)`` or ``registryFailed(_:_:now:)``.
+                messagesPlanning += messages.count
                 actions.append(.planWithRegistry(messages))
             case .claim(let planned):
                 // fail_open: the claims and collapse windows are skipped, and no encryption key can be read.

@@ -42,8 +42,9 @@ extension WorkerLoop.StateMachine {
         /// through ``WorkerLoop/StateMachine/planned(_:now:)``.
         case plan([(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)])
         /// Plan these user-addressed messages with one registry round trip on the loop's Redis
-        /// connection: ``WorkerLoop/StateMachine/plannedWithRegistry(_:for:now:)``, or on an outage
-        /// ``WorkerLoop/StateMachine/registryFailed(_:_:now:)``.
+        /// connection, then enriched off the loop's thread (``PlanningTasks/start(_:found:)``):
+        /// ``WorkerLoop/StateMachine/plannedWithRegistry(_:for:now:)``, or on an outage
+        /// ``WorkerLoop/StateMachine/registryFailed(_:_:now:)``. They count as being planned until then.
         case planWithRegistry([WorkerLoop.MessageToPlan])
         /// Claim the deliveries on the ``RedisStage``; its answer comes back through
         /// ``WorkerLoop/StateMachine/redisAnswered(_:now:)``.

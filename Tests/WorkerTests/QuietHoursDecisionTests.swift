@@ -49,7 +49,7 @@ struct QuietHoursDecisionTests {
             : intent
         let message = StateMachineFixture.message(value, offset: 0)
         guard case .intent(let decoded, let releaseRecord) = planner.decode(message, entry: 0) else { throw Unplanned() }
-        let plan = try planner.plan(decoded, release: releaseRecord, message: message, entry: 0, enricher: planner.catalog.enricher) { _, _ in
+        let plan = planner.plan(decoded, release: releaseRecord, message: message, entry: 0, enricher: planner.catalog.enricher) { _, _ in
             [RecipientDevice(token: token, environment: .sandbox, profileTimeZone: timeZone)]
         }
         guard case .planned(let deliveries, _) = plan, deliveries.count == 1 else { throw Unplanned() }

@@ -2,7 +2,7 @@
 import APNsCore
 import Enrichment
 import Kafka
-import Pipeline
+@testable import Pipeline
 import PushlineTestKit
 import Runtime
 @testable import Redis
@@ -93,7 +93,7 @@ struct StateMachineFixture {
                 PlanningTasks.Planned(message: message, entry: entry, plan: plan)
             case .intent(let intent, let release):
                 PlanningTasks.Planned(message: message, entry: entry,
-                                      plan: (try? planner.plan(intent, release: release, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil)) ?? .needsRegistry(intent))
+                                      plan: planner.plan(intent, release: release, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil))
             }
         }
         toPlan = []
@@ -183,15 +183,18 @@ struct StateMachineFixture {
         return perform(machine.acknowledged([report], now: at(now)))
     }
 
-    /// The oldest registry round trip's answer: every user has the `devices`.
+    /// The oldest registry round trip's answer: every user has the `devices`; the messages planned
+    /// with it as the planning tasks plan them (``DeliveryPlanner/plan(_:found:enricher:)``).
     mutating func answerRegistry(devices: [Int], now: Int = 0) throws -> [String] {
         let messages = registryPlans.removeFirst()
-        let tokens = try devices.map(Self.token)
-        let plans = try messages.map { planning in
-            try planner.plan(planning.intent, message: planning.message, entry: planning.entry, enricher: planner.catalog.enricher) { _, intent in
-                tokens.map { RecipientDevice(token: $0, environment: intent.environment) }
-            }
+        let recipients = UserRecipients(devices: try devices.map { TokenRegistry.Device(token: try Self.token($0), registeredAt: 0) },
+                                        profile: UserProfile())
+        var found: [UserQuery: UserRecipients] = [:]
+        for planning in messages {
+            guard case .user(let user) = planning.intent.recipients else { continue }
+            found[DeliveryPlanner.query(user, planning.intent)] = recipients
         }
+        let plans = planner.plan(messages, found: found, enricher: planner.catalog.enricher)
         return perform(machine.plannedWithRegistry(plans, for: messages, now: at(now)))
     }
 

@@ -277,6 +277,29 @@ struct WorkerStateMachineTests {
         #expect(f.tick(10_001) == ["claim 4", "pause max_in_flight"])
     }
 
+    @Test("user-addressed messages count as being planned from the registry round trip until their plans come back from the planning tasks")
+    func registryPlanningCounted() throws {
+        var f = try Fixture { $0.batchSize = 1 }
+        #expect(f.pollAndPlan([Fixture.message(Fixture.intent(id: "i1", user: "u1"), offset: 0),
+                               Fixture.message(Fixture.intent(id: "i2", user: "u2"), offset: 1)]) == ["plan 2", "planWithRegistry 2"])
+        // Two polls' worth (2 × batch.size) still being planned: no poll, and a drain would wait for them.
+        #expect(f.machine.workIsMoving)
+        #expect(!f.machine.mayPoll)
+        // The round trip failed: back to waiting for Redis, no longer being planned.
+        #expect(f.failRegistry(Self.refusedRedis) == ["redis lost, waiting"])
+        #expect(!f.machine.workIsMoving)
+        #expect(f.tick(0) == ["pause redis"])
+        #expect(f.tick(10_000) == ["ping"])
+        #expect(f.perform(f.machine.redisReached(now: f.at(10_000))) == ["redis recovered", "planWithRegistry 2"])
+        #expect(f.machine.workIsMoving)
+        // Every user without a device: one `invalid` outcome each; once Kafka has them, nothing is left.
+        let answered = try f.answerRegistry(devices: [], now: 10_000)
+        #expect(answered == ["produce outcome invalid NoRegisteredDevices", "produce outcome invalid NoRegisteredDevices"])
+        #expect(f.acknowledge() == ["complete 0:0,0:1"])
+        #expect(!f.machine.workIsMoving)
+        #expect(f.machine.isIdle)
+    }
+
     @Test("a Redis error that is not an outage ends the worker")
     func fatalRedisError() throws {
         var f = try Fixture()
