@@ -199,6 +199,63 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    @Test("a held partition's messages are not taken while the other partitions' are, and after its release every offset comes once, in order")
+    func heldPartitionIsNotTakenUntilReleased() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["holding": 2])
+            let (bulk, other) = (KafkaTopicPartition(topic: "holding", partition: 0), KafkaTopicPartition(topic: "holding", partition: 1))
+            _ = try cluster.produce((0..<5000).map { KafkaProducerMessage(topic: "holding", partition: 0, value: Array("bulk \($0)".utf8)) })
+            let consumer = try cluster.consumer(group: "holders", topics: ["holding"])
+            var polled = try consume(consumer, until: "the first bulk messages") { $0.count >= 1 }
+            // A partition not assigned is ignored.
+            try consumer.hold([bulk, KafkaTopicPartition(topic: "holding", partition: 7)])
+            _ = try cluster.produce((0..<10).map { KafkaProducerMessage(topic: "holding", partition: 1, value: Array("other \($0)".utf8)) })
+            var whileHeld = try consume(consumer, until: "the other partition's 10 messages") { $0.count >= 10 }
+            for _ in 0..<5 { whileHeld += consumer.poll(maxMessages: 100, timeout: .milliseconds(100)) }
+            #expect(whileHeld.count == 10 && whileHeld.allSatisfy { $0.topicPartition == other }, "nothing of the held partition is taken")
+            try consumer.release([bulk])
+            let before = polled.count
+            polled += try consume(consumer, until: "the rest of the bulk partition") { before + $0.count >= 5000 }
+            for _ in 0..<3 { polled += consumer.poll(maxMessages: 500, timeout: .milliseconds(100)) }
+            let offsets = polled.filter { $0.topicPartition == bulk }.map(\.offset)
+            #expect(offsets == Array(0..<5000), "every offset once, in order")
+            try consumer.close()
+        }
+    }
+
+    @Test("a held partition revoked and assigned again is taken: a new assignment starts unheld")
+    func reassignedPartitionIsNotLeftHeld() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["held": 4])
+            let all = Set((0..<4).map { KafkaTopicPartition(topic: "held", partition: $0) })
+            let a = try cluster.consumer(group: "holders-again", topics: ["held"])
+            try Deadline.wait(for: "A to own every partition") {
+                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+                return a.assignment == all
+            }
+            // A holds everything; B joins and takes some of A's held partitions, then leaves.
+            try a.hold(Array(all))
+            let b = try cluster.consumer(group: "holders-again", topics: ["held"])
+            try Deadline.wait(for: "B to take some partitions from A") {
+                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+                _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
+                return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
+            }
+            let moved = b.assignment
+            try b.close()
+            try Deadline.wait(for: "A to own every partition again") {
+                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+                return a.assignment == all
+            }
+            try cluster.produce(40, to: "held", partitions: 4)
+            var received: [KafkaConsumerMessage] = []
+            for _ in 0..<20 { received += a.poll(maxMessages: 100, timeout: .milliseconds(100)) }
+            #expect(Set(received.map(\.topicPartition)) == moved, "only the partitions assigned anew are taken; A still holds the others")
+            #expect(received.count == 40 / 4 * moved.count)
+            try a.close()
+        }
+    }
+
     @Test("each partition has its own queue: a message of one partition is polled ahead of another partition's prefetched backlog, polls sharing the batch between them")
     func partitionsDoNotWaitBehindAnotherPrefetch() async throws {
         try await DedicatedThread.run {
