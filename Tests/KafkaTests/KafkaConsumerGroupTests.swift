@@ -223,30 +223,42 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    /// A, the group's only member, owns every partition of `topic` (4); `stopping` pauses or holds
+    /// them all; B joins and takes some of them; `beforeLeaving` runs on A; B leaves and A owns them
+    /// all again. Returns A and the partitions that moved to B and back.
+    private static func moveSomeAwayAndBack(_ cluster: KafkaTestCluster, topic: String, group: String,
+                                            stopping: (KafkaConsumer, [KafkaTopicPartition]) throws -> Void,
+                                            beforeLeaving: (KafkaConsumer) throws -> Void = { _ in })
+        throws -> (KafkaConsumer, Set<KafkaTopicPartition>) {
+        let all = Set((0..<4).map { KafkaTopicPartition(topic: topic, partition: $0) })
+        let a = try cluster.consumer(group: group, topics: [topic])
+        try Deadline.wait(for: "A to own every partition") {
+            _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+            return a.assignment == all
+        }
+        try stopping(a, Array(all))
+        let b = try cluster.consumer(group: group, topics: [topic])
+        try Deadline.wait(for: "B to take some partitions from A") {
+            _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+            _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
+            return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
+        }
+        let moved = b.assignment
+        try beforeLeaving(a)
+        try b.close()
+        try Deadline.wait(for: "A to own every partition again") {
+            _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+            return a.assignment == all
+        }
+        return (a, moved)
+    }
+
     @Test("a held partition revoked and assigned again is taken: a new assignment starts unheld")
     func reassignedPartitionIsNotLeftHeld() async throws {
         try await DedicatedThread.run {
             let cluster = try KafkaTestCluster(topics: ["held": 4])
-            let all = Set((0..<4).map { KafkaTopicPartition(topic: "held", partition: $0) })
-            let a = try cluster.consumer(group: "holders-again", topics: ["held"])
-            try Deadline.wait(for: "A to own every partition") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return a.assignment == all
-            }
-            // A holds everything; B joins and takes some of A's held partitions, then leaves.
-            try a.hold(Array(all))
-            let b = try cluster.consumer(group: "holders-again", topics: ["held"])
-            try Deadline.wait(for: "B to take some partitions from A") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
-            }
-            let moved = b.assignment
-            try b.close()
-            try Deadline.wait(for: "A to own every partition again") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return a.assignment == all
-            }
+            // A holds everything; B takes some of A's held partitions, then leaves.
+            let (a, moved) = try Self.moveSomeAwayAndBack(cluster, topic: "held", group: "holders-again", stopping: { try $0.hold($1) })
             try cluster.produce(40, to: "held", partitions: 4)
             var received: [KafkaConsumerMessage] = []
             for _ in 0..<20 { received += a.poll(maxMessages: 100, timeout: .milliseconds(100)) }
@@ -286,27 +298,10 @@ struct KafkaConsumerGroupTests {
         try await DedicatedThread.run {
             let cluster = try KafkaTestCluster(topics: ["pausing": 4])
             let all = Set((0..<4).map { KafkaTopicPartition(topic: "pausing", partition: $0) })
-            let a = try cluster.consumer(group: "pausers", topics: ["pausing"])
-            try Deadline.wait(for: "A to own every partition") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return a.assignment == all
-            }
-            // A pauses everything (backpressure); B joins and takes some of A's paused partitions.
-            try a.pause(Array(all))
-            let b = try cluster.consumer(group: "pausers", topics: ["pausing"])
-            try Deadline.wait(for: "B to take some partitions from A") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
-            }
-            let moved = b.assignment
-            // A resumes what it owns; B leaves, and A gets back the partitions it had paused.
-            try a.resume(Array(a.assignment))
-            try b.close()
-            try Deadline.wait(for: "A to own every partition again") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return a.assignment == all
-            }
+            // A pauses everything (backpressure); B takes some of A's paused partitions; A resumes
+            // what it owns; B leaves, and A gets back the partitions it had paused.
+            let (a, moved) = try Self.moveSomeAwayAndBack(cluster, topic: "pausing", group: "pausers", stopping: { try $0.pause($1) },
+                                                          beforeLeaving: { try $0.resume(Array($0.assignment)) })
             try cluster.produce(40, to: "pausing", partitions: 4)
             let received = try consume(a, until: "all 40 messages, also from \(moved.sorted { $0.partition < $1.partition })") { $0.count >= 40 }
             #expect(Set(received.map(\.topicPartition)) == all)

@@ -24,13 +24,19 @@ struct LanesAndThrottlesStateMachineTests {
     /// One batch out of 10 (concurrency 1), read_ahead 100, and 30 bulk deliveries of partition 0
     /// planned and ticked: the one batch slot holds bulk, 20 wait in the bulk lane.
     private static func busySender() throws -> Fixture {
+        try Self.oneSlotOfTen(readAhead: 100, bulk: 30, expecting: ["scheduled [0, 10]", "claim 10"])
+    }
+
+    /// Concurrency 1, batches of 10, and `bulk` deliveries of one intent on partition 0 planned and
+    /// ticked (what that tick does is `expecting`).
+    private static func oneSlotOfTen(readAhead: Int, bulk: Int, expecting: [String]) throws -> Fixture {
         var f = try Fixture {
             $0.concurrency = 1
             $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 100)
+            $0.policies.lanes = Self.lanes(readAhead: readAhead)
         }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<bulk), extra: #""lane":"bulk","#), offset: 0)])
+        #expect(f.tick(0) == expecting)
         return f
     }
 
@@ -89,14 +95,7 @@ struct LanesAndThrottlesStateMachineTests {
     /// One batch out of 10 (concurrency 1), read_ahead 20, and 30 bulk deliveries of partition 0
     /// planned and ticked: 20 wait in the bulk lane, which is full, so partition 0 is held.
     private static func fullBulkLane() throws -> Fixture {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 20)
-        }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10", "hold lane bulk: 0"])
-        return f
+        try Self.oneSlotOfTen(readAhead: 20, bulk: 30, expecting: ["scheduled [0, 10]", "claim 10", "hold lane bulk: 0"])
     }
 
     @Test("a lane holding read_ahead deliveries holds the partitions that fed it (their messages are not taken), the worker keeps polling the others, and the lane releases them below half")
@@ -136,13 +135,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("a lane that fills while every partition is paused keeps the partitions that fed it held when the others resume")
     func laneFillingWhilePausedHolds() throws {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 20)
-        }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<10), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        var f = try Self.oneSlotOfTen(readAhead: 20, bulk: 10, expecting: ["scheduled [0, 10]", "claim 10"])
         #expect(f.perform(f.machine.redisFailed(RedisError(.connectionRefused, "refused"), now: f.at(1))) == ["redis lost, waiting"])
         #expect(f.tick(1).contains("pause redis"))
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "more", tokens: Array(10..<40), extra: #""lane":"bulk","#),
