@@ -303,8 +303,11 @@ final class WorkerLoop {
     }
 
     /// Holds or releases the partitions of a full lane, or of one that drained (``LaneHolding``);
-    /// a partition revoked since is ignored.
+    /// only those still assigned (a partition revoked since is the consumer's no more).
     private func setLaneHeld(_ hold: Bool, lane: String, _ partitions: [KafkaTopicPartition]) {
+        let assignment = consumer.assignment
+        let partitions = partitions.filter(assignment.contains)
+        guard !partitions.isEmpty else { return }
         setHeld(hold, partitions)
         if hold { metrics.lanes.partitionsHeld(lane: lane, partitions.count) }
         logger.debug(hold ? "partitions held" : "partitions released",
