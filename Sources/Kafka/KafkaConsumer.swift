@@ -15,7 +15,7 @@ import Runtime
 /// ``close(timeout:)`` block, and so does dropping the last reference (librdkafka joins its
 /// threads): do these on a dedicated thread, never on Swift's cooperative pool, and poll from one
 /// thread only.
-/// ``complete(_:)``, ``pause(_:)`` and ``resume(_:)`` do not block and may be called from any thread.
+/// ``complete(_:)``, ``pause(_:)``, ``resume(_:)``, ``hold(_:)`` and ``release(_:)`` do not block and may be called from any thread.
 public final class KafkaConsumer: Sendable {
     private let context: ConsumerContext
     private let client: RDKafkaClient
@@ -204,6 +204,26 @@ public final class KafkaConsumer: Sendable {
     /// Fetches these paused partitions again, from where they stopped. Does not block.
     public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
         try changeFetching(partitions, resume: true)
+    }
+
+    /// Stops taking these partitions' messages: ``poll(maxMessages:timeout:)`` leaves their queues
+    /// unread until ``release(_:)``, while librdkafka keeps fetching them up to its prefetch bounds
+    /// (`queued.min.messages`, `queued.max.messages.kbytes`, counted per partition's queue), which
+    /// is the back-pressure. Unlike ``pause(_:)`` nothing fetched is dropped, so releasing costs no
+    /// fetch again: the poll goes on from the next message in the queue. A partition librdkafka gave
+    /// no queue of its own (its messages come through the consumer queue) is paused instead.
+    /// Partitions not assigned are ignored; a hold ends with the assignment (a partition assigned
+    /// anew is not held). Does not block.
+    public func hold(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        let withoutQueue = context.setHeld(true, partitions)
+        if !withoutQueue.isEmpty { try changeFetching(withoutQueue, resume: false) }
+    }
+
+    /// Takes these held partitions' messages again, from the next one in their queue (a poll
+    /// waiting for messages looks at them at once); resumes those paused instead. Does not block.
+    public func release(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
+        let withoutQueue = context.setHeld(false, partitions)
+        if !withoutQueue.isEmpty { try changeFetching(withoutQueue, resume: true) }
     }
 
     private func changeFetching(_ partitions: [KafkaTopicPartition], resume: Bool) throws(KafkaError) {

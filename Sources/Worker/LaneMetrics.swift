@@ -8,7 +8,7 @@ import Telemetry
 struct LaneMetrics: Sendable {
     private let queued: [Gauge]
     private let scheduledTotal: [Counter]
-    private let partitionPausesTotal: [String: Counter]
+    private let partitionHoldsTotal: [String: Counter]
     private let waitingByThrottle: [Gauge]
     private let grantedTotal: [String: Counter]
 
@@ -20,9 +20,9 @@ struct LaneMetrics: Sendable {
         let scheduledFamily = try registry.makeCounterFamily(
             name: "pushline_lane_scheduled_total", labelNames: ["pipeline", "lane"],
             help: "Deliveries the lane scheduler took from the lane into batches, to be claimed and sent.")
-        let pausesFamily = try registry.makeCounterFamily(
-            name: "pushline_lane_partition_pauses_total", labelNames: ["pipeline", "lane"],
-            help: "Partitions paused because they fed the lane while it was full (resumed once it drains).")
+        let holdsFamily = try registry.makeCounterFamily(
+            name: "pushline_lane_partition_holds_total", labelNames: ["pipeline", "lane"],
+            help: "Partitions held (their messages not taken) because they fed the lane while it was full (released once it drains).")
         let waitingFamily = try registry.makeGaugeFamily(
             name: "pushline_throttle_waiting", labelNames: ["pipeline", "throttle"],
             help: "Planned deliveries waiting for the throttle's tokens.")
@@ -31,9 +31,9 @@ struct LaneMetrics: Sendable {
             help: "Deliveries the throttle's token bucket let go.")
         queued = lanes.lanes.map { queuedFamily.metric(labelValues: [pipeline, $0.name]) }
         scheduledTotal = lanes.lanes.map { scheduledFamily.metric(labelValues: [pipeline, $0.name]) }
-        var pauses: [String: Counter] = [:]
-        for lane in lanes.lanes { pauses[lane.name] = pausesFamily.metric(labelValues: [pipeline, lane.name]) }
-        partitionPausesTotal = pauses
+        var holds: [String: Counter] = [:]
+        for lane in lanes.lanes { holds[lane.name] = holdsFamily.metric(labelValues: [pipeline, lane.name]) }
+        partitionHoldsTotal = holds
         waitingByThrottle = throttles.map { waitingFamily.metric(labelValues: [pipeline, $0.bucket]) }
         var granted: [String: Counter] = [:]
         for throttle in throttles { granted[throttle.bucket] = grantedFamily.metric(labelValues: [pipeline, throttle.bucket]) }
@@ -51,9 +51,9 @@ struct LaneMetrics: Sendable {
         for (counter, count) in zip(scheduledTotal, perLane) where count > 0 { counter.increment(by: count) }
     }
 
-    /// Partitions paused because they fed `lane` while it was full.
-    func partitionsPaused(lane: String, _ count: Int) {
-        partitionPausesTotal[lane]?.increment(by: count)
+    /// Partitions held because they fed `lane` while it was full.
+    func partitionsHeld(lane: String, _ count: Int) {
+        partitionHoldsTotal[lane]?.increment(by: count)
     }
 
     /// What the buckets granted.

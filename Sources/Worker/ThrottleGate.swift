@@ -34,7 +34,9 @@ struct ThrottleGate<Element> {
     private(set) var heldCount = 0
 
     /// Deliveries held by each throttle, in the order of ``throttles``.
-    var heldByThrottle: [Int] { held.map(\.count) }
+    // A closure, not `\.count`: a key path in this generic type is instantiated at run time on
+    // every call (`swift_getKeyPath`), and the loop asks this on every turn.
+    var heldByThrottle: [Int] { held.map { $0.count } }
 
     /// Holds the deliveries a throttle matches and returns the others, in order.
     mutating func admit(_ elements: [Element], now: MonotonicClock.Instant) -> [Element] {

@@ -135,11 +135,15 @@ final class WorkerLoop {
                 _ = wakeUp.wait(milliseconds: 5)
                 continue
             }
+            let waitingForSlot = machine.waitsForSlot
             let messages = consumer.poll(maxMessages: machine.pollLimit, timeout: machine.pollTimeout(now: clock.now))
             if let rebalanceFailure { throw rebalanceFailure }
             handleConsumerEvents()
             if !messages.isEmpty { metrics.consumed(messages, newest: &newestConsumed) }
             try perform(machine.polled(messages))
+            // Reading ahead with every batch slot taken and nothing new: wait for what frees a slot
+            // (or for 2 ms, then poll again) rather than turn round at once, which kept a core busy.
+            if waitingForSlot && messages.isEmpty { _ = wakeUp.wait(milliseconds: 2) }
         }
         try finish()
     }
@@ -246,16 +250,16 @@ final class WorkerLoop {
                 setPaused(true, Array(consumer.assignment))
                 logger.info("partitions paused", metadata: ["reason": .string(reason.rawValue),
                                                             "in_flight": .string("\(machine.deliveriesInFlight)")])
-            case .resume(let keepingPaused):
-                setPaused(false, Array(consumer.assignment.subtracting(keepingPaused)))
-                logger.info("partitions resumed", metadata: keepingPaused.isEmpty ? [:]
-                    : ["kept_paused_for_lanes": .string(Self.describe(Array(keepingPaused)))])
-            case .pauseLane(let lane, let partitions):
-                setLanePaused(true, lane: lane, partitions)
-            case .resumeLane(let lane, let partitions):
-                setLanePaused(false, lane: lane, partitions)
+            case .resume(let keepingHeld):
+                setPaused(false, Array(consumer.assignment.subtracting(keepingHeld)))
+                logger.info("partitions resumed", metadata: keepingHeld.isEmpty ? [:]
+                    : ["kept_held_for_lanes": .string(Self.describe(Array(keepingHeld)))])
+            case .holdLane(let lane, let partitions):
+                setLaneHeld(true, lane: lane, partitions)
+            case .releaseLane(let lane, let partitions):
+                setLaneHeld(false, lane: lane, partitions)
             case .pausePartitions(let partitions):
-                try? consumer.pause(partitions)
+                setPaused(true, partitions)
             case .redisLost(let error, let waiting):
                 metrics.redisAvailable.record(0)
                 status.waitingForRedis.store(waiting, ordering: .releasing)
@@ -294,30 +298,32 @@ final class WorkerLoop {
         }
     }
 
+    /// Pauses or resumes these partitions: the worker stops or starts again taking their messages.
+    /// They are held (``KafkaConsumer/hold(_:)``), not paused in librdkafka, which would drop what it
+    /// prefetched of them and fetch it again on resume (docs/worker.md, "Back-pressure").
     private func setPaused(_ pause: Bool, _ partitions: [KafkaTopicPartition]) {
-        do {
-            if pause { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
-        } catch {
-            logger.warning(pause ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
-        }
+        setHeld(pause, partitions)
         metrics.paused.record(pause ? 1 : 0)
     }
 
-    /// Pauses or resumes the partitions of a full lane, or of one that drained (``LanePausing``);
+    /// Holds or releases the partitions of a full lane, or of one that drained (``LaneHolding``);
     /// only those still assigned (a partition revoked since is the consumer's no more).
-    private func setLanePaused(_ pause: Bool, lane: String, _ partitions: [KafkaTopicPartition]) {
+    private func setLaneHeld(_ hold: Bool, lane: String, _ partitions: [KafkaTopicPartition]) {
         let assignment = consumer.assignment
         let partitions = partitions.filter(assignment.contains)
         guard !partitions.isEmpty else { return }
+        setHeld(hold, partitions)
+        if hold { metrics.lanes.partitionsHeld(lane: lane, partitions.count) }
+        logger.debug(hold ? "partitions held" : "partitions released",
+                     metadata: ["lane": .string(lane), "partitions": .string(Self.describe(partitions))])
+    }
+
+    private func setHeld(_ hold: Bool, _ partitions: [KafkaTopicPartition]) {
         do {
-            if pause { try consumer.pause(partitions) } else { try consumer.resume(partitions) }
+            if hold { try consumer.hold(partitions) } else { try consumer.release(partitions) }
         } catch {
-            logger.warning(pause ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
+            logger.warning(hold ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
         }
-        if pause { metrics.lanes.partitionsPaused(lane: lane, partitions.count) }
-        logger.debug(pause ? "partitions paused" : "partitions resumed",
-                     metadata: ["reason": .string(StateMachine.PauseReason.lane.rawValue), "lane": .string(lane),
-                                "partitions": .string(Self.describe(partitions))])
     }
 
     /// Counts and logs a record Kafka refused, and what became of it (``StateMachine/Refusal``).

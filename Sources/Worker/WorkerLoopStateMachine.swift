@@ -54,8 +54,8 @@ extension WorkerLoop {
         private let readAhead: Int
         /// (Set whenever a delivery opens a batch; read only while one is open.)
         private var openedAt = MonotonicClock.Instant(nanoseconds: 0)
-        /// Partitions paused because a lane is full (``LanePausing``).
-        private var lanePausing: LanePausing
+        /// Partitions held because a lane is full (``LaneHolding``).
+        private var laneHolding: LaneHolding
         /// Planned deliveries a throttle holds until its token bucket lets them go (docs/policies.md).
         private var throttle: ThrottleGate<PlannedDelivery>
         /// Messages handed to the planners and not yet back.
@@ -103,7 +103,7 @@ extension WorkerLoop {
             laneNames = configuration.policies.lanes
             lanes = LaneScheduler(weights: configuration.policies.lanes.lanes.isEmpty ? [1] : configuration.policies.lanes.lanes.map(\.weight))
             readAhead = configuration.policies.lanes.lanes.isEmpty ? 0 : configuration.policies.lanes.readAhead
-            lanePausing = LanePausing(lanes: configuration.policies.lanes.lanes.count,
+            laneHolding = LaneHolding(lanes: configuration.policies.lanes.lanes.count,
                                       highWater: max(configuration.policies.lanes.readAhead, configuration.batchSize))
             throttle = ThrottleGate(throttles: configuration.policies.throttles) { throttle, delivery in
                 switch throttle.scope {
@@ -130,17 +130,17 @@ extension WorkerLoop {
 
         /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
         /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
-        /// batch, or a full lane's partitions are paused, so what a poll brings is for the other
+        /// batch, or a full lane's partitions are held, so what a poll brings is for the other
         /// lanes), and fewer than two polls' worth of messages are being planned.
         var mayPoll: Bool {
-            !draining && (batchesInProgress < concurrency || lanes.count < readAhead || lanePausing.isPausing)
+            !draining && (batchesInProgress < concurrency || lanes.count < readAhead || laneHolding.isHolding)
                 && messagesPlanning < 2 * batchSize
         }
 
         /// How many messages the next poll may take: `batch.size` minus what waits for a batch
-        /// beyond `read_ahead` (0 without lanes); `batch.size` while a full lane's partitions are paused.
+        /// beyond `read_ahead` (0 without lanes); `batch.size` while a full lane's partitions are held.
         var pollLimit: Int {
-            lanePausing.isPausing ? batchSize : max(1, min(batchSize, batchSize + readAhead - lanes.count))
+            laneHolding.isHolding ? batchSize : max(1, min(batchSize, batchSize + readAhead - lanes.count))
         }
 
         /// Planned deliveries waiting for a batch in each lane (one without lanes), and held by each
@@ -148,9 +148,21 @@ extension WorkerLoop {
         var queuedByLane: [Int] { (0..<lanes.weights.count).map(lanes.count(inLane:)) }
         var heldByThrottle: [Int] { throttle.heldByThrottle }
 
+        /// Whether the open batch waits for a batch slot: every one is taken, and so is the slot
+        /// kept for the lanes above the lightest (or they have nothing for it). Reading ahead then,
+        /// the loop takes what a poll has ready without waiting for Kafka, and when it brings
+        /// nothing waits for what frees a slot (the loop's wake-up) instead of polling again at once.
+        var waitsForSlot: Bool {
+            !lanes.isEmpty && !draining && !finishingRevocation
+                && batchesInProgress - (prioritySlotTaken ? 1 : 0) >= concurrency
+                && (prioritySlotTaken || lanes.priorityCount == 0)
+        }
+
         /// A short wait while other work is out (what it hands back is taken between polls); the
-        /// configured poll timeout when there is nothing else to do.
+        /// configured poll timeout when there is nothing else to do; none while the open batch
+        /// waits for a slot (``waitsForSlot``).
         func pollTimeout(now: MonotonicClock.Instant) -> Duration {
+            if waitsForSlot { return .zero }
             if !lanes.isEmpty { return min(.milliseconds(2), max(.zero, openedAt + batchLinger - now)) }
             if !ledger.isEmpty { return .milliseconds(2) }
             return pollTimeout
@@ -190,9 +202,9 @@ extension WorkerLoop {
         }
 
         /// Partitions assigned: paused partitions stay paused, new ones join them. A partition
-        /// assigned anew is not paused for a lane (the consumer starts it fetching).
+        /// assigned anew is not held for a lane (the consumer starts it unheld).
         mutating func assigned(_ partitions: [KafkaTopicPartition]) -> [Action] {
-            lanePausing.forget(Set(partitions))
+            laneHolding.forget(Set(partitions))
             return paused && !partitions.isEmpty ? [.pausePartitions(partitions)] : []
         }
 
@@ -201,7 +213,7 @@ extension WorkerLoop {
         /// yet claimed — in the open batch, deferred, or waiting for Redis — are dropped. Claims
         /// already taken stay with their deliveries, which are sent and settled without outputs.
         mutating func handBack(_ partitions: Set<KafkaTopicPartition>) -> [Action] {
-            lanePausing.forget(partitions)
+            laneHolding.forget(partitions)
             let messages = ledger.handBack(partitions)
             guard messages > 0 else { return [] }
             let ledger = ledger
@@ -286,12 +298,14 @@ extension WorkerLoop {
             let lane = laneNames.index(of: first.delivery.policy.lane)
             if deliveries.allSatisfy({ $0.delivery.policy.lane == first.delivery.policy.lane }) {
                 lanes.enqueue(deliveries, lane: lane)
-                lanePausing.fed(lane: lane, queued: lanes.count(inLane: lane), from: deliveries.lazy.map(\.message.topicPartition))
+                if laneHolding.isFull(lanes.count(inLane: lane)) {
+                    laneHolding.fed(lane: lane, from: deliveries.lazy.map(\.message.topicPartition))
+                }
             } else {
                 for delivery in deliveries {
                     let lane = laneNames.index(of: delivery.delivery.policy.lane)
                     lanes.enqueue([delivery], lane: lane)
-                    lanePausing.fed(lane: lane, queued: lanes.count(inLane: lane), from: [delivery.message.topicPartition])
+                    if laneHolding.isFull(lanes.count(inLane: lane)) { laneHolding.fed(lane: lane, from: [delivery.message.topicPartition]) }
                 }
             }
         }
@@ -651,7 +665,7 @@ extension WorkerLoop {
                 closeBatch(now: now, into: &actions) { $0.takePriority(size) }
                 claimingPriority = false
             }
-            updateLanePausing(into: &actions)
+            updateLaneHolding(into: &actions)
             updatePausing(apnsCircuitOpen: apnsCircuitOpen, into: &actions)
             return actions
         }
@@ -666,15 +680,15 @@ extension WorkerLoop {
             submit(.claim(batch), now: now, into: &actions)
         }
 
-        /// Pauses the partitions that fed a full lane and resumes those of a lane that drained
-        /// (``LanePausing``). While every partition is paused for another reason, nothing is paused
-        /// or resumed here: the partitions a lane still holds stay paused when the others resume.
-        private mutating func updateLanePausing(into actions: inout [Action]) {
+        /// Holds the partitions that fed a full lane and releases those of a lane that drained
+        /// (``LaneHolding``). While every partition is paused (held for another reason), nothing is
+        /// held or released here: the partitions a lane still holds stay held when the others resume.
+        private mutating func updateLaneHolding(into actions: inout [Action]) {
             let lanes = lanes
-            let (pause, resume) = lanePausing.update { lanes.count(inLane: $0) }
+            let (hold, release) = laneHolding.update { lanes.count(inLane: $0) }
             guard !paused else { return }
-            for (lane, partitions) in pause { actions.append(.pauseLane(laneNames.lanes[lane].name, Self.sorted(partitions))) }
-            for (lane, partitions) in resume { actions.append(.resumeLane(laneNames.lanes[lane].name, Self.sorted(partitions))) }
+            for (lane, partitions) in hold { actions.append(.holdLane(laneNames.lanes[lane].name, Self.sorted(partitions))) }
+            for (lane, partitions) in release { actions.append(.releaseLane(laneNames.lanes[lane].name, Self.sorted(partitions))) }
         }
 
         private static func sorted(_ partitions: Set<KafkaTopicPartition>) -> [KafkaTopicPartition] {
@@ -700,7 +714,7 @@ extension WorkerLoop {
                 : saturated ? .maximumInFlight : throttled ? .throttle : nil
             guard (reason != nil) != paused else { return }
             paused = reason != nil
-            actions.append(reason.map { .pause($0) } ?? .resume(keepingPaused: lanePausing.paused))
+            actions.append(reason.map { .pause($0) } ?? .resume(keepingHeld: laneHolding.held))
         }
 
         // MARK: Stopping

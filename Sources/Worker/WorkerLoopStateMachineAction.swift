@@ -3,7 +3,8 @@ import Pipeline
 import Redis
 
 extension WorkerLoop.StateMachine {
-    /// Why the partitions are paused (the `reason` of the `partitions paused` log line).
+    /// Why the partitions are paused — the worker takes none of their messages, holding them in
+    /// librdkafka's queues (the `reason` of the `partitions paused` log line).
     enum PauseReason: String, Equatable {
         /// Work waits for Redis under `redis_unreachable: pause`.
         case redis
@@ -15,8 +16,6 @@ extension WorkerLoop.StateMachine {
         case maximumInFlight = "max_in_flight"
         /// A batch's worth of deliveries waits for a throttle's tokens (docs/policies.md).
         case throttle
-        /// A priority lane is full: the partitions that feed it pause (only those; ``LanePausing``).
-        case lane
     }
 
     /// What became of a record Kafka refused.
@@ -73,14 +72,14 @@ extension WorkerLoop.StateMachine {
         /// Ask Redis whether it is back: ``WorkerLoop/StateMachine/redisReached(now:)`` or
         /// ``WorkerLoop/StateMachine/redisFailed(_:now:)``.
         case ping
-        /// Pause every assigned partition.
+        /// Pause every assigned partition: take none of their messages (``KafkaConsumer/hold(_:)``).
         case pause(PauseReason)
-        /// Resume every assigned partition but those a full lane holds paused.
-        case resume(keepingPaused: Set<KafkaTopicPartition>)
-        /// Pause these partitions: they fed this lane while it was full (reason `lane`, ``LanePausing``).
-        case pauseLane(String, [KafkaTopicPartition])
-        /// Resume these partitions: their lane drained below its low-water mark.
-        case resumeLane(String, [KafkaTopicPartition])
+        /// Resume every assigned partition but those a full lane holds.
+        case resume(keepingHeld: Set<KafkaTopicPartition>)
+        /// Stop taking these partitions' messages: they fed this lane while it was full (``LaneHolding``).
+        case holdLane(String, [KafkaTopicPartition])
+        /// Take these partitions' messages again: their lane drained below its low-water mark.
+        case releaseLane(String, [KafkaTopicPartition])
         /// Pause these partitions (newly assigned while the others are paused).
         case pausePartitions([KafkaTopicPartition])
         /// Redis was lost (`pushline_redis_available` 0, logged); `waiting`: the worker waits for it

@@ -100,14 +100,14 @@ struct LanesAndThrottlesTests {
         #expect(bulkAfter >= bulk / 2, "only \(bulkAfter) of \(bulk) bulk outcomes completed after the last transactional one")
     }
 
-    @Test("a full bulk lane pauses its partition: transactional intents of another partition, fetched behind the bulk backlog, go before it drains; each intent is sent once and the offsets committed end where the partitions end")
-    func fullLanePausesItsPartition() async throws {
+    @Test("a full bulk lane holds its partition: transactional intents of another partition, published behind the bulk backlog, go before it drains; each intent is sent once and the offsets committed end where the partitions end")
+    func fullLaneHoldsItsPartition() async throws {
         let (bulk, transactional) = (3_000, 10)
         let (outcomes, inbox, committed, log) = try await DedicatedThread.run(timeout: .seconds(200)) {
             let stack = try EndToEndStack(partitions: 2)
             defer { stack.stop() }
-            // The lane is full at 200: the rest of the backlog stays in Kafka (librdkafka, which
-            // prefetched all of it, drops it at the pause and fetches it again after).
+            // The lane is full at 200: the rest of the backlog stays in librdkafka's queue of the
+            // partition, which the worker does not read while the lane holds it.
             var configuration = try Self.slowBacklog(stack, readAhead: 200)
             configuration.shutdownDeadline = "10s"
             let worker = try stack.startWorker(configuration)
@@ -122,14 +122,14 @@ struct LanesAndThrottlesTests {
             #expect(worker.waitForExit(graceMilliseconds: 30_000) == 0, "\(worker.log.suffix(2000))")
             return (outcomes, stack.inboxCounts(), try stack.committedOffsets(group: configuration.group), worker.log)
         }
-        #expect(outcomes.count == bulk + transactional, "one outcome per intent, none lost or repeated across the pauses\n\(log.suffix(2000))")
+        #expect(outcomes.count == bulk + transactional, "one outcome per intent, none lost or repeated across the holds\n\(log.suffix(2000))")
         #expect(Dictionary(grouping: outcomes, by: \.intentID).values.allSatisfy { $0.count == 1 })
         #expect(outcomes.allSatisfy { $0.status == "accepted" })
         #expect(inbox.count == bulk + transactional && inbox.values.allSatisfy { $0 == 1 }, "each device notified once")
         #expect(committed == [0: Int64(bulk), 1: Int64(transactional)], "committed where each partition ends: \(committed)")
         let bulkAfter = try Self.bulkCompletedAfterLastTransactional(outcomes, bulk: bulk)
-        // Without the pause they would be polled after every bulk intent librdkafka fetched before
-        // them, all but the 200 read ahead.
+        // Were the bulk partition not held, the worker would keep reading it round robin with the
+        // transactional one and the bulk lane would hold most of the backlog ahead of them.
         #expect(bulkAfter >= bulk / 2, "only \(bulkAfter) of \(bulk) bulk outcomes completed after the last transactional one")
     }
 }

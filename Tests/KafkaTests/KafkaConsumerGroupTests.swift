@@ -241,6 +241,75 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    @Test("a held partition's messages are not taken while the other partitions' are, and after its release every offset comes once, in order")
+    func heldPartitionIsNotTakenUntilReleased() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["holding": 2])
+            let (bulk, other) = (KafkaTopicPartition(topic: "holding", partition: 0), KafkaTopicPartition(topic: "holding", partition: 1))
+            _ = try cluster.produce((0..<5000).map { KafkaProducerMessage(topic: "holding", partition: 0, value: Array("bulk \($0)".utf8)) })
+            let consumer = try cluster.consumer(group: "holders", topics: ["holding"])
+            var polled = try consume(consumer, until: "the first bulk messages") { $0.count >= 1 }
+            // A partition not assigned is ignored.
+            try consumer.hold([bulk, KafkaTopicPartition(topic: "holding", partition: 7)])
+            _ = try cluster.produce((0..<10).map { KafkaProducerMessage(topic: "holding", partition: 1, value: Array("other \($0)".utf8)) })
+            var whileHeld = try consume(consumer, until: "the other partition's 10 messages") { $0.count >= 10 }
+            for _ in 0..<5 { whileHeld += consumer.poll(maxMessages: 100, timeout: .milliseconds(100)) }
+            #expect(whileHeld.count == 10 && whileHeld.allSatisfy { $0.topicPartition == other }, "nothing of the held partition is taken")
+            try consumer.release([bulk])
+            let before = polled.count
+            polled += try consume(consumer, until: "the rest of the bulk partition") { before + $0.count >= 5000 }
+            for _ in 0..<3 { polled += consumer.poll(maxMessages: 500, timeout: .milliseconds(100)) }
+            let offsets = polled.filter { $0.topicPartition == bulk }.map(\.offset)
+            #expect(offsets == Array(0..<5000), "every offset once, in order")
+            try consumer.close()
+        }
+    }
+
+    /// A, the group's only member, owns every partition of `topic` (4); `stopping` pauses or holds
+    /// them all; B joins and takes some of them; `beforeLeaving` runs on A; B leaves and A owns them
+    /// all again. Returns A and the partitions that moved to B and back.
+    private static func moveSomeAwayAndBack(_ cluster: KafkaTestCluster, topic: String, group: String,
+                                            stopping: (KafkaConsumer, [KafkaTopicPartition]) throws -> Void,
+                                            beforeLeaving: (KafkaConsumer) throws -> Void = { _ in })
+        throws -> (KafkaConsumer, Set<KafkaTopicPartition>) {
+        let all = Set((0..<4).map { KafkaTopicPartition(topic: topic, partition: $0) })
+        let a = try cluster.consumer(group: group, topics: [topic])
+        try Deadline.wait(for: "A to own every partition") {
+            _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+            return a.assignment == all
+        }
+        try stopping(a, Array(all))
+        let b = try cluster.consumer(group: group, topics: [topic])
+        try Deadline.wait(for: "B to take some partitions from A") {
+            _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+            _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
+            return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
+        }
+        let moved = b.assignment
+        try beforeLeaving(a)
+        try b.close()
+        try Deadline.wait(for: "A to own every partition again") {
+            _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
+            return a.assignment == all
+        }
+        return (a, moved)
+    }
+
+    @Test("a held partition revoked and assigned again is taken: a new assignment starts unheld")
+    func reassignedPartitionIsNotLeftHeld() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["held": 4])
+            // A holds everything; B takes some of A's held partitions, then leaves.
+            let (a, moved) = try Self.moveSomeAwayAndBack(cluster, topic: "held", group: "holders-again", stopping: { try $0.hold($1) })
+            try cluster.produce(40, to: "held", partitions: 4)
+            var received: [KafkaConsumerMessage] = []
+            for _ in 0..<20 { received += a.poll(maxMessages: 100, timeout: .milliseconds(100)) }
+            #expect(Set(received.map(\.topicPartition)) == moved, "only the partitions assigned anew are taken; A still holds the others")
+            #expect(received.count == 40 / 4 * moved.count)
+            try a.close()
+        }
+    }
+
     @Test("each partition has its own queue: a message of one partition is polled ahead of another partition's prefetched backlog, polls sharing the batch between them")
     func partitionsDoNotWaitBehindAnotherPrefetch() async throws {
         try await DedicatedThread.run {
@@ -271,27 +340,10 @@ struct KafkaConsumerGroupTests {
         try await DedicatedThread.run {
             let cluster = try KafkaTestCluster(topics: ["pausing": 4])
             let all = Set((0..<4).map { KafkaTopicPartition(topic: "pausing", partition: $0) })
-            let a = try cluster.consumer(group: "pausers", topics: ["pausing"])
-            try Deadline.wait(for: "A to own every partition") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return a.assignment == all
-            }
-            // A pauses everything (backpressure); B joins and takes some of A's paused partitions.
-            try a.pause(Array(all))
-            let b = try cluster.consumer(group: "pausers", topics: ["pausing"])
-            try Deadline.wait(for: "B to take some partitions from A") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                _ = b.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return !b.assignment.isEmpty && a.assignment.union(b.assignment) == all && a.assignment.isDisjoint(with: b.assignment)
-            }
-            let moved = b.assignment
-            // A resumes what it owns; B leaves, and A gets back the partitions it had paused.
-            try a.resume(Array(a.assignment))
-            try b.close()
-            try Deadline.wait(for: "A to own every partition again") {
-                _ = a.poll(maxMessages: 10, timeout: .milliseconds(50))
-                return a.assignment == all
-            }
+            // A pauses everything (backpressure); B takes some of A's paused partitions; A resumes
+            // what it owns; B leaves, and A gets back the partitions it had paused.
+            let (a, moved) = try Self.moveSomeAwayAndBack(cluster, topic: "pausing", group: "pausers", stopping: { try $0.pause($1) },
+                                                          beforeLeaving: { try $0.resume(Array($0.assignment)) })
             try cluster.produce(40, to: "pausing", partitions: 4)
             let received = try consume(a, until: "all 40 messages, also from \(moved.sorted { $0.partition < $1.partition })") { $0.count >= 40 }
             #expect(Set(received.map(\.topicPartition)) == all)

@@ -24,13 +24,19 @@ struct LanesAndThrottlesStateMachineTests {
     /// One batch out of 10 (concurrency 1), read_ahead 100, and 30 bulk deliveries of partition 0
     /// planned and ticked: the one batch slot holds bulk, 20 wait in the bulk lane.
     private static func busySender() throws -> Fixture {
+        try Self.oneSlotOfTen(readAhead: 100, bulk: 30, expecting: ["scheduled [0, 10]", "claim 10"])
+    }
+
+    /// Concurrency 1, batches of 10, and `bulk` deliveries of one intent on partition 0 planned and
+    /// ticked (what that tick does is `expecting`).
+    private static func oneSlotOfTen(readAhead: Int, bulk: Int, expecting: [String]) throws -> Fixture {
         var f = try Fixture {
             $0.concurrency = 1
             $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 100)
+            $0.policies.lanes = Self.lanes(readAhead: readAhead)
         }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<bulk), extra: #""lane":"bulk","#), offset: 0)])
+        #expect(f.tick(0) == expecting)
         return f
     }
 
@@ -72,28 +78,35 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.machine.queuedByLane == [0, 11])
     }
 
-    /// One batch out of 10 (concurrency 1), read_ahead 20, and 30 bulk deliveries of partition 0
-    /// planned and ticked: 20 wait in the bulk lane, which is full, so partition 0 is paused.
-    private static func fullBulkLane() throws -> Fixture {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 20)
-        }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
-        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10", "pause lane bulk: 0"])
-        return f
+    @Test("reading ahead with every batch slot taken, the open batch waits for a slot: the loop polls without waiting for Kafka; a delivery for the slot kept for the lanes above, or a slot answered, ends the wait")
+    func openBatchWaitsForSlot() throws {
+        var f = try Self.busySender()
+        #expect(f.machine.waitsForSlot, "the one slot holds bulk, 20 bulk deliveries wait, no lane above has work")
+        #expect(f.machine.pollTimeout(now: f.at(1)) == .zero)
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(!f.machine.waitsForSlot, "the transactional delivery can take the slot kept for it")
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"])
+        #expect(f.machine.waitsForSlot, "both slots taken")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(!f.machine.waitsForSlot, "the bulk batch answered: its slot is free")
     }
 
-    @Test("a lane holding read_ahead deliveries pauses the partitions that fed it (reason lane), the worker keeps polling the others, and the lane resumes them below half")
-    func fullLanePausesItsPartitions() throws {
+    /// One batch out of 10 (concurrency 1), read_ahead 20, and 30 bulk deliveries of partition 0
+    /// planned and ticked: 20 wait in the bulk lane, which is full, so partition 0 is held.
+    private static func fullBulkLane() throws -> Fixture {
+        try Self.oneSlotOfTen(readAhead: 20, bulk: 30, expecting: ["scheduled [0, 10]", "claim 10", "hold lane bulk: 0"])
+    }
+
+    @Test("a lane holding read_ahead deliveries holds the partitions that fed it (their messages are not taken), the worker keeps polling the others, and the lane releases them below half")
+    func fullLaneHoldsItsPartitions() throws {
         var f = try Self.fullBulkLane()
-        #expect(f.machine.mayPoll, "the bulk partition is paused: what a poll brings is for the other lanes")
+        #expect(f.machine.mayPoll, "the bulk partition is held: what a poll brings is for the other lanes")
         #expect(f.machine.pollLimit == 10)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
                                            partition: 1, offset: 0)])
         #expect(f.machine.queuedByLane == [1, 20])
-        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"], "paused once; the transactional delivery takes the slot kept for it")
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"], "held once; the transactional delivery takes the slot kept for it")
         _ = try f.answerClaim()
         _ = try f.answerSend()
         _ = try f.answerClaim()
@@ -101,24 +114,42 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.tick(2) == ["scheduled [0, 10]", "claim 10"], "10 bulk deliveries left: not below the low-water mark (10)")
         _ = try f.answerClaim()
         _ = try f.answerSend()
-        #expect(f.tick(3) == ["scheduled [0, 10]", "claim 10", "resume lane bulk: 0"])
-        #expect(f.tick(4) == [], "resumed once")
+        #expect(f.tick(3) == ["scheduled [0, 10]", "claim 10", "release lane bulk: 0"])
+        #expect(f.tick(4) == [], "released once")
     }
 
-    @Test("a partition a full lane paused stays paused when the worker resumes after a Redis outage")
-    func lanePauseOutlastsWholePause() throws {
+    @Test("a partition a full lane holds stays held when the worker resumes after a Redis outage, and is released when the lane drains")
+    func laneHoldOutlastsWholePause() throws {
         var f = try Self.fullBulkLane()
         #expect(f.perform(f.machine.redisFailed(RedisError(.connectionRefused, "refused"), now: f.at(1))) == ["redis lost, waiting"])
         #expect(f.tick(1).contains("pause redis"))
         #expect(f.perform(f.machine.redisReached(now: f.at(200))) == ["redis recovered"])
         #expect(f.tick(201) == ["resume but 0"], "the bulk lane still holds 20")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(!f.tick(202).contains("release lane bulk: 0"), "10 still queued: not below half")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(203).contains("release lane bulk: 0"))
     }
 
-    @Test("a partition assigned anew is not held paused for a lane")
-    func assignedPartitionIsNotLanePaused() throws {
+    @Test("a lane that fills while every partition is paused keeps the partitions that fed it held when the others resume")
+    func laneFillingWhilePausedHolds() throws {
+        var f = try Self.oneSlotOfTen(readAhead: 20, bulk: 10, expecting: ["scheduled [0, 10]", "claim 10"])
+        #expect(f.perform(f.machine.redisFailed(RedisError(.connectionRefused, "refused"), now: f.at(1))) == ["redis lost, waiting"])
+        #expect(f.tick(1).contains("pause redis"))
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "more", tokens: Array(10..<40), extra: #""lane":"bulk","#),
+                                           partition: 2, offset: 0)])
+        #expect(!f.tick(2).contains("hold lane bulk: 2"), "every partition is held already")
+        #expect(f.perform(f.machine.redisReached(now: f.at(200))) == ["redis recovered"])
+        #expect(f.tick(201).contains("resume but 2"), "the bulk lane holds 30: partition 2 stays held")
+    }
+
+    @Test("a partition assigned anew is not held for a lane")
+    func assignedPartitionIsNotLaneHeld() throws {
         var f = try Self.fullBulkLane()
         #expect(f.perform(f.machine.assigned([KafkaTopicPartition(topic: Fixture.topic, partition: 0)])) == [])
-        #expect(!f.machine.mayPoll, "nothing is paused for a lane any more")
+        #expect(!f.machine.mayPoll, "nothing is held for a lane any more")
     }
 
     @Test("an intent that names no lane (or one the pipeline lacks) is in the default lane")

@@ -270,11 +270,10 @@ struct StateMachineFixture {
         case .complete(let messages): "complete " + messages.map { "\($0.topicPartition.partition):\($0.offset)" }.joined(separator: ",")
         case .ping: "ping"
         case .pause(let reason): "pause \(reason.rawValue)"
-        case .resume(let keepingPaused):
-            keepingPaused.isEmpty ? "resume" : "resume but " + keepingPaused.map { "\($0.partition)" }.sorted().joined(separator: ",")
-        case .pauseLane(let lane, let partitions):
-            "pause \(WorkerLoop.StateMachine.PauseReason.lane.rawValue) \(lane): " + partitions.map { "\($0.partition)" }.joined(separator: ",")
-        case .resumeLane(let lane, let partitions): "resume lane \(lane): " + partitions.map { "\($0.partition)" }.joined(separator: ",")
+        case .resume(let keepingHeld):
+            keepingHeld.isEmpty ? "resume" : "resume but " + keepingHeld.map { "\($0.partition)" }.sorted().joined(separator: ",")
+        case .holdLane(let lane, let partitions): "hold lane \(lane): " + partitions.map { "\($0.partition)" }.joined(separator: ",")
+        case .releaseLane(let lane, let partitions): "release lane \(lane): " + partitions.map { "\($0.partition)" }.joined(separator: ",")
         case .pausePartitions(let partitions): "pause \(partitions.count) partitions"
         case .redisLost(_, let waiting): waiting ? "redis lost, waiting" : "redis lost"
         case .redisRecovered: "redis recovered"

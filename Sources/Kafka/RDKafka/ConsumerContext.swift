@@ -17,6 +17,9 @@ final class ConsumerContext: Sendable {
         /// The partition's own fetch queue, which the poll reads round robin with the others'; nil
         /// when librdkafka gave none (its messages then reach the consumer queue, as by default).
         var queue: RDKafkaConsumerQueue?
+        /// Set while the owner holds the partition (``KafkaConsumer/hold(_:)``): the poll does not
+        /// read its queue. A new assignment of the partition starts unheld.
+        var held = false
     }
 
     struct State {
@@ -72,9 +75,27 @@ final class ConsumerContext: Sendable {
         state.withLock { $0.consumerQueue = queue }
     }
 
-    /// The fetch queues of the assigned partitions, for one poll.
+    /// The fetch queues of the assigned partitions not held, for one poll.
     var partitionQueues: [RDKafkaConsumerQueue] {
-        state.withLock { state in state.partitions.values.compactMap(\.queue) }
+        state.withLock { state in state.partitions.values.compactMap { $0.held ? nil : $0.queue } }
+    }
+
+    /// Holds or releases those of `partitions` that are assigned; returns those whose hold changed
+    /// and that have no queue of their own (their messages come through the consumer queue, which
+    /// cannot be held per partition: the caller pauses or resumes them, and resumes only those it
+    /// paused — librdkafka before 2.4.0 restarts a partition not paused at an older position).
+    func setHeld(_ held: Bool, _ partitions: [KafkaTopicPartition]) -> [KafkaTopicPartition] {
+        let withoutQueue = state.withLock { state in
+            partitions.filter { partition in
+                guard let entry = state.partitions[partition], entry.held != held else { return false }
+                state.partitions[partition]?.held = held
+                return entry.queue == nil
+            }
+        }
+        // A poll waiting for arrivals looks at the released queues again: they may hold messages
+        // already, and a queue that is not empty signals no arrival.
+        if !held { arrivals.signal() }
+        return withoutQueue
     }
 
     /// Releases every queue reference, as librdkafka requires before the consumer closes or the
