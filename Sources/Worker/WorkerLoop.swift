@@ -108,7 +108,7 @@ final class WorkerLoop {
     func run() throws {
         logger.info("worker started", metadata: ["topics": .string(configuration.consumer.topics.joined(separator: ",")),
                                                  "group": .string(configuration.consumer.groupID)])
-        // Quiet hours: deferred deliveries go back onto the intents topic when due, beside the loop.
+        // Quiet hours, the background budget: deferred deliveries go back onto the intents topic when due, beside the loop.
         let releaser = DeferredReleaser(configuration: configuration, stores: stores, metrics: metrics, logger: logger)
         releaser?.start()
         defer { releaser?.stop() }
