@@ -172,6 +172,33 @@ struct SettledClaimTests {
         #expect(results == [.claimed, .recorded, .claimed, .pending(owner: nil), .decided(released), .recorded, .sent])
     }
 
+    @Test("releases batched among plain claims (2,500 of them: more than one script call's 1,000): each deferred claim taken over once, each reply in its request's place; the same delivery twice in one batch is taken once",
+          arguments: StoreBackend.allCases)
+    func releasesInOneBatch(backend: StoreBackend) async throws {
+        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "BackgroundBudget",
+                                      releaseAt: 1_764_540_000_000)
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let released = try (0..<2_500).map { DeliveryKey(intentID: "released-\($0)", deviceToken: try token(1)) }
+            let sent = DeliveryKey(intentID: "sent", deviceToken: try token(2))
+            try store.settle(released.map { SettledClaim($0, outcome: deferred) } + [SettledClaim(sent, outcome: Self.outcome(at: position(12)))],
+                             released: [], recorded: [])
+            var requests: [ClaimRequest] = []
+            for (index, key) in released.enumerated() {
+                requests.append(ClaimRequest(key, source: position(Int64(100 + index)), releasing: true))
+                if index == 1_200 { requests.append(ClaimRequest(DeliveryKey(intentID: "plain", deviceToken: try token(3)), source: position(99))) }
+            }
+            requests += [ClaimRequest(sent, source: position(40), releasing: true), ClaimRequest(released[7], source: position(41), releasing: true)]
+            return try store.claim(requests)
+        }
+        #expect(results.count == 2_503)
+        #expect(results.prefix(1_201).allSatisfy { $0 == .claimed })
+        #expect(results[1_201] == .claimed, "the plain claim among them")
+        #expect(results[1_202..<2_501].allSatisfy { $0 == .claimed })
+        #expect(results[2_501] == .recorded, "settled by another message: a release decides nothing")
+        #expect(results[2_502] == .pending(owner: nil), "taken over earlier in the same batch")
+    }
+
     @Test("the kept outcome's integers come back at their extremes", arguments: StoreBackend.allCases)
     func integersAtTheirExtremes(backend: StoreBackend) async throws {
         let source = SourcePosition(topic: "pushline.intents", partition: .max, offset: .max)
