@@ -76,7 +76,7 @@ struct DeliveryPolicyStage {
         let now = clock.millisecondsSinceEpoch()
         var result = Decisions()
         result.decisions = planned.map { delivery in
-            let decision = timeToLive(delivery, now: now)
+            let decision = Self.timeToLive(delivery, policies: policies, now: now)
             guard case .send = decision, let release = quietRelease(delivery, now: now) else { return decision }
             return .deferred(until: release, .quietHours)
         }
@@ -133,11 +133,28 @@ struct DeliveryPolicyStage {
         case frequencyCap, backgroundBudget, liveActivityBudget
     }
 
+    /// The time to live alone, which needs no Redis: for `redis_unreachable: fail_open` while Redis
+    /// is out, when no other policy can run. The deliveries to send (with their `apns-expiration`),
+    /// and the expired ones.
+    static func timeToLiveOnly(_ planned: [PlannedDelivery], policies: DeliveryPolicies, clock: WallClock)
+        -> (send: [PlannedDelivery], expired: [PlannedDelivery]) {
+        let now = clock.millisecondsSinceEpoch()
+        var result: (send: [PlannedDelivery], expired: [PlannedDelivery]) = ([], [])
+        for delivery in planned {
+            if case .send(let sending) = timeToLive(delivery, policies: policies, now: now) {
+                result.send.append(sending)
+            } else {
+                result.expired.append(delivery)
+            }
+        }
+        return result
+    }
+
     /// `expired`/`TimeToLiveElapsed` once the delivery's deadline has passed; otherwise the deadline
     /// becomes its `apns-expiration` unless the intent set one. The deadline is `expires_at`, else
     /// the template's `ttl` (else the pipeline's `ttl.default`) after `created_at`, or after now
     /// for an intent without one.
-    private func timeToLive(_ planned: PlannedDelivery, now: Int64) -> Decision {
+    private static func timeToLive(_ planned: PlannedDelivery, policies: DeliveryPolicies, now: Int64) -> Decision {
         let traits = planned.delivery.policy
         let timeToLive = traits.timeToLiveSeconds ?? policies.timeToLive.fallback.map { Int64($0.wholeMilliseconds / 1000) }
         guard let deadline = traits.expiresAt ?? timeToLive.map({ (planned.createdAt ?? now) / 1000 + $0 }) else { return .send(planned) }

@@ -211,8 +211,12 @@ final class WorkerLoop {
                 redisStage.submit(.record(sent))
             case .sendWithoutClaims(let planned):
                 metrics.dedupeSkipped.increment(by: planned.count)
-                let (ready, refused) = DeliveryStages.sealWithoutKeys(planned, records: planner.records)
-                try perform(machine.sealedWithoutKeys(ready, refused: refused))
+                // The time to live needs no Redis: checked still (the other policies cannot run).
+                let (live, expired) = DeliveryPolicyStage.timeToLiveOnly(planned, policies: configuration.policies,
+                                                                         clock: configuration.wallClock)
+                let (ready, refused) = DeliveryStages.sealWithoutKeys(live, records: planner.records)
+                let ended = expired.map { planner.records.outcome($0, .expired, reason: "TimeToLiveElapsed") }
+                try perform(machine.sealedWithoutKeys(ready, refused: ended + refused))
             case .recordWithoutRedis(let sent):
                 try perform(machine.decided(sent.flatMap { delivery in
                     delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
