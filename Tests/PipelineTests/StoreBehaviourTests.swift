@@ -131,11 +131,15 @@ struct SettledClaimTests {
         #expect(results == [.decided(accepted), .decided(rejected)])
     }
 
+    /// A `deferred` outcome decided at offset 9, with its release time.
+    private static func deferred(_ reason: String) -> SettledOutcome {
+        SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: reason, releaseAt: 1_764_540_000_000)
+    }
+
     @Test("a claim settled deferred (quiet hours) keeps its release time: the same message gets the deferred outcome back, another is a duplicate",
           arguments: StoreBackend.allCases)
     func deferredClaimKeepsReleaseTime(backend: StoreBackend) async throws {
-        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "QuietHours",
-                                      releaseAt: 1_764_540_000_000)
+        let deferred = Self.deferred("QuietHours")
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
             let key = DeliveryKey(intentID: "intent-9", deviceToken: try token(9))
@@ -149,8 +153,7 @@ struct SettledClaimTests {
     @Test("a release takes over a deferred claim once; a second release, or one of a delivery decided otherwise, decides nothing",
           arguments: StoreBackend.allCases)
     func releaseTakesOverDeferredClaimOnce(backend: StoreBackend) async throws {
-        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "QuietHours",
-                                      releaseAt: 1_764_540_000_000)
+        let deferred = Self.deferred("QuietHours")
         let released = Self.outcome(at: position(30))
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
@@ -175,8 +178,7 @@ struct SettledClaimTests {
     @Test("releases batched among plain claims (2,500 of them: more than one script call's 1,000): each deferred claim taken over once, each reply in its request's place; the same delivery twice in one batch is taken once",
           arguments: StoreBackend.allCases)
     func releasesInOneBatch(backend: StoreBackend) async throws {
-        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "BackgroundBudget",
-                                      releaseAt: 1_764_540_000_000)
+        let deferred = Self.deferred("BackgroundBudget")
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
             let released = try (0..<2_500).map { DeliveryKey(intentID: "released-\($0)", deviceToken: try token(1)) }
