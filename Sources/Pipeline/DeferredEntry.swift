@@ -1,4 +1,5 @@
-/// A delivery the deferred store keeps until its release time (quiet hours, docs/policies.md): its
+/// A delivery the deferred store keeps until its release time (quiet hours, the background budget's
+/// coalesced release, docs/policies.md): its
 /// id (the delivery's derived `apns-id`, which names one intent and device), when it may go, and
 /// what the worker needs to send and record it then, as bytes the store does not read.
 public struct DeferredEntry: Sendable, Equatable {
@@ -8,10 +9,16 @@ public struct DeferredEntry: Sendable, Equatable {
     public var releaseAt: Int64
     /// The rendered request and what recording needs, opaque to the store (binary-safe).
     public var body: [UInt8]
+    /// Set for an entry that coalesces (a background push over its device's budget: the device's
+    /// token): the store keeps one entry per coalescing key, the newest kept; an older one it
+    /// replaces is marked replaced and made due at once (``DeferredEntryStore/replaced(_:)``).
+    /// Not read back by a take.
+    public var coalescing: String?
 
-    public init(id: String, releaseAt: Int64, body: [UInt8]) {
+    public init(id: String, releaseAt: Int64, body: [UInt8], coalescing: String? = nil) {
         self.id = id
         self.releaseAt = releaseAt
         self.body = body
+        self.coalescing = coalescing
     }
 }

@@ -4,8 +4,12 @@ import Redis
 /// in Redis, or ``InMemoryDeferredStore`` in this process (`pushline-dev demo` without redis-server).
 /// Both lease what they take (an entry taken and not completed is due again when its lease ends).
 public protocol DeferredEntryStore {
-    /// Keeps `entries`; an entry with the id of one kept replaces it.
+    /// Keeps `entries`; an entry with the id of one kept replaces it. An entry with a
+    /// ``DeferredEntry/coalescing`` key replaces the entry kept last under that key with another id:
+    /// that one is marked replaced and made due at once, so its release ends it.
     func keep(_ entries: [DeferredEntry]) throws(RedisError)
+    /// Whether each entry id was replaced by a newer entry under its coalescing key.
+    func replaced(_ ids: [String]) throws(RedisError) -> [Bool]
     /// Takes the entries due at `now` (Unix ms), leasing each to the caller.
     func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry]
     /// Removes the entries named by `ids`: their release is safe.

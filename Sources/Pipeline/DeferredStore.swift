@@ -15,7 +15,13 @@ import Runtime
 /// lease`, atomically, so no other worker takes it within the lease, and an entry whose taker dies
 /// before it ``complete(_:)``s is due again when the lease ends (at-least-once release; the
 /// delivery's idempotency claim keeps the device from a second copy). ``complete(_:)`` removes
-/// entries once their final outcome is recorded. Confined like its `RedisConnection`.
+/// entries once their final outcome is recorded.
+///
+/// Coalescing (the background budget): an entry with a ``DeferredEntry/coalescing`` key also sets
+/// `pushline:deferred:newest:{<pipeline>:<key>}` to its id (`SET … GET`, in the keep's round
+/// trip); the id it replaces, if another, is marked `pushline:deferred:replaced:{<pipeline>:<id>}`
+/// and made due at once (`ZADD XX` score 0), in one more round trip only then. Plain commands:
+/// `SET … GET` hands each replaced id to exactly one keeper. Confined like its `RedisConnection`.
 public struct DeferredStore {
     /// How the store spreads and leases its entries.
     public struct Configuration: Sendable, Equatable {
@@ -25,12 +31,15 @@ public struct DeferredStore {
         public var lease: Duration
         /// At most this many entries per shard per take.
         public var takeLimit: Int
+        /// How long a coalescing key remembers its newest entry, and a replaced entry its mark.
+        public var coalescingTTL: Duration
 
-        public init(shards: Int = 16, lease: Duration = .seconds(60), takeLimit: Int = 1000) {
+        public init(shards: Int = 16, lease: Duration = .seconds(60), takeLimit: Int = 1000, coalescingTTL: Duration = .seconds(86_400)) {
             precondition(shards > 0 && takeLimit > 0, "a deferred store needs at least one shard and a positive take limit")
             self.shards = shards
             self.lease = lease
             self.takeLimit = takeLimit
+            self.coalescingTTL = coalescingTTL
         }
     }
 
@@ -70,6 +79,9 @@ public struct DeferredStore {
         guard !entries.isEmpty else { return }
         var commands: [RedisCommand] = []
         commands.reserveCapacity(entries.count * 2)
+        let ttl = String(configuration.coalescingTTL.wholeMilliseconds)
+        // Where each coalescing entry's `SET … GET` is among the commands, and its id.
+        var newest: [(index: Int, id: String)] = []
         for entry in entries {
             let shard = shardKey(entry.id)
             var write = RedisCommand(reservingBytes: shard.utf8.count + entry.body.count + 64, arguments: 4)
@@ -82,8 +94,33 @@ public struct DeferredStore {
             })
             commands.append(write)
             commands.append(RedisCommand("ZADD", shard, String(entry.releaseAt), entry.id))
+            if let coalescing = entry.coalescing {
+                newest.append((commands.count, entry.id))
+                commands.append(RedisCommand("SET", "pushline:deferred:newest:{\(pipeline):\(coalescing)}", entry.id, "PX", ttl, "GET"))
+            }
         }
-        try Self.check(try connection.pipeline(commands))
+        let replies = try connection.pipeline(commands)
+        try Self.check(replies)
+        var replacing: [RedisCommand] = []
+        for (index, id) in newest {
+            guard let replaced = replies[index].string, replaced != id else { continue }
+            replacing.append(RedisCommand("SET", replacedKey(replaced), "1", "PX", ttl))
+            replacing.append(RedisCommand("ZADD", shardKey(replaced), "XX", "0", replaced))
+        }
+        if !replacing.isEmpty { try Self.check(try connection.pipeline(replacing)) }
+    }
+
+    /// Whether each id was replaced under its coalescing key (`EXISTS` of its mark), in one round trip.
+    public func replaced(_ ids: [String]) throws(RedisError) -> [Bool] {
+        guard !ids.isEmpty else { return [] }
+        let replies = try connection.pipeline(ids.map { RedisCommand("EXISTS", replacedKey($0)) })
+        try Self.check(replies)
+        return replies.map { $0.integer == 1 }
+    }
+
+    /// `pushline:deferred:replaced:{<pipeline>:<id>}`: the mark of an entry a newer one replaced.
+    private func replacedKey(_ id: String) -> String {
+        "pushline:deferred:replaced:{\(pipeline):\(id)}"
     }
 
     /// Takes the entries due at `now` (Unix ms), at most ``Configuration/takeLimit`` per shard, and
@@ -111,12 +148,14 @@ public struct DeferredStore {
         return entries
     }
 
-    /// Removes the entries named by `ids` (their final outcome is recorded), in one round trip.
+    /// Removes the entries named by `ids` (their final outcome is recorded), in one round trip:
+    /// one `HDEL` and one `ZREM` per shard, each naming all of that shard's ids.
     public func complete(_ ids: [String]) throws(RedisError) {
         guard !ids.isEmpty else { return }
-        try Self.check(try connection.pipeline(ids.flatMap { id in
-            let shard = shardKey(id)
-            return [RedisCommand("HDEL", shard + ":entries", id), RedisCommand("ZREM", shard, id)]
+        var byShard: [String: [String]] = [:]
+        for id in ids { byShard[shardKey(id), default: []].append(id) }
+        try Self.check(try connection.pipeline(byShard.flatMap { shard, ids in
+            [RedisCommand("HDEL", [shard + ":entries"] + ids), RedisCommand("ZREM", [shard] + ids)]
         }))
     }
 

@@ -75,16 +75,26 @@ public struct IdempotencyStore: ClaimStore {
         return 0
         """)
 
-    /// A release's claim (``ClaimRequest/releasing``): `pending` like `SET NX` when the key is free
-    /// or settled `failed` with the `deferred` outcome (its status, the fourth field of the kept
-    /// outcome, is the only `,"deferred",` a settled claim can hold: topics have no quotes); else
-    /// returns the value, as `SET … GET` does.
-    private static let claimRelease = RedisScript("""
-        local value = redis.call('GET', KEYS[1])
-        if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then return value end
-        redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-        return false
+    /// Releases' claims (``ClaimRequest/releasing``), one per key, in order: `pending` like `SET NX`
+    /// when the key is free or settled `failed` with the `deferred` outcome (its status, the fourth
+    /// field of the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have
+    /// no quotes); else the value, as `SET … GET` returns it. One array of replies, nil for claimed.
+    private static let claimReleases = RedisScript("""
+        local replies = {}
+        for index, key in ipairs(KEYS) do
+          local value = redis.call('GET', key)
+          if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then
+            replies[index] = value
+          else
+            redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
+            replies[index] = false
+          end
+        end
+        return replies
         """)
+
+    /// At most this many releases' claims per script call: the script holds Redis while it runs.
+    private static let releasesPerCall = 1_000
 
     /// Deletes the key only while it still holds this store's `pending` claim.
     private static let release = RedisScript("""
@@ -109,16 +119,19 @@ public struct IdempotencyStore: ClaimStore {
         pendingValue = ClaimValue.pending(owner: owner)
     }
 
-    /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`; a release's by a script
-    /// that also takes over its `deferred` claim) and reads the recorded watermark of each partition
-    /// the batch comes from, in one round trip.
+    /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`; releases' by a script
+    /// that also takes over their `deferred` claims: one call for up to 1,000 of them, one per
+    /// release on a Redis Cluster, whose keys lie in different slots) and reads the recorded
+    /// watermark of each partition the batch comes from, in one round trip.
     public func claim(_ requests: [ClaimRequest]) throws(RedisError) -> [ClaimResult] {
         let (partitions, partitionOfRequest) = SourcePartition.distinct(requests.lazy.map(\.source))
-        let commands = requests.map { request in
-            if request.releasing {
-                return RedisCommand.evalSHA(Self.claimRelease, keys: [request.key.claimKey],
-                                            arguments: [pendingValue, String(configuration.pendingMilliseconds)])
-            }
+        let releases = requests.indices.filter { requests[$0].releasing }
+        let perCall: Int = if case .cluster = connection.configuration.topology { 1 } else { Self.releasesPerCall }
+        let releaseCalls = stride(from: 0, to: releases.count, by: perCall).map { start in
+            RedisCommand.evalSHA(Self.claimReleases, keys: releases[start..<min(start + perCall, releases.count)].map { requests[$0].key.claimKey },
+                                 arguments: [pendingValue, String(configuration.pendingMilliseconds)])
+        }
+        let commands = requests.lazy.filter { !$0.releasing }.map { request in
             // Built argument by argument into room made once: no array of arguments per delivery.
             var command = RedisCommand(reservingBytes: DeliveryKey.claimKeyLength + pendingValue.utf8.count + 32, arguments: 7)
             command.append("SET")
@@ -129,13 +142,26 @@ public struct IdempotencyStore: ClaimStore {
             command.append(configuration.pendingMilliseconds)
             command.append("GET")
             return command
-        } + partitions.map { RedisCommand("GET", $0.recordedKey) }
+        } + releaseCalls + partitions.map { RedisCommand("GET", $0.recordedKey) }
         let replies = try connection.pipeline(commands)
-        let watermarks = try replies[requests.count...].map { (reply) throws(RedisError) -> Int64? in
+        let claimCount = requests.count - releases.count
+        let watermarks = try replies[(claimCount + releaseCalls.count)...].map { (reply) throws(RedisError) -> Int64? in
             if case .error(let error) = reply { throw error }
             return reply.string.flatMap { Int64($0) }
         }
-        return try zip(requests.indices, replies).map { (index, reply) throws(RedisError) -> ClaimResult in
+        // Each request's reply: its own command's, or its element of its release call's array (one
+        // per key: a Lua `false` stays in the array as a nil reply). Were one missing, it would read
+        // as a plain `pending`: checked again later, never taken as claimed.
+        var releaseReplies: [RedisReply] = []
+        for reply in replies[claimCount..<(claimCount + releaseCalls.count)] {
+            if case .error(let error) = reply { throw error }
+            releaseReplies += reply.array ?? []
+        }
+        var nextRelease = releaseReplies.makeIterator()
+        var claimReplies = replies[..<claimCount].makeIterator()
+        let ordered = releases.isEmpty ? replies
+            : requests.map { $0.releasing ? nextRelease.next() ?? .bulk([]) : claimReplies.next() ?? .bulk([]) }
+        return try zip(requests.indices, ordered).map { (index, reply) throws(RedisError) -> ClaimResult in
             switch reply {
             case .null: return .claimed
             case .error(let error): throw error

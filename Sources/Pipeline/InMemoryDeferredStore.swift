@@ -14,15 +14,31 @@ public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
 
     public let configuration: DeferredStore.Configuration
     private let entries = Mutex<[String: Kept]>([:])
+    /// Per coalescing key, the id of the newest entry kept under it; and the ids replaced.
+    private let coalesced = Mutex<(newest: [String: String], replaced: Set<String>)>(([:], []))
 
     public init(configuration: DeferredStore.Configuration = DeferredStore.Configuration()) {
         self.configuration = configuration
     }
 
+    /// Keeps `kept`; a coalescing entry replaces the newest under its key (marked, due at once).
+    /// The coalescing marks are kept as long as the process, not ``DeferredStore/Configuration/coalescingTTL``.
     public func keep(_ kept: [DeferredEntry]) {
         entries.withLock { entries in
-            for entry in kept { entries[entry.id] = Kept(entry: entry, dueAt: entry.releaseAt) }
+            for entry in kept {
+                entries[entry.id] = Kept(entry: entry, dueAt: entry.releaseAt)
+                guard let key = entry.coalescing else { continue }
+                coalesced.withLock { coalesced in
+                    guard let replaced = coalesced.newest.updateValue(entry.id, forKey: key), replaced != entry.id else { return }
+                    coalesced.replaced.insert(replaced)
+                    entries[replaced]?.dueAt = 0
+                }
+            }
         }
+    }
+
+    public func replaced(_ ids: [String]) -> [Bool] {
+        coalesced.withLock { coalesced in ids.map { coalesced.replaced.contains($0) } }
     }
 
     /// The entries due at `now`, earliest first, at most ``DeferredStore/Configuration/takeLimit``

@@ -24,4 +24,8 @@ public final class InMemoryRollingWindows: RollingWindowStore, Sendable {
             }
         }
     }
+
+    public func earliest(_ keys: [String]) -> [Int64?] {
+        counted.withLock { counted in keys.map { counted[$0]?.map(\.at).min() } }
+    }
 }

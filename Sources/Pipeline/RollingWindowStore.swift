@@ -7,4 +7,7 @@ import Redis
 public protocol RollingWindowStore {
     /// One decision per entry, in order; a counted entry is seen by the entries after it.
     func count(_ entries: [RollingWindows.Entry]) throws(RedisError) -> [RollingWindows.Decision]
+    /// When the earliest delivery still counted under each key was counted (Unix ms), nil for an
+    /// empty key: with it, when a full window has room again.
+    func earliest(_ keys: [String]) throws(RedisError) -> [Int64?]
 }

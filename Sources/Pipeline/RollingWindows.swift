@@ -120,6 +120,16 @@ public struct RollingWindows: RollingWindowStore {
         return decisions
     }
 
+    /// `ZRANGE key 0 0 WITHSCORES` per key, in one round trip.
+    public func earliest(_ keys: [String]) throws(RedisError) -> [Int64?] {
+        guard !keys.isEmpty else { return [] }
+        let replies = try connection.pipeline(keys.map { RedisCommand("ZRANGE", $0, "0", "0", "WITHSCORES") })
+        if let error = replies.lazy.compactMap(\.error).first { throw error }
+        return replies.map { reply in
+            reply.array.flatMap { $0.count == 2 ? $0[1].string : nil }.flatMap { Double($0) }.map { Int64($0) }
+        }
+    }
+
     /// `name key …`, the rest appended by `arguments`: integers in decimal without a `String`, the
     /// buffers sized once (room for the name, the key and 60 bytes).
     private static func command(_ name: String, _ key: String, _ arguments: (inout RedisCommand) -> Void) -> RedisCommand {

@@ -28,7 +28,9 @@ public struct QuietHoursConfiguration: Sendable, Equatable {
     public var timeZone: String
     public var coverage: Coverage
     /// `release_interval`: how often each worker's releaser takes the deferred deliveries that are due.
-    public var releaseInterval = Duration.seconds(1)
+    public var releaseInterval = defaultReleaseInterval
+    /// `release_interval`'s default, also the releaser's interval without quiet hours (the background budget's releases).
+    public static let defaultReleaseInterval = Duration.seconds(1)
 
     public init(start: TimeOfDay, end: TimeOfDay, timeZone: String = "UTC", coverage: Coverage = .all) {
         self.start = start

@@ -1,12 +1,14 @@
 import Kafka
+import PushlineConfiguration
 import Pipeline
 import Redis
 import Runtime
 import Synchronization
 import Telemetry
 
-/// Puts deferred deliveries (quiet hours, docs/policies.md) back into the send path when they are
-/// due. On a thread of its own, every `policies.quiet_hours.release_interval` (real time; at once
+/// Puts deferred deliveries (quiet hours, the background budget, docs/policies.md) back into the
+/// send path when they are due. On a thread of its own, every `policies.quiet_hours.release_interval`
+/// (1 s without quiet hours; real time; at once
 /// again after a take that found some), it takes what is due at the worker's wall clock from the deferred store — leased, so no other worker takes
 /// the same entries within the lease — and produces each entry's ``ReleaseRecord`` onto the intents
 /// topic. The worker group then reads the record like any intent message: planned for the one device,
@@ -29,11 +31,12 @@ final class DeferredReleaser: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let wakeUp = Semaphore()
 
-    /// Nil when the worker has no quiet hours or no intents topic.
+    /// Nil when the worker defers nothing (neither quiet hours nor the background budget) or has no intents topic.
     init?(configuration: WorkerConfiguration, stores: StoreAccess, metrics: WorkerMetrics, logger: Logger) {
-        guard let quietHours = configuration.policies.quietHours, let topic = configuration.consumer.topics.first else { return nil }
+        let policies = configuration.policies
+        guard policies.quietHours != nil || policies.backgroundBudget.enabled, let topic = configuration.consumer.topics.first else { return nil }
         self.configuration = configuration
-        interval = quietHours.releaseInterval
+        interval = policies.quietHours?.releaseInterval ?? QuietHoursConfiguration.defaultReleaseInterval
         intentsTopic = topic
         self.stores = stores
         self.metrics = metrics

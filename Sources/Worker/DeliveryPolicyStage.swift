@@ -8,7 +8,10 @@ import Runtime
 /// The policy stage (docs/policies.md): after planning and the claims (idempotency, collapse
 /// windows) and before sending, each delivery gets one ``Decision``. The policies run in a fixed
 /// order — time to live, quiet hours, frequency caps and the seeds' budgets — and those kept in
-/// Redis share one pipelined round trip per batch. Time comes from the worker's injectable clock.
+/// Redis share one pipelined round trip per batch. A background push over its device's budget is
+/// deferred until the window has room (coalesced: the deferred store keeps the newest per device);
+/// at its release it is counted again, or ends `suppressed` if a newer one replaced it. Time comes
+/// from the worker's injectable clock.
 ///
 /// Confined like its store's `RedisConnection`: one thread at a time (the worker's Redis stage).
 struct DeliveryPolicyStage {
@@ -20,9 +23,18 @@ struct DeliveryPolicyStage {
         /// Not sent: its outcome (`expired`/`TimeToLiveElapsed`, `suppressed`/`FrequencyCapped`,
         /// `suppressed`/`BackgroundBudget`); its claim is settled with it.
         case outcome(OutcomeEvent.Status, reason: String)
-        /// Inside its recipient's quiet hours: not sent now, kept until `until` (Unix ms, the
-        /// window's end), then released; its claim is settled `deferred`/`QuietHours` meanwhile.
-        case deferred(until: Int64)
+        /// Not sent now, kept until `until` (Unix ms) then released; its claim is settled
+        /// `deferred` with the reason meanwhile.
+        case deferred(until: Int64, Deferral)
+    }
+
+    /// Why a delivery is deferred: its outcome's reason.
+    enum Deferral: String, Sendable {
+        /// Inside its recipient's quiet hours; released at the window's end.
+        case quietHours = "QuietHours"
+        /// A background push over its device's budget; released when the earliest push counted
+        /// leaves the window, and coalesced: the newest per device is kept, an older one replaced.
+        case backgroundBudget = "BackgroundBudget"
     }
 
     /// What one call decided, in the deliveries' order, and what the worker counts of it.
@@ -35,12 +47,15 @@ struct DeliveryPolicyStage {
     private let policies: DeliveryPolicies
     private let quietHours: QuietHours?
     private let windows: any RollingWindowStore
+    /// Where a released background push learns whether a newer one replaced it.
+    private let deferredStore: any DeferredEntryStore
     private let clock: WallClock
 
-    init(policies: DeliveryPolicies, windows: any RollingWindowStore, clock: WallClock) {
+    init(policies: DeliveryPolicies, windows: any RollingWindowStore, deferredStore: any DeferredEntryStore, clock: WallClock) {
         self.policies = policies
         quietHours = policies.quietHours.map(Self.window)
         self.windows = windows
+        self.deferredStore = deferredStore
         self.clock = clock
     }
 
@@ -54,16 +69,18 @@ struct DeliveryPolicyStage {
         return QuietHours(start: configuration.start, end: configuration.end, timeZone: configuration.timeZone, coverage: coverage)
     }
 
-    /// One decision per delivery, in order; at most one round trip to the store (two in a batch where
-    /// a delivery is over a limit: ``RollingWindows``).
+    /// One decision per delivery, in order; at most one round trip to the store (more only in a
+    /// batch where a delivery is over a limit: ``RollingWindows``, and the background budget's
+    /// release time; or with releases of background pushes: whether they were replaced).
     func decide(_ planned: [PlannedDelivery]) throws(RedisError) -> Decisions {
         let now = clock.millisecondsSinceEpoch()
         var result = Decisions()
         result.decisions = planned.map { delivery in
-            let decision = timeToLive(delivery, now: now)
+            let decision = Self.timeToLive(delivery, policies: policies, now: now)
             guard case .send = decision, let release = quietRelease(delivery, now: now) else { return decision }
-            return .deferred(until: release)
+            return .deferred(until: release, .quietHours)
         }
+        try suppressReplaced(planned, &result.decisions)
         // The rolling-window counts of the deliveries still to be sent: one entry per window key.
         var entries: [RollingWindows.Entry] = []
         var owners: [(index: Int, policy: CountedPolicy)] = []
@@ -75,17 +92,40 @@ struct DeliveryPolicyStage {
             }
         }
         guard !entries.isEmpty else { return result }
-        for ((index, policy), answer) in zip(owners, try windows.count(entries)) where answer == .overLimit {
+        // Background pushes over their budget: (decision index, budget key).
+        var overBudget: [(index: Int, key: String)] = []
+        for ((index, policy), (entry, answer)) in zip(owners, zip(entries, try windows.count(entries))) where answer == .overLimit {
             guard case .send(let delivery) = result.decisions[index] else { continue }
             switch policy {
             case .frequencyCap: result.decisions[index] = .outcome(.suppressed, reason: "FrequencyCapped")
-            case .backgroundBudget: result.decisions[index] = .outcome(.suppressed, reason: "BackgroundBudget")
+            case .backgroundBudget: overBudget.append((index, entry.key))
             case .liveActivityBudget:
                 result.decisions[index] = .send(delivery.replacingHeaders(priority: .powerConsiderate, expiration: delivery.delivery.expiration))
                 result.priorityLowered += 1
             }
         }
+        guard !overBudget.isEmpty else { return result }
+        let window = Int64(policies.backgroundBudget.limit.window.wholeMilliseconds)
+        for ((index, _), earliest) in zip(overBudget, try windows.earliest(overBudget.map(\.key))) {
+            result.decisions[index] = .deferred(until: (earliest ?? now) + window, .backgroundBudget)
+        }
         return result
+    }
+
+    /// Releases of background pushes a newer one replaced in the deferred store (coalesced) end
+    /// `suppressed`/`BackgroundBudget` without being counted; one round trip, only for a batch with
+    /// releases of background pushes still to be sent.
+    private func suppressReplaced(_ planned: [PlannedDelivery], _ decisions: inout [Decision]) throws(RedisError) {
+        guard policies.backgroundBudget.enabled else { return }
+        let releases = planned.indices.filter { index in
+            guard case .send = decisions[index] else { return false }
+            return planned[index].isRelease && planned[index].delivery.pushType == .background
+        }
+        guard !releases.isEmpty else { return }
+        let replaced = try deferredStore.replaced(releases.map { planned[$0].delivery.notificationID.description })
+        for (index, replaced) in zip(releases, replaced) where replaced {
+            decisions[index] = .outcome(.suppressed, reason: Deferral.backgroundBudget.rawValue)
+        }
     }
 
     /// The policies that count deliveries in rolling windows.
@@ -93,11 +133,28 @@ struct DeliveryPolicyStage {
         case frequencyCap, backgroundBudget, liveActivityBudget
     }
 
+    /// The time to live alone, which needs no Redis: for `redis_unreachable: fail_open` while Redis
+    /// is out, when no other policy can run. The deliveries to send (with their `apns-expiration`),
+    /// and the expired ones.
+    static func timeToLiveOnly(_ planned: [PlannedDelivery], policies: DeliveryPolicies, clock: WallClock)
+        -> (send: [PlannedDelivery], expired: [PlannedDelivery]) {
+        let now = clock.millisecondsSinceEpoch()
+        var result: (send: [PlannedDelivery], expired: [PlannedDelivery]) = ([], [])
+        for delivery in planned {
+            if case .send(let sending) = timeToLive(delivery, policies: policies, now: now) {
+                result.send.append(sending)
+            } else {
+                result.expired.append(delivery)
+            }
+        }
+        return result
+    }
+
     /// `expired`/`TimeToLiveElapsed` once the delivery's deadline has passed; otherwise the deadline
     /// becomes its `apns-expiration` unless the intent set one. The deadline is `expires_at`, else
     /// the template's `ttl` (else the pipeline's `ttl.default`) after `created_at`, or after now
     /// for an intent without one.
-    private func timeToLive(_ planned: PlannedDelivery, now: Int64) -> Decision {
+    private static func timeToLive(_ planned: PlannedDelivery, policies: DeliveryPolicies, now: Int64) -> Decision {
         let traits = planned.delivery.policy
         let timeToLive = traits.timeToLiveSeconds ?? policies.timeToLive.fallback.map { Int64($0.wholeMilliseconds / 1000) }
         guard let deadline = traits.expiresAt ?? timeToLive.map({ (planned.createdAt ?? now) / 1000 + $0 }) else { return .send(planned) }

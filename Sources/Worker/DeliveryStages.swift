@@ -46,7 +46,7 @@ struct DeliveryStages {
     private let keys: EncryptionKeyRegistry?
     private let onUncertain: UncertainDeliveryPolicy
     private let policies: DeliveryPolicyStage
-    /// Where deliveries deferred by quiet hours wait for their release.
+    /// Where deliveries deferred by quiet hours or the background budget wait for their release.
     private let deferredStore: any DeferredEntryStore
 
     /// Connects to Redis, or takes the worker's in-memory stores.
@@ -64,9 +64,10 @@ struct DeliveryStages {
             registry = TokenRegistry(connection: redis)
             throttles = RedisThrottle(connection: redis)
             keys = configuration.keyEncryptionKey.map { EncryptionKeyRegistry(connection: redis, keyEncryptionKey: $0) }
+            let deferred = DeferredStore(connection: redis, pipeline: configuration.pipelineName, configuration: configuration.deferredStore)
             policies = DeliveryPolicyStage(policies: configuration.policies, windows: RollingWindows(connection: redis),
-                                           clock: configuration.wallClock)
-            deferredStore = DeferredStore(connection: redis, pipeline: configuration.pipelineName, configuration: configuration.deferredStore)
+                                           deferredStore: deferred, clock: configuration.wallClock)
+            deferredStore = deferred
         case .inMemory(let claims, let collapseWindow, let tokenRegistry, let windows, let throttleBuckets, let deferred):
             redis = nil
             idempotency = claims
@@ -74,7 +75,7 @@ struct DeliveryStages {
             registry = tokenRegistry
             throttles = throttleBuckets
             keys = nil
-            policies = DeliveryPolicyStage(policies: configuration.policies, windows: windows, clock: configuration.wallClock)
+            policies = DeliveryPolicyStage(policies: configuration.policies, windows: windows, deferredStore: deferred, clock: configuration.wallClock)
             deferredStore = deferred
         }
     }
@@ -293,12 +294,14 @@ struct DeliveryStages {
             switch decision {
             case .send(let delivery): sending.append(delivery)
             case .outcome(let status, let reason): unsent.append((planned, records.decided(planned, status, reason: reason)))
-            case .deferred(let releaseAt):
-                var outcome = records.decided(planned, .deferred, reason: "QuietHours")
+            case .deferred(let releaseAt, let deferral):
+                var outcome = records.decided(planned, .deferred, reason: deferral.rawValue)
                 outcome.releaseAt = releaseAt
                 unsent.append((planned, outcome))
+                // Over the background budget, the newest per device is kept (coalesced).
                 deferred.append(DeferredEntry(id: planned.delivery.notificationID.description, releaseAt: releaseAt,
-                                              body: ReleaseRecord(planned).encoded))
+                                              body: ReleaseRecord(planned).encoded,
+                                              coalescing: deferral == .backgroundBudget ? planned.delivery.token.hex : nil))
             }
         }
         try deferredStore.keep(deferred)

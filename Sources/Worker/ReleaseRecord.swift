@@ -20,11 +20,13 @@ struct ReleaseRecord: Sendable, Equatable {
 
     private static let marker = Array("pushline-release 1 ".utf8)
 
-    /// The record for `planned`, a delivery deferred now.
+    /// The record for `planned`, a delivery deferred now (a release deferred again, over the
+    /// background budget, keeps its original intent's bytes).
     init(_ planned: PlannedDelivery) {
         device = RecipientDevice(token: planned.delivery.token, environment: planned.environment,
                                  profileLocale: planned.profileLocale, profileTimeZone: planned.profileTimeZone)
-        intent = planned.message.value ?? []
+        let value = planned.message.value ?? []
+        intent = planned.isRelease ? ReleaseRecord(value)?.intent ?? value : value
     }
 
     init(device: RecipientDevice, intent: [UInt8]) {

@@ -108,7 +108,7 @@ final class WorkerLoop {
     func run() throws {
         logger.info("worker started", metadata: ["topics": .string(configuration.consumer.topics.joined(separator: ",")),
                                                  "group": .string(configuration.consumer.groupID)])
-        // Quiet hours: deferred deliveries go back onto the intents topic when due, beside the loop.
+        // Quiet hours, the background budget: deferred deliveries go back onto the intents topic when due, beside the loop.
         let releaser = DeferredReleaser(configuration: configuration, stores: stores, metrics: metrics, logger: logger)
         releaser?.start()
         defer { releaser?.stop() }
@@ -219,8 +219,12 @@ final class WorkerLoop {
                 redisStage.submit(.record(sent))
             case .sendWithoutClaims(let planned):
                 metrics.dedupeSkipped.increment(by: planned.count)
-                let (ready, refused) = DeliveryStages.sealWithoutKeys(planned, records: planner.records)
-                try perform(machine.sealedWithoutKeys(ready, refused: refused))
+                // The time to live needs no Redis: checked still (the other policies cannot run).
+                let (live, expired) = DeliveryPolicyStage.timeToLiveOnly(planned, policies: configuration.policies,
+                                                                         clock: configuration.wallClock)
+                let (ready, refused) = DeliveryStages.sealWithoutKeys(live, records: planner.records)
+                let ended = expired.map { planner.records.outcome($0, .expired, reason: "TimeToLiveElapsed") }
+                try perform(machine.sealedWithoutKeys(ready, refused: ended + refused))
             case .recordWithoutRedis(let sent):
                 try perform(machine.decided(sent.flatMap { delivery in
                     delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }

@@ -11,7 +11,7 @@ private func entry(_ number: Int, releaseAt: Int64) -> DeferredEntry {
     DeferredEntry(id: "delivery-\(number)", releaseAt: releaseAt, body: [0, 0xff, UInt8(ascii: " "), 10] + Array("body \(number)".utf8))
 }
 
-@Suite("Deferred store (quiet hours) in Redis")
+@Suite("Deferred store (quiet hours, the background budget) in Redis")
 struct DeferredStoreTests {
     @Test("only what is due is taken, body byte for byte; a taken entry is leased, due again after the lease unless completed",
           arguments: [StoreBackend.redis, .redisCluster])
@@ -65,6 +65,42 @@ struct DeferredStoreTests {
         }
         #expect(taken == [DeferredEntry(id: "delivery-1", releaseAt: 4_000, body: [1, 2, 3])])
         #expect(count == 1)
+    }
+
+    /// An entry of the coalescing key `device-a` (the background budget: one device's pushes).
+    private static func coalescing(_ number: Int) -> DeferredEntry {
+        DeferredEntry(id: "delivery-\(number)", releaseAt: 50_000, body: [UInt8(number)], coalescing: "device-a")
+    }
+
+    /// Keeps 1; then 2 (replacing 1) with 3, which does not coalesce; 2 again (itself: nothing
+    /// replaced); then 4 and 5 in one keep (4 replaces 2, 5 replaces 4). Returns the ids due at
+    /// 1,000 (before any release time) and whether 1…5 were replaced.
+    private static func coalesce(_ store: any DeferredEntryStore) throws -> (due: [String], replaced: [Bool]) {
+        try store.keep([coalescing(1)])
+        try store.keep([coalescing(2), entry(3, releaseAt: 60_000)])
+        try store.keep([coalescing(2)])
+        let dueFirst = try store.takeDue(now: 1_000).map(\.id)
+        try store.keep([coalescing(4), coalescing(5)])
+        let dueThen = try store.takeDue(now: 1_000).map(\.id).sorted()
+        return (dueFirst + dueThen, try store.replaced((1...5).map { "delivery-\($0)" }))
+    }
+
+    @Test("coalescing (the background budget): the newest entry per key is kept; each one it replaces is marked and due at once",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func coalescingKeepsTheNewest(backend: StoreBackend) async throws {
+        let steps = try await withStores(backend) { stores in
+            try Self.coalesce(DeferredStore(connection: try #require(stores.connection), pipeline: "notifications",
+                                            configuration: .init(shards: 4)))
+        }
+        #expect(steps.due == ["delivery-1", "delivery-2", "delivery-4"])
+        #expect(steps.replaced == [true, true, false, true, false])
+    }
+
+    @Test("coalescing in memory: the same as in Redis")
+    func coalescingInMemory() throws {
+        let steps = try Self.coalesce(InMemoryDeferredStore(configuration: .init(shards: 4)))
+        #expect(steps.due == ["delivery-1", "delivery-2", "delivery-4"])
+        #expect(steps.replaced == [true, true, false, true, false])
     }
 
     @Test("entries are kept in Redis: a store on a new connection (a restarted worker) takes them")

@@ -131,11 +131,15 @@ struct SettledClaimTests {
         #expect(results == [.decided(accepted), .decided(rejected)])
     }
 
+    /// A `deferred` outcome decided at offset 9, with its release time.
+    private static func deferred(_ reason: String) -> SettledOutcome {
+        SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: reason, releaseAt: 1_764_540_000_000)
+    }
+
     @Test("a claim settled deferred (quiet hours) keeps its release time: the same message gets the deferred outcome back, another is a duplicate",
           arguments: StoreBackend.allCases)
     func deferredClaimKeepsReleaseTime(backend: StoreBackend) async throws {
-        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "QuietHours",
-                                      releaseAt: 1_764_540_000_000)
+        let deferred = Self.deferred("QuietHours")
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
             let key = DeliveryKey(intentID: "intent-9", deviceToken: try token(9))
@@ -149,8 +153,7 @@ struct SettledClaimTests {
     @Test("a release takes over a deferred claim once; a second release, or one of a delivery decided otherwise, decides nothing",
           arguments: StoreBackend.allCases)
     func releaseTakesOverDeferredClaimOnce(backend: StoreBackend) async throws {
-        let deferred = SettledOutcome(source: position(9), status: .deferred, completedAt: 1_764_500_000_123, reason: "QuietHours",
-                                      releaseAt: 1_764_540_000_000)
+        let deferred = Self.deferred("QuietHours")
         let released = Self.outcome(at: position(30))
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
@@ -170,6 +173,32 @@ struct SettledClaimTests {
             return first + whileHeld + after
         }
         #expect(results == [.claimed, .recorded, .claimed, .pending(owner: nil), .decided(released), .recorded, .sent])
+    }
+
+    @Test("releases batched among plain claims (2,500 of them: more than one script call's 1,000): each deferred claim taken over once, each reply in its request's place; the same delivery twice in one batch is taken once",
+          arguments: StoreBackend.allCases)
+    func releasesInOneBatch(backend: StoreBackend) async throws {
+        let deferred = Self.deferred("BackgroundBudget")
+        let results = try await withStores(backend) { stores in
+            let store = stores.claims()
+            let released = try (0..<2_500).map { DeliveryKey(intentID: "released-\($0)", deviceToken: try token(1)) }
+            let sent = DeliveryKey(intentID: "sent", deviceToken: try token(2))
+            try store.settle(released.map { SettledClaim($0, outcome: deferred) } + [SettledClaim(sent, outcome: Self.outcome(at: position(12)))],
+                             released: [], recorded: [])
+            var requests: [ClaimRequest] = []
+            for (index, key) in released.enumerated() {
+                requests.append(ClaimRequest(key, source: position(Int64(100 + index)), releasing: true))
+                if index == 1_200 { requests.append(ClaimRequest(DeliveryKey(intentID: "plain", deviceToken: try token(3)), source: position(99))) }
+            }
+            requests += [ClaimRequest(sent, source: position(40), releasing: true), ClaimRequest(released[7], source: position(41), releasing: true)]
+            return try store.claim(requests)
+        }
+        #expect(results.count == 2_503)
+        #expect(results.prefix(1_201).allSatisfy { $0 == .claimed })
+        #expect(results[1_201] == .claimed, "the plain claim among them")
+        #expect(results[1_202..<2_501].allSatisfy { $0 == .claimed })
+        #expect(results[2_501] == .recorded, "settled by another message: a release decides nothing")
+        #expect(results[2_502] == .pending(owner: nil), "taken over earlier in the same batch")
     }
 
     @Test("the kept outcome's integers come back at their extremes", arguments: StoreBackend.allCases)

@@ -120,20 +120,38 @@ struct DeliveryPolicyTests {
         #expect(fixture.harness.simulator.inbox().count == 1)
     }
 
-    @Test("background pushes: 3 per device per hour by default; the fourth is BackgroundBudget")
-    func backgroundBudget() async throws {
+    @Test("background pushes, 3 per device per hour by default: of 5 in one window 3 are sent, the 4th deferred then suppressed (replaced by the 5th), the 5th deferred then sent once after the window")
+    func backgroundBudgetCoalesces() async throws {
         let clock = TestClock(start: Self.start)
         let fixture = try await Self.fixture(clock)
         let token = try WorkerFixture.token(6)
         let other = try WorkerFixture.token(7)
-        try await fixture.publish((1...4).map { Self.intent("bg-\($0)", template: "background_sync", token: token, args: #"{"scope":"inbox"}"#) }
-            + [Self.intent("bg-other", template: "background_sync", token: other, args: #"{"scope":"inbox"}"#)])
-        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 5)
+        let push = { (id: String, token: DeviceToken) in Self.intent(id, template: "background_sync", token: token, args: #"{"scope":"inbox"}"#) }
+        // One at a time, so the order (which is newest) is the test's.
+        var expected = 0
+        for (id, to) in (1...5).map({ ("bg-\($0)", token) }) + [("bg-other", other)] {
+            try await fixture.publish([push(id, to)])
+            expected += id == "bg-5" ? 2 : 1  // the 5th also ends the 4th
+            _ = try await fixture.records(on: "pushline.outcomes", count: expected)
+        }
+        let beforeWindow = try await fixture.records(on: "pushline.outcomes", after: .seconds(2))
+        let inboxBefore = fixture.harness.simulator.inbox().count { $0.token == token.hex }
+        clock.advance(by: .seconds(3_600))
+        _ = try await fixture.records(on: "pushline.outcomes", count: expected + 1)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(2))
         try await fixture.stop()
 
-        #expect(Self.count(outcomes, "accepted") == 4)
-        #expect(Self.count(outcomes, "suppressed", "BackgroundBudget") == 1)
-        #expect(fixture.harness.simulator.inbox().count { $0.token == token.hex } == 3)
+        let statuses = { (id: String) in outcomes.filter { $0["intent_id"] as? String == id }.map { "\($0["status"] ?? "")/\($0["reason"] ?? "")" } }
+        #expect(beforeWindow.count == 7)
+        #expect(outcomes.count == 8, "one outcome per push, two for each deferred one")
+        for id in ["bg-1", "bg-2", "bg-3", "bg-other"] { #expect(statuses(id) == ["accepted/"], "\(id)") }
+        #expect(statuses("bg-4") == ["deferred/BackgroundBudget", "suppressed/BackgroundBudget"])
+        #expect(statuses("bg-5") == ["deferred/BackgroundBudget", "accepted/"])
+        let releaseAt = outcomes.first { $0["intent_id"] as? String == "bg-5" }?["release_at"] as? NSNumber
+        #expect(releaseAt?.int64Value == Int64(Self.start / 1_000_000) + 3_600_000, "when the first counted push leaves the window")
+        #expect(inboxBefore == 3)
+        #expect(fixture.harness.simulator.inbox().count { $0.token == token.hex } == 4)
+        #expect(try fixture.counter("pushline_deliveries_total", [("status", "deferred"), ("reason", "BackgroundBudget")]) == 2)
         #expect(try fixture.counter("pushline_suppressed_total", [("kind", "background_budget")]) == 1)
     }
 

@@ -8,9 +8,10 @@ import Runtime
 import Testing
 @testable import Worker
 
-/// The policy stage's quiet-hours decision (docs/policies.md §2), with no Redis: deliveries planned
-/// by a real ``DeliveryPlanner``, decided by ``DeliveryPolicyStage`` at a wall clock the test sets.
-/// The window is 22:00–08:00, UTC unless the recipient's profile names a zone.
+/// The policy stage's deferrals (docs/policies.md §2 and §4), with no Redis: quiet hours and the
+/// background budget's coalesced release. Deliveries planned by a real ``DeliveryPlanner``, decided
+/// by ``DeliveryPolicyStage`` at a wall clock the test sets. The window is 22:00–08:00, UTC unless
+/// the recipient's profile names a zone.
 @Suite("Quiet hours: the decision")
 struct QuietHoursDecisionTests {
     /// 2026-12-01 23:00 UTC, inside the window, and the window's end, 2026-12-02 08:00 UTC (Unix ms).
@@ -20,6 +21,7 @@ struct QuietHoursDecisionTests {
     private let clock = TestClock(start: UInt64(QuietHoursDecisionTests.lateEvening) * 1_000_000)
     private let planner: DeliveryPlanner
     private let stage: DeliveryPolicyStage
+    private let deferredStore = InMemoryDeferredStore()
 
     /// Every category but `security` held, no frequency caps.
     init() throws {
@@ -37,7 +39,8 @@ struct QuietHoursDecisionTests {
         }
         configuration.wallClock = clock.wallClock
         planner = DeliveryPlanner(configuration: configuration, catalog: try LocalPipeline.catalogStore())
-        stage = DeliveryPolicyStage(policies: configuration.policies, windows: InMemoryRollingWindows(), clock: configuration.wallClock)
+        stage = DeliveryPolicyStage(policies: configuration.policies, windows: InMemoryRollingWindows(), deferredStore: deferredStore,
+                                    clock: configuration.wallClock)
     }
 
     /// The one delivery of `intent` (token 1, or the user's device with `timeZone` in its profile);
@@ -68,7 +71,7 @@ struct QuietHoursDecisionTests {
             switch decision {
             case .send: "send"
             case .outcome(let status, let reason): "\(status.rawValue)/\(reason)"
-            case .deferred(let until): "deferred until \(until)"
+            case .deferred(let until, let deferral): deferral == .quietHours ? "deferred until \(until)" : "deferred until \(until) (\(deferral.rawValue))"
             }
         }
     }
@@ -133,6 +136,39 @@ struct QuietHoursDecisionTests {
         #expect(try capped.decide([capped.planned(Self.intent("held", extra: marketing))]) == ["deferred until \(Self.windowEnd)"])
         #expect(try capped.decide([capped.planned(Self.intent("through", extra: marketing + #""respect_quiet_hours":false,"#))]) == ["send"])
         #expect(try capped.decide([capped.planned(Self.intent("held", extra: marketing), release: true)]) == ["suppressed/FrequencyCapped"])
+    }
+
+    /// A background push (the example app's `background_sync`) to token 1, sent through quiet hours.
+    private static func backgroundPush(_ id: String) throws -> [UInt8] {
+        Array(#"""
+            {"schema_version":1,"id":"\#(id)","app":"\#(StateMachineFixture.app)","environment":"sandbox","tokens":["\#(try StateMachineFixture.token(1).hex)"],
+             "respect_quiet_hours":false,"template":"background_sync","args":{"scope":"inbox"}}
+            """#.utf8)
+    }
+
+    @Test("over the background budget (3 an hour): deferred until the earliest counted push leaves the window, the newest kept; the one it replaced ends suppressed at its release, the newest is counted again at its own")
+    func backgroundBudgetCoalesces() throws {
+        let pushes = try (1...5).map { try Self.backgroundPush("bg-\($0)") }
+        let windowEnd = Self.lateEvening + 3_600_000
+        #expect(try decide(pushes.prefix(3).map { try planned($0) }) == ["send", "send", "send"])
+        clock.advance(by: .seconds(600))
+        let overBudget = try pushes.suffix(2).map { try planned($0) }
+        #expect(try decide(overBudget) == Array(repeating: "deferred until \(windowEnd) (BackgroundBudget)", count: 2))
+
+        // What the worker keeps of them (DeliveryStages): one entry per device, the newest.
+        deferredStore.keep(overBudget.map {
+            DeferredEntry(id: $0.delivery.notificationID.description, releaseAt: windowEnd, body: ReleaseRecord($0).encoded,
+                          coalescing: $0.delivery.token.hex)
+        })
+        let due = deferredStore.takeDue(now: clock.wallClock.millisecondsSinceEpoch())
+        #expect(due.map(\.id) == [overBudget[0].delivery.notificationID.description], "the replaced one is due at once")
+        #expect(try decide([planned(pushes[3], release: true)]) == ["suppressed/BackgroundBudget"])
+        #expect(try decide([planned(pushes[4], release: true)]) == ["deferred until \(windowEnd) (BackgroundBudget)"],
+                "released early (a second record), still over: deferred again")
+        #expect(ReleaseRecord(try planned(pushes[4], release: true)).intent == pushes[4], "deferred again, it keeps the intent's bytes")
+        clock.advance(by: .seconds(3_000))
+        #expect(try decide([planned(pushes[4], release: true)]) == ["send"])
+        #expect(try decide([planned(try Self.backgroundPush("bg-6"))]) == ["send"], "counted with the first three gone: two places left")
     }
 
     @Test("a release record keeps the device, its profile and the intent's bytes; an intent is not one")

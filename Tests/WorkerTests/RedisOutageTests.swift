@@ -72,6 +72,29 @@ struct RedisOutageTests {
         #expect(fixture.harness.simulator.inbox().count == 2)
     }
 
+    @Test("fail_open: the time to live is still checked while Redis is down (it needs no Redis): a passed expires_at is expired/TimeToLiveElapsed and not sent, a future one becomes apns-expiration")
+    func failOpenChecksTimeToLive() async throws {
+        let fixture = try await WorkerFixture { $0.redisUnreachable = .failOpen }
+        let token = try WorkerFixture.token(63)
+        let now = Int64(Date().timeIntervalSince1970)
+        let redis = fixture.redis
+        try await DedicatedThread.run { redis.stop() }
+        try await fixture.publish([WorkerFixture.intent(id: "late", tokens: [token], extra: #""expires_at":\#(now - 1),"#),
+                                   WorkerFixture.intent(id: "in-time", tokens: [token], extra: #""expires_at":\#(now + 600),"#)])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 2)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        let inbox = fixture.harness.simulator.inbox()
+        try await DedicatedThread.run { try redis.restart() }
+        try await fixture.stop()
+
+        #expect(outcomes.count == 2)
+        let late = outcomes.filter { $0["intent_id"] as? String == "late" }
+        #expect(late.count == 1 && late.first?["status"] as? String == "expired" && late.first?["reason"] as? String == "TimeToLiveElapsed")
+        #expect(outcomes.count { $0["intent_id"] as? String == "in-time" && $0["status"] as? String == "accepted" } == 1)
+        #expect(inbox.count == 1)
+        #expect(inbox.first?.expiration == now + 600)
+    }
+
     @Test("fail_open: a delivery claimed before Redis went down gets its outcome at once (counted); its claim is settled when Redis answers")
     func failOpenRecordsWithoutWaiting() async throws {
         let fixture = try await WorkerFixture { $0.redisUnreachable = .failOpen }
