@@ -13,8 +13,9 @@ public enum PayloadSealer {
 
     /// `delivery` ready to send: sealed under `key`; without a key, the placeholder payload or
     /// `MissingEncryptionKey` as the template says. A delivery with nothing to seal is returned as
-    /// it is.
-    public static func seal(_ delivery: Delivery, with key: EncryptionKey?) throws(EnrichmentError) -> Delivery {
+    /// it is. `nonce`: 12 bytes from the CSPRNG that no other seal uses, drawn for a whole batch
+    /// at once (``randomNonces(_:)``); nil draws one for this seal.
+    public static func seal(_ delivery: Delivery, with key: EncryptionKey?, nonce: ArraySlice<UInt8>? = nil) throws(EnrichmentError) -> Delivery {
         guard let request = delivery.sealing else { return delivery }
         guard let key else {
             guard request.withoutKey == .placeholder, let placeholder = request.placeholderPayload else {
@@ -24,7 +25,11 @@ public enum PayloadSealer {
         }
         let box: [UInt8]
         do {
-            box = try key.cipher.seal(request.plaintext)
+            if let nonce {
+                box = try key.cipher.seal(request.plaintext, nonce: Array(nonce))
+            } else {
+                box = try key.cipher.seal(request.plaintext)
+            }
         } catch {
             throw EnrichmentError(.encryptionFailed, "sealing with \(key): \(error.reason)")
         }
@@ -41,5 +46,18 @@ public enum PayloadSealer {
             throw EnrichmentError(.payloadTooLarge, "the sealed payload is \(payload.count) bytes; the limit is \(request.limit)")
         }
         return delivery.replacingPayload(payload)
+    }
+
+    /// `count` nonces from one `RAND_bytes` call, 12 bytes each, one after the other; nil when the
+    /// CSPRNG fails (each seal then draws its own and reports the failure). One call per batch:
+    /// OpenSSL's DRBG costs about as much per request as sealing a notification (it re-keys after
+    /// every request), and a nonce per seal made it a request per delivery.
+    public static func randomNonces(_ count: Int) -> [UInt8]? {
+        try? AES256GCM.randomBytes(AES256GCM.nonceByteCount * count)
+    }
+
+    /// The `index`th nonce of ``randomNonces(_:)``.
+    public static func nonce(_ index: Int, of nonces: [UInt8]) -> ArraySlice<UInt8> {
+        nonces[(index * AES256GCM.nonceByteCount)..<((index + 1) * AES256GCM.nonceByteCount)]
     }
 }

@@ -154,22 +154,28 @@ struct ServiceExtensionContent {
         guard let value = attachment.argument.value(in: args) else {
             throw EnrichmentError(.badAttachmentURL, "template \(template.name): the attachment argument \(attachment.argument) is missing")
         }
-        guard case .string(let url) = value else {
+        guard case .string(var url) = value else {
             throw EnrichmentError(.badAttachmentURL, "template \(template.name): the attachment argument \(attachment.argument) is a \(value.typeName), not a URL")
         }
-        let bytes = url.utf8
+        // One pass over the string's own bytes (made contiguous at most once): every URL of every
+        // delivery of the template comes here, and `String.UTF8View`'s iterators cost more than the check.
+        try url.withUTF8 { bytes in Result { () throws(EnrichmentError) in try Self.checkAttachmentURL(bytes, attachment) } }.get()
+        return url
+    }
+
+    /// The checks of ``attachmentURL(_:)`` on the URL's UTF-8 bytes.
+    private static func checkAttachmentURL(_ bytes: UnsafeBufferPointer<UInt8>,
+                                           _ attachment: ServiceExtensionTemplate.Attachment) throws(EnrichmentError) {
         guard bytes.count <= attachment.maximumLength else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL has \(bytes.count) bytes; the limit is \(attachment.maximumLength)")
         }
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL has spaces, control or non-ASCII characters (percent-encode them)")
         }
-        // Bytes, not characters: every URL of every delivery of the template comes here.
-        let scheme = "https://".utf8
-        guard bytes.count > scheme.count, zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 }) else {
-            throw EnrichmentError(.badAttachmentURL, "the attachment URL is not https: \(url.prefix(16))…")
+        guard bytes.count > httpsScheme.count, zip(bytes, httpsScheme).allSatisfy({ $0 | 0x20 == $1 }) else {
+            throw EnrichmentError(.badAttachmentURL, "the attachment URL is not https: \(String(decoding: bytes.prefix(16), as: UTF8.self))…")
         }
-        let authority = bytes.dropFirst(scheme.count).prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+        let authority = bytes[httpsScheme.count...].prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
         guard !authority.contains(UInt8(ascii: "@")) else {
             throw EnrichmentError(.badAttachmentURL, "the attachment URL carries credentials before its host")
         }
@@ -180,8 +186,10 @@ struct ServiceExtensionContent {
             throw EnrichmentError(.badAttachmentURL,
                                   "the attachment URL's host \(String(decoding: host, as: UTF8.self)) is not among the template's allowed_hosts")
         }
-        return url
     }
+
+    /// The scheme an attachment URL must have, in lower case (compared ignoring case).
+    private static let httpsScheme = Array("https://".utf8)
 
     /// `{"sender_id", "sender_name", "conversation_id"?, "sender_image_url"?}`: what the extension
     /// needs for an `INPerson` and an `INSendMessageIntent`.

@@ -25,13 +25,23 @@ public struct EncryptionKeyRegistry {
 
         /// ``description`` appended to `text`, without interpolation: every lookup writes it.
         func append(to text: inout String) {
+            forEachPart { text += $0 }
+        }
+
+        /// ``description``'s UTF-8 appended to `bytes`.
+        func append(to bytes: inout [UInt8]) {
+            forEachPart { bytes += $0.utf8 }
+        }
+
+        /// ``description``'s parts, one after the other.
+        private func forEachPart(_ body: (String) -> Void) {
             switch self {
             case .user(let user):
-                text += "user:"
-                text += user
+                body("user:")
+                body(user)
             case .device(let token):
-                text += "device:"
-                text += token.hex
+                body("device:")
+                body(token.hex)
             }
         }
     }
@@ -148,7 +158,7 @@ public struct EncryptionKeyRegistry {
             redisKeys.append(Self.key(lookup.app, .device(lookup.token)))
             if let user = lookup.user { redisKeys.append(Self.key(lookup.app, .user(user))) }
         }
-        let replies = try connection.pipeline(redisKeys.map { RedisCommand("GET", $0) })
+        let replies = try connection.pipeline(redisKeys.map(Self.get))
         var index = 0
         var keys: [Result<EncryptionKey?, KeyRegistryError>] = []
         keys.reserveCapacity(lookups.count)
@@ -202,17 +212,28 @@ public struct EncryptionKeyRegistry {
         }
     }
 
+    /// The fields are found in place, not split into an array of parts: every new stored value comes here.
     private func open(_ value: [UInt8], app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
-        let parts = value.split(separator: UInt8(ascii: " "), maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0].elementsEqual("v1".utf8),
-              let version = Int64(String(decoding: parts[2], as: UTF8.self)),
-              let wrapped = Base64.decode(bytes: parts[3]) else {
+        let space = UInt8(ascii: " ")
+        guard value.count > 3, value[0] == UInt8(ascii: "v"), value[1] == UInt8(ascii: "1"), value[2] == space,
+              let idEnd = value[3...].firstIndex(of: space),
+              let versionEnd = value[(idEnd + 1)...].firstIndex(of: space),
+              let version = Int64(String(decoding: value[(idEnd + 1)..<versionEnd], as: UTF8.self)),
+              let wrapped = Base64.decode(bytes: value[(versionEnd + 1)...]) else {
             throw KeyRegistryError(.unreadableKey, "the key of \(subject) (\(app)) is not a v1 registry value")
         }
-        let id = String(decoding: parts[1], as: UTF8.self)
+        let id = String(decoding: value[3..<idEnd], as: UTF8.self)
         let cipher = try keyEncryptionKey.unwrap(wrapped, identity: Self.identity(app, subject, id, version),
                                                  name: "the key of \(subject) (\(app))")
         return EncryptionKey(id: id, version: version, cipher: cipher)
+    }
+
+    /// `GET redisKey`, built in place (no array of arguments per lookup).
+    private static func get(_ redisKey: String) -> RedisCommand {
+        var command = RedisCommand(reservingBytes: 3 + redisKey.utf8.count, arguments: 2)
+        command.append("GET")
+        command.append(redisKey)
+        return command
     }
 
     /// Concatenated into one buffer, not interpolated: every lookup writes one or two.
@@ -225,17 +246,21 @@ public struct EncryptionKeyRegistry {
         return key
     }
 
-    /// The additional data a stored key is sealed with: `pushline-e2e-key v1|<app>|<subject>|<id>|<version>`.
+    /// The additional data a stored key is sealed with: `pushline-e2e-key v1|<app>|<subject>|<id>|<version>`,
+    /// written straight into bytes.
     private static func identity(_ app: String, _ subject: Subject, _ id: String, _ version: Int64) -> [UInt8] {
-        var identity = "pushline-e2e-key v1|"
-        identity.reserveCapacity(identity.utf8.count + app.utf8.count + id.utf8.count + 100)
-        identity += app
-        identity += "|"
+        var identity: [UInt8] = []
+        identity.reserveCapacity(identityPrefix.count + app.utf8.count + id.utf8.count + 100)
+        identity += identityPrefix
+        identity += app.utf8
+        identity.append(UInt8(ascii: "|"))
         subject.append(to: &identity)
-        identity += "|"
-        identity += id
-        identity += "|"
-        identity += String(version)
-        return Array(identity.utf8)
+        identity.append(UInt8(ascii: "|"))
+        identity += id.utf8
+        identity.append(UInt8(ascii: "|"))
+        identity += String(version).utf8
+        return identity
     }
+
+    private static let identityPrefix = Array("pushline-e2e-key v1|".utf8)
 }

@@ -202,12 +202,14 @@ struct DeliveryStages {
         var sealed: [PlannedDelivery?] = []
         sealed.reserveCapacity(sealing.count)
         var refused: [(planned: PlannedDelivery, outcome: SettledOutcome)] = []
+        // The batch's nonces in one draw (a fresh one for each delivery, as before).
+        let nonces = keys == nil ? nil : PayloadSealer.randomNonces(sealing.count)
         for (index, planned) in sealing.enumerated() {
             let reason: String
             do throws(EnrichmentError) {
                 switch keys?[index] ?? .success(nil) {
                 case .success(let key):
-                    sealed.append(try planned.sealed(with: key))
+                    sealed.append(try planned.sealed(with: key, nonce: nonces.map { PayloadSealer.nonce(index, of: $0) }))
                     continue
                 case .failure(let error): reason = error.code.rawValue
                 }

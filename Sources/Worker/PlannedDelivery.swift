@@ -113,9 +113,9 @@ struct PlannedDelivery: Sendable {
     }
 
     /// This delivery with its payload sealed with the recipient's key (or following the template's
-    /// rule without one).
-    func sealed(with key: EncryptionKey?) throws(EnrichmentError) -> PlannedDelivery {
-        PlannedDelivery(storage: storage.replacing(try PayloadSealer.seal(storage.delivery, with: key)))
+    /// rule without one), under `nonce` when given (``PayloadSealer/seal(_:with:nonce:)``).
+    func sealed(with key: EncryptionKey?, nonce: ArraySlice<UInt8>?) throws(EnrichmentError) -> PlannedDelivery {
+        PlannedDelivery(storage: storage.replacing(try PayloadSealer.seal(storage.delivery, with: key, nonce: nonce)))
     }
 
     /// This delivery with the headers a delivery policy changed (docs/policies.md).

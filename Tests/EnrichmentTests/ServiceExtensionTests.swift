@@ -49,6 +49,23 @@ struct ServiceExtensionTests {
         return object
     }
 
+    @Test("a batch's nonces: each delivery sealed under its own 12 bytes of one draw, which python's AESGCM opens")
+    func batchNonces() throws {
+        let key = try AES256GCM.randomKey()
+        let nonces = try #require(PayloadSealer.randomNonces(3))
+        #expect(nonces.count == 36)
+        var boxes: [[UInt8]] = []
+        for index in 0..<3 {
+            let sealed = try PayloadSealer.seal(try delivery(), with: EncryptionKey(id: "k", version: 1, cipher: AES256GCM(key: key)),
+                                                nonce: PayloadSealer.nonce(index, of: nonces))
+            let box = try #require(try parsed(sealed.payload).at("e2e")?.stringValue)
+            #expect(try parsed(try #require(try PythonAESGCM.open(box: box, key: key))).at("body") == "meet at 6 🙂")
+            boxes.append(try #require(Base64.decode(box)))
+        }
+        #expect(boxes.map { Array($0.prefix(12)) } == (0..<3).map { Array(PayloadSealer.nonce($0, of: nonces)) })
+        #expect(Set(boxes.map { Array($0.prefix(12)) }).count == 3)
+    }
+
     @Test("sealed fields leave the payload; the placeholder body, mutable-content and the attachment stay visible")
     func sealedPayload() throws {
         let key = try AES256GCM.randomKey()

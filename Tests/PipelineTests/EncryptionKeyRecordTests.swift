@@ -109,4 +109,35 @@ struct EncryptionKeyRecordTests {
         #expect(ids == ["none", "none", "chat v1", "chat v1", "chat v1", "chat v1", "chat v2", "chat v2"])
         #expect(cached == [0, 1, 1, 1], "one entry per subject: the rotated value replaced it")
     }
+
+    @Test("stored values that are not v1 registry values, or a value copied to another user, are UnreadableKey in their place; the rest open")
+    func unreadableValues() async throws {
+        let server = try await RedisServer.start()
+        let port = server.port
+        let found = try await DedicatedThread.run {
+            let kek = try KeyEncryptionKey(base64: Base64.encode(try AES256GCM.randomKey()), source: "the test")
+            let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)))
+            let registry = EncryptionKeyRegistry(connection: connection, keyEncryptionKey: kek)
+            _ = try registry.register(app: "com.example.app", subject: .user("anna"), id: "chat", version: 3, key: key)
+            let stored = try #require(try connection.send(RedisCommand("GET", "pushline:e2e-key:com.example.app:user:anna")).bytes)
+            let text = String(decoding: stored, as: UTF8.self)
+            let box = String(text.split(separator: " ")[3])
+            let values = ["bob": text, "carl": "v2 chat 3 \(box)", "dora": "v1 chat 3", "emil": "v1 chat x \(box)",
+                          "finn": "v1 chat 3 \(box) more", "gina": "v1", "hugo": "v1 chat 3 \(box.dropLast(4))"]
+            for (user, value) in values {
+                _ = try connection.send(RedisCommand("SET", "pushline:e2e-key:com.example.app:user:\(user)", value))
+            }
+            let users = ["anna", "bob", "carl", "dora", "emil", "finn", "gina", "hugo", "ivan"]
+            let lookups = try users.map { EncryptionKeyRegistry.Lookup(app: "com.example.app", token: try DeviceToken(hex), user: $0) }
+            return try registry.keys(for: lookups).map { result -> String in
+                switch result {
+                case .success(let key?): "\(key.id) v\(key.version)"
+                case .success(nil): "none"
+                case .failure(let error): "\(error.code.rawValue): \(error.description.contains(box) ? "shows the key" : "")"
+                }
+            }
+        }
+        withExtendedLifetime(server) {}
+        #expect(found == ["chat v3"] + Array(repeating: "UnreadableKey: ", count: 7) + ["none"])
+    }
 }
