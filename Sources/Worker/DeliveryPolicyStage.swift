@@ -135,16 +135,16 @@ struct DeliveryPolicyStage {
 
     /// The time to live alone, which needs no Redis: for `redis_unreachable: fail_open` while Redis
     /// is out, when no other policy can run. The deliveries to send (with their `apns-expiration`),
-    /// and the expired ones.
-    static func timeToLiveOnly(_ planned: [PlannedDelivery], policies: DeliveryPolicies, clock: WallClock)
-        -> (send: [PlannedDelivery], expired: [PlannedDelivery]) {
+    /// and the outcomes of the expired ones.
+    static func timeToLiveOnly(_ planned: [PlannedDelivery], policies: DeliveryPolicies, clock: WallClock, records: OutputRecords)
+        -> (send: [PlannedDelivery], expired: [WorkerOutput]) {
         let now = clock.millisecondsSinceEpoch()
-        var result: (send: [PlannedDelivery], expired: [PlannedDelivery]) = ([], [])
+        var result: (send: [PlannedDelivery], expired: [WorkerOutput]) = ([], [])
         for delivery in planned {
-            if case .send(let sending) = timeToLive(delivery, policies: policies, now: now) {
-                result.send.append(sending)
-            } else {
-                result.expired.append(delivery)
+            switch timeToLive(delivery, policies: policies, now: now) {
+            case .send(let sending): result.send.append(sending)
+            case .outcome(let status, let reason): result.expired.append(records.outcome(delivery, status, reason: reason))
+            case .deferred: preconditionFailure("the time to live defers nothing")
             }
         }
         return result

@@ -221,10 +221,9 @@ final class WorkerLoop {
                 metrics.dedupeSkipped.increment(by: planned.count)
                 // The time to live needs no Redis: checked still (the other policies cannot run).
                 let (live, expired) = DeliveryPolicyStage.timeToLiveOnly(planned, policies: configuration.policies,
-                                                                         clock: configuration.wallClock)
+                                                                         clock: configuration.wallClock, records: planner.records)
                 let (ready, refused) = DeliveryStages.sealWithoutKeys(live, records: planner.records)
-                let ended = expired.map { planner.records.outcome($0, .expired, reason: "TimeToLiveElapsed") }
-                try perform(machine.sealedWithoutKeys(ready, refused: ended + refused))
+                try perform(machine.sealedWithoutKeys(ready, refused: expired + refused))
             case .recordWithoutRedis(let sent):
                 try perform(machine.decided(sent.flatMap { delivery in
                     delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
@@ -326,7 +325,7 @@ final class WorkerLoop {
         do {
             if hold { try consumer.hold(partitions) } else { try consumer.release(partitions) }
         } catch {
-            logger.warning(hold ? "cannot pause partitions" : "cannot resume partitions", metadata: ["error": .string("\(error)")])
+            logger.warning(hold ? "cannot hold partitions" : "cannot release partitions", metadata: ["error": .string("\(error)")])
         }
     }
 
