@@ -42,9 +42,21 @@ struct BenchE2EResult {
                            Self.percentile(readBack, 0.5), Self.percentile(readBack, 0.99), readBack.last ?? 0)
             + " — goal p99 < \(Int(BenchE2ECommand.p99GoalMilliseconds)) ms: "
             + judged(Self.percentile(readBack, 0.99) < BenchE2ECommand.p99GoalMilliseconds))
+        if let byStatus = readBackByStatus { Swift.print("[\(workload)]   read back by status: \(byStatus)") }
         Swift.print("[\(workload)] Redis commands per outcome: \(redisCommandsSummary)")
         Swift.print("[\(workload)] peak RSS: pushline run \(Self.mebibytes(workerPeak)), \(serverName) \(Self.mebibytes(serverPeak)); "
             + String(format: "ratio pipeline / h2load: %.2f", sustained.rate / rawRate))
+    }
+
+    /// The read-back p99 of each status, with the outcomes' count, when the half load had more than
+    /// one status (which of them makes the p99: `mixed`'s copies, settled `suppressed` once the
+    /// first attempt is recorded, wait longer than its sends).
+    private var readBackByStatus: String? {
+        let byStatus = Dictionary(grouping: latencies, by: \.status)
+        guard byStatus.count > 1 else { return nil }
+        return byStatus.sorted { $0.key < $1.key }.map { status, latencies in
+            String(format: "%@ p99 %.1f ms (%d)", status, Self.percentile(latencies.map(\.readBack).sorted(), 0.99), latencies.count)
+        }.joined(separator: ", ")
     }
 
     /// The workloads side by side, and the worker's CPU per outcome of each against `tokens`.

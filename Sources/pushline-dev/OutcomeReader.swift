@@ -29,6 +29,8 @@ final class OutcomeReader {
         var decided: Double
         /// The intent's `created_at` to the moment this reader had the outcome from Kafka.
         var readBack: Double
+        /// The outcome's `status` (`accepted`, `suppressed`, …).
+        var status: String
     }
 
     private let consumer: KafkaConsumer
@@ -73,10 +75,11 @@ final class OutcomeReader {
             let now = Double(WallClock.millisecondsSinceEpoch())
             for message in batch {
                 guard let outcome = try? JSONParser.parse(message.value ?? []).objectValue,
-                      let created = outcome["created_at"]?.numberValue, let completed = outcome["completed_at"]?.numberValue else {
-                    throw LocalStackError("an outcome without created_at and completed_at: \(String(decoding: message.value ?? [], as: UTF8.self))")
+                      let created = outcome["created_at"]?.numberValue, let completed = outcome["completed_at"]?.numberValue,
+                      let status = outcome["status"]?.stringValue else {
+                    throw LocalStackError("an outcome without created_at, completed_at and status: \(String(decoding: message.value ?? [], as: UTF8.self))")
                 }
-                latencies.append(Latency(decided: completed - created, readBack: now - created))
+                latencies.append(Latency(decided: completed - created, readBack: now - created, status: status))
                 slowestThisSecond = max(slowestThisSecond, now - created)
             }
         } progress: {
