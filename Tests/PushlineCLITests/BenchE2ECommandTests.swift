@@ -11,7 +11,7 @@ struct BenchE2ECommandTests {
         #expect(result.standardOutput.contains("mixed") && result.standardOutput.contains("users"))
     }
 
-    @Test("the mixed workload beside tokens: every delivery ends with its expected outcome (accepted, suppressed copies, invalid), side by side, with the read-back p99 of each status")
+    @Test("the mixed workload beside tokens: every delivery ends with its expected outcome (accepted, suppressed copies, invalid), side by side, with the read-back p99 of each status and the wait from completed_at to read back")
     func mixedBesideTokens() async throws {
         let result = try await DedicatedThread.run {
             try pushlineDev("bench", "e2e", "--workloads", "tokens,mixed", "--intents", "20000", "--h2load-requests", "2000",
@@ -24,6 +24,7 @@ struct BenchE2ECommandTests {
         let mixed = try #require(lines.first { $0.hasPrefix("[mixed] outcomes: ") }, "\(result.standardOutput)")
         #expect(mixed.contains("invalid 200, suppressed ") && mixed.hasSuffix("complete (every delivery has its expected outcome)"), "\(mixed)")
         #expect(lines.contains { $0.hasPrefix("workload ") && $0.contains("p99 read back") })
+        #expect(lines.contains { $0.hasPrefix("[mixed]   completed_at → read back:  p50 ") })
         let byStatus = try #require(lines.first { $0.hasPrefix("[mixed]   read back by status: ") }, "\(result.standardOutput)")
         #expect(byStatus.contains("accepted p99 ") && byStatus.contains("invalid p99 ") && byStatus.contains("suppressed p99 "), "\(byStatus)")
         #expect(!lines.contains { $0.hasPrefix("[tokens]   read back by status: ") }, "one status: no line of its own")
