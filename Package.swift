@@ -24,6 +24,8 @@ let package = Package(
         // C shims: only what Swift cannot call (macros, variadics).
         .target(name: "CPushlineShims", dependencies: ["COpenSSL", "CMicroHTTPD"]),
         .target(name: "CPushlineICU", dependencies: ["CICU"]),
+        // jemalloc's options for the executables that link it and librdkafka (a C global, `malloc_conf`).
+        .target(name: "CJemallocOptions"),
 
         // Integers written as decimal bytes: shared by JSON records and Redis commands.
         .target(name: "DecimalBytes"),
@@ -78,14 +80,14 @@ let package = Package(
         // Executables and their shared command-line parsing.
         .target(name: "CLI"),
         // The production binary: no simulator, local stack or benchmark (`pushline-dev` has those).
-        .executableTarget(name: "pushline", dependencies: ["CLI", "APNsCore", "APNsClient", "Enrichment", "Kafka", "Runtime",
+        .executableTarget(name: "pushline", dependencies: ["CLI", "CJemallocOptions", "APNsCore", "APNsClient", "Enrichment", "Kafka", "Runtime",
                                                          "PushlineConfiguration", "Redis", "Worker", "OutputTopics",
                                                          "APNsTelemetry", "Telemetry"],
                           // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
                           // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // The development tools: the demo, dev-kafka and the benchmarks, on local components.
-        .executableTarget(name: "pushline-dev", dependencies: ["CLI", "APNsClient", "APNsCore", "APNsTelemetry", "Enrichment", "Kafka",
+        .executableTarget(name: "pushline-dev", dependencies: ["CLI", "CJemallocOptions", "APNsClient", "APNsCore", "APNsTelemetry", "Enrichment", "Kafka",
                                                              "KafkaBenchmark", "LocalStack", "Pipeline", "PushlineConfiguration", "Redis", "Runtime",
                                                              "Telemetry", "TLS", "Worker"],
                           // jemalloc, like pushline: the benchmarks measure what the worker runs with.
