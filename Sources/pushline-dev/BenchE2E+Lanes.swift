@@ -85,6 +85,8 @@ extension BenchE2ECommand {
         var createdAt: Double
         var completedAt: Double
         var readBackAt: Double
+        /// The outcome's `latency_ms`: from the sender taking the delivery to APNs' answer.
+        var atSender: Double
     }
 
     private static func readLaneOutcomes(_ reader: OutcomeReader, _ total: Int, progress: (String) -> Void) throws -> [LaneOutcome] {
@@ -96,12 +98,13 @@ extension BenchE2ECommand {
                 guard let outcome = try? JSONParser.parse(message.value ?? []).objectValue,
                       let id = outcome["intent_id"]?.stringValue, let status = outcome["status"]?.stringValue,
                       let created = outcome["created_at"]?.numberValue, let completed = outcome["completed_at"]?.numberValue,
+                      let atSender = outcome["latency_ms"]?.numberValue,
                       let number = Int(id.dropFirst("bench-".count)) else {
-                    throw LocalStackError("an outcome without intent_id, status, created_at or completed_at: "
+                    throw LocalStackError("an outcome without intent_id, status, created_at, completed_at or latency_ms: "
                         + String(decoding: message.value ?? [], as: UTF8.self))
                 }
                 outcomes.append(LaneOutcome(transactional: number >= transactionalBase, status: status, createdAt: created,
-                                            completedAt: completed, readBackAt: now))
+                                            completedAt: completed, readBackAt: now, atSender: atSender))
             }
         } progress: {
             progress("\(outcomes.count)/\(total) outcomes read back")
@@ -132,6 +135,13 @@ extension BenchE2ECommand {
             print(String(format: "[lanes] %@: %d transactional at %d/s: created_at → completed_at p50 %.1f ms, p99 %.1f ms, max %.1f ms; "
                 + "→ read back p50 %.1f ms, p99 %.1f ms", name, sample.count, lanes.transactionalPerSecond, percentile(decided, 0.5),
                 percentile(decided, 0.99), decided.max() ?? 0, percentile(readBack, 0.5), percentile(readBack, 0.99)))
+            // Where the time went: before the sender (Kafka, planning, the lanes, the claim) and at
+            // the sender (its queue, the HTTP/2 stream and APNs' answer: the outcome's latency_ms).
+            let beforeSender = sample.map { $0.completedAt - $0.createdAt - $0.atSender }
+            let atSender = sample.map(\.atSender)
+            print(String(format: "[lanes] %@: created_at → the sender p50 %.1f ms, p99 %.1f ms; at the sender (latency_ms) p50 %.1f ms, p99 %.1f ms",
+                         name, percentile(beforeSender, 0.5), percentile(beforeSender, 0.99), percentile(atSender, 0.5),
+                         percentile(atSender, 0.99)))
         }
         let ratio = busyP99 / max(idleP99, 0.001)
         print(String(format: "[lanes] p99 created_at → completed_at, backlog / idle: %.1f / %.1f ms = %.2f — goal ≤ 2: %@", busyP99, idleP99,
