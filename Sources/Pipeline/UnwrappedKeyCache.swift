@@ -23,9 +23,17 @@ final class UnwrappedKeyCache {
         let key: EncryptionKey
     }
 
+    /// What a slot holds, by fingerprints (32 bits of the Redis key's hash; 0: none), read before
+    /// the entry: a lookup that misses touches these 8 bytes of a 128 KB array, not the entry.
+    private struct Marks {
+        /// The last Redis key opened in the slot.
+        var opened: UInt32 = 0
+        /// The Redis key of the slot's entry.
+        var kept: UInt32 = 0
+    }
+
     private var entries = [Entry?](repeating: nil, count: capacity)
-    /// The fingerprint of the last Redis key opened in each slot (0: none yet).
-    private var fingerprints = [UInt32](repeating: 0, count: capacity)
+    private var marks = [Marks](repeating: Marks(), count: capacity)
 
     /// How many keys are kept.
     private(set) var count = 0
@@ -37,14 +45,17 @@ final class UnwrappedKeyCache {
         // Swift's hash is seeded per process: which Redis keys share a slot cannot be chosen from outside.
         let hash = UInt(bitPattern: redisKey.hashValue)
         let slot = Int(hash & UInt(Self.capacity - 1))
-        if let entry = entries[slot], entry.redisKey == redisKey, entry.storedValue == storedValue { return entry.key }
-        let key = try open()
         let fingerprint = UInt32(truncatingIfNeeded: hash >> 32) | 1
-        if fingerprints[slot] == fingerprint {
+        if marks[slot].kept == fingerprint, let entry = entries[slot], entry.redisKey == redisKey, entry.storedValue == storedValue {
+            return entry.key
+        }
+        let key = try open()
+        if marks[slot].opened == fingerprint {
             if entries[slot] == nil { count += 1 }
             entries[slot] = Entry(redisKey: redisKey, storedValue: storedValue, key: key)
+            marks[slot].kept = fingerprint
         } else {
-            fingerprints[slot] = fingerprint
+            marks[slot].opened = fingerprint
         }
         return key
     }
