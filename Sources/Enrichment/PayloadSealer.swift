@@ -23,20 +23,16 @@ public enum PayloadSealer {
             }
             return delivery.replacingPayload(placeholder)
         }
-        let box: [UInt8]
+        var payload = [UInt8]()
+        payload.reserveCapacity(request.prefixCount + ServiceExtensionContent.standInCount(plaintextCount: request.plaintext.count)
+            + ServiceExtensionContent.keyFieldsReserve)
+        payload.append(contentsOf: delivery.payload[..<request.prefixCount])
         do {
-            if let nonce {
-                box = try key.cipher.seal(request.plaintext, nonce: Array(nonce))
-            } else {
-                box = try key.cipher.seal(request.plaintext)
-            }
+            // The box goes straight from its temporary buffer into the payload as base64.
+            try key.cipher.withSealedBox(request.plaintext, nonce: nonce) { Base64.append($0, to: &payload) }
         } catch {
             throw EnrichmentError(.encryptionFailed, "sealing with \(key): \(error.reason)")
         }
-        var payload = [UInt8]()
-        payload.reserveCapacity(request.prefixCount + Base64.encodedCount(box.count) + ServiceExtensionContent.keyFieldsReserve)
-        payload.append(contentsOf: delivery.payload[..<request.prefixCount])
-        Base64.append(box, to: &payload)
         payload.append(contentsOf: keyIDMember)
         JSONWriter.appendString(key.id, to: &payload)
         payload.append(contentsOf: keyVersionMember)

@@ -6,8 +6,8 @@ import TLS
 /// The recipients' keys for encrypted notification fields (docs/service-extension.md): one per
 /// user or per device of an app, each with an id and a version, stored sealed under the
 /// ``KeyEncryptionKey``. Filled by `pushline keys register` and the token feed; read by the worker
-/// once per claimed batch, each stored key opened once and then taken from an
-/// ``UnwrappedKeyCache`` while its stored value stays the same. Confined like its `RedisConnection`.
+/// once per claimed batch; a key read again is taken from an ``UnwrappedKeyCache`` while its
+/// stored value stays the same. Confined like its `RedisConnection`.
 ///
 /// Keys: `pushline:e2e-key:<app>:user:<user>` and `pushline:e2e-key:<app>:device:<token hex>` →
 /// `v1 <key id> <version> <base64 of the sealed key>`.
@@ -205,7 +205,7 @@ public struct EncryptionKeyRegistry {
     }
 
     /// A stored value, `v1 <key id> <version> <base64>`, opened, or taken from the cache when it was
-    /// opened before. Read as bytes: every delivery of a template that encrypts comes here.
+    /// opened and kept before. Read as bytes: every delivery of a template that encrypts comes here.
     private func decode(_ value: [UInt8], redisKey: String, app: String, subject: Subject) throws(KeyRegistryError) -> EncryptionKey {
         try unwrapped.key(redisKey: redisKey, storedValue: value) { () throws(KeyRegistryError) in
             try open(value, app: app, subject: subject)

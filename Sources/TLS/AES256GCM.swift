@@ -45,41 +45,50 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
     public var description: String { "<AES-256 key>" }
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
-    /// Seals `plaintext` under a fresh random nonce: nonce ‖ ciphertext ‖ tag. The nonce is drawn
-    /// straight into the box's first bytes.
+    /// Seals `plaintext` under a fresh random nonce: nonce ‖ ciphertext ‖ tag.
     public func seal(_ plaintext: [UInt8], authenticating additionalData: [UInt8] = []) throws(OpenSSLError) -> [UInt8] {
-        var combined = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
-        guard RAND_bytes(&combined, Int32(Self.nonceByteCount)) == 1 else { throw OpenSSLError.drainingQueue(operation: "RAND_bytes") }
-        try seal(plaintext, into: &combined, authenticating: additionalData)
-        return combined
+        try withSealedBox(plaintext, nonce: nil, authenticating: additionalData) { Array($0) }
     }
 
     /// Seals `plaintext` under `nonce` (12 bytes; never reuse one with the same key).
     public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating additionalData: [UInt8] = []) throws(OpenSSLError) -> [UInt8] {
-        guard nonce.count == Self.nonceByteCount else {
-            throw OpenSSLError(operation: "AES-256-GCM seal", reason: "a nonce has \(Self.nonceByteCount) bytes, got \(nonce.count)")
-        }
-        var combined = [UInt8](repeating: 0, count: plaintext.count + Self.overhead)
-        combined.replaceSubrange(0..<Self.nonceByteCount, with: nonce)
-        try seal(plaintext, into: &combined, authenticating: additionalData)
-        return combined
+        try withSealedBox(plaintext, nonce: nonce[...], authenticating: additionalData) { Array($0) }
     }
 
-    /// Fills `combined` (the plaintext's length plus ``overhead``, the nonce in its first 12 bytes)
-    /// with the ciphertext and the tag.
-    private func seal(_ plaintext: [UInt8], into combined: inout [UInt8], authenticating additionalData: [UInt8]) throws(OpenSSLError) {
-        let sealed = combined.withUnsafeMutableBufferPointer { out in
-            Self.withContext(key: key, nonce: out.baseAddress!, encrypting: true) { context in
-                var length: Int32 = 0
-                guard Self.update(context, additionalData, output: nil, encrypting: true),
-                      plaintext.isEmpty || EVP_EncryptUpdate(context, out.baseAddress! + Self.nonceByteCount, &length, plaintext,
-                                                             Int32(plaintext.count)) == 1,
-                      EVP_EncryptFinal_ex(context, out.baseAddress! + Self.nonceByteCount + Int(length), &length) == 1 else { return false }
-                return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagByteCount),
-                                           out.baseAddress! + Self.nonceByteCount + plaintext.count) == 1
-            }
+    /// Seals `plaintext` into a temporary buffer, nonce ‖ ciphertext ‖ tag, and returns what `body`
+    /// returns for it: a box that goes on as base64 needs no array of its own. `nonce`: 12 bytes
+    /// (never reuse one with the same key); nil draws a fresh random one straight into the box.
+    /// The buffer is valid only inside `body`.
+    public func withSealedBox<Result>(_ plaintext: [UInt8], nonce: ArraySlice<UInt8>?, authenticating additionalData: [UInt8] = [],
+                                      _ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(OpenSSLError) -> Result {
+        if let nonce, nonce.count != Self.nonceByteCount {
+            throw OpenSSLError(operation: "AES-256-GCM seal", reason: "a nonce has \(Self.nonceByteCount) bytes, got \(nonce.count)")
         }
-        guard sealed == true else { throw OpenSSLError.drainingQueue(operation: "AES-256-GCM seal") }
+        let sealed: Swift.Result<Result, OpenSSLError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: plaintext.count + Self.overhead) { box in
+            if let nonce {
+                _ = box.initialize(fromContentsOf: nonce)
+            } else if RAND_bytes(box.baseAddress, Int32(Self.nonceByteCount)) != 1 {
+                return .failure(OpenSSLError.drainingQueue(operation: "RAND_bytes"))
+            }
+            guard seal(plaintext, into: box, authenticating: additionalData) else {
+                return .failure(OpenSSLError.drainingQueue(operation: "AES-256-GCM seal"))
+            }
+            return .success(body(UnsafeBufferPointer(box)))
+        }
+        return try sealed.get()
+    }
+
+    /// Fills `box` (the plaintext's length plus ``overhead``, the nonce in its first 12 bytes) with
+    /// the ciphertext and the tag; false when OpenSSL failed.
+    private func seal(_ plaintext: [UInt8], into box: UnsafeMutableBufferPointer<UInt8>, authenticating additionalData: [UInt8]) -> Bool {
+        let out = box.baseAddress!
+        return Self.withContext(key: key, nonce: out, encrypting: true) { context in
+            var length: Int32 = 0
+            guard Self.update(context, additionalData, output: nil, encrypting: true),
+                  plaintext.isEmpty || EVP_EncryptUpdate(context, out + Self.nonceByteCount, &length, plaintext, Int32(plaintext.count)) == 1,
+                  EVP_EncryptFinal_ex(context, out + Self.nonceByteCount + Int(length), &length) == 1 else { return false }
+            return EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(Self.tagByteCount), out + Self.nonceByteCount + plaintext.count) == 1
+        } == true
     }
 
     /// Opens nonce ‖ ciphertext ‖ tag; throws when the tag does not verify (wrong key, altered
@@ -114,35 +123,31 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
         return plaintext
     }
 
-    /// Each thread's cipher context, kept between seals and opens and freed when the thread ends:
-    /// a context made for every box (allocated, given the cipher, which makes OpenSSL look up an
-    /// engine for it under a global lock, and the provider's GCM state allocated) cost more than
-    /// sealing a notification's fields. Each use sets its own key and nonce; the last key's
-    /// schedule stays in the context until the thread's next use. Nil when the thread-specific
-    /// key could not be made: then each use makes a context of its own.
+    /// Each thread's ``AES256GCMContext``, kept between seals and opens and released when the thread
+    /// ends. Nil when the thread-specific key could not be made: then each use makes a context of its own.
     private static let threadContext: pthread_key_t? = {
         var key = pthread_key_t()
-        guard pthread_key_create(&key, { EVP_CIPHER_CTX_free(OpaquePointer($0)) }) == 0 else { return nil }
+        guard pthread_key_create(&key, { $0.map { Unmanaged<AES256GCMContext>.fromOpaque($0).release() } }) == 0 else { return nil }
         return key
     }()
 
-    /// Runs `body` with a context initialised for `key` and `nonce` (12 bytes) — this thread's,
-    /// re-keyed, when it has one — and returns what it returned; nil when no context could be made.
-    /// A context whose use failed is freed, not kept.
+    /// Runs `body` with a context initialised for `key` and `nonce` (12 bytes) — this thread's when
+    /// it has one — and returns what it returned; nil when no context could be made. A context whose
+    /// use failed is dropped, not kept.
     private static func withContext(key: [UInt8], nonce: UnsafePointer<UInt8>, encrypting: Bool,
                                     _ body: (OpaquePointer) -> Bool) -> Bool? {
-        let kept = threadContext.flatMap { OpaquePointer(pthread_getspecific($0)) }
-        guard let context = kept ?? EVP_CIPHER_CTX_new() else { return nil }
-        // A kept context has the cipher: giving it again would reset the context (the cost avoided).
-        let succeeded = EVP_CipherInit_ex(context, kept == nil ? algorithm ?? EVP_aes_256_gcm() : nil, nil, key, nonce,
-                                          encrypting ? 1 : 0) == 1 && body(context)
-        if succeeded {
-            if kept != nil { return true }
-            if let threadContext, pthread_setspecific(threadContext, UnsafeRawPointer(context)) == 0 { return true }
-        } else if kept != nil, let threadContext {
-            pthread_setspecific(threadContext, nil)
+        let kept = threadContext.flatMap { pthread_getspecific($0) }.map { Unmanaged<AES256GCMContext>.fromOpaque($0) }
+        guard let context = kept?.takeUnretainedValue() ?? AES256GCMContext(cipher: algorithm) else { return nil }
+        let succeeded = context.run(key: key, nonce: nonce, encrypting: encrypting, body)
+        if let threadContext {
+            if succeeded, kept == nil {
+                let retained = Unmanaged.passRetained(context)
+                if pthread_setspecific(threadContext, retained.toOpaque()) != 0 { retained.release() }
+            } else if !succeeded, let kept {
+                pthread_setspecific(threadContext, nil)
+                kept.release()
+            }
         }
-        EVP_CIPHER_CTX_free(context)
         return succeeded
     }
 

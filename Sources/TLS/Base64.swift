@@ -17,13 +17,18 @@ public enum Base64 {
 
     /// `bytes` as base64 text, appended to `text` (UTF-8): no string in between.
     public static func append(_ bytes: [UInt8], to text: inout [UInt8]) {
-        guard !bytes.isEmpty else { return }
+        bytes.withUnsafeBufferPointer { append($0, to: &text) }
+    }
+
+    /// `bytes` in a buffer as base64 text, appended to `text` (a sealed box lent by ``AES256GCM/withSealedBox(_:nonce:authenticating:_:)``).
+    public static func append(_ bytes: UnsafeBufferPointer<UInt8>, to text: inout [UInt8]) {
+        guard let input = bytes.baseAddress, !bytes.isEmpty else { return }
         let start = text.count
         let count = encodedCount(bytes.count)
         // EVP_EncodeBlock writes a terminating NUL after the text.
         text.append(contentsOf: repeatElement(0, count: count + 1))
         text.withUnsafeMutableBufferPointer { out in
-            _ = EVP_EncodeBlock(out.baseAddress! + start, bytes, Int32(bytes.count))
+            _ = EVP_EncodeBlock(out.baseAddress! + start, input, Int32(bytes.count))
         }
         text.removeLast()
     }

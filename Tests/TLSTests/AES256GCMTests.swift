@@ -60,6 +60,31 @@ struct AES256GCMTests {
         #expect(try AES256GCM(key: first).seal([], nonce: nonce).count == AES256GCM.overhead)
     }
 
+    @Test("a context that holds the key takes only the nonce: boxes sealed and opened in a row under one key, each python opens")
+    func heldKeyTakesOnlyTheNonce() throws {
+        let key = try AES256GCM.randomKey()
+        let cipher = try AES256GCM(key: key)
+        let (first, second) = (try AES256GCM.randomBytes(AES256GCM.nonceByteCount), try AES256GCM.randomBytes(AES256GCM.nonceByteCount))
+        let plaintext = Array("in a row".utf8)
+        let underFirst = try cipher.seal(plaintext, nonce: first)
+        let underSecond = try cipher.seal(plaintext, nonce: second)
+        #expect(underFirst.prefix(12).elementsEqual(first) && underSecond.prefix(12).elementsEqual(second) && underFirst != underSecond)
+        #expect(try cipher.open(underSecond) == plaintext && cipher.open(underFirst) == plaintext)
+        #expect(try cipher.seal(plaintext, nonce: first) == underFirst, "sealing again after opens under the held key")
+        #expect(try cipher.withSealedBox(plaintext, nonce: second[...]) { Array($0) } == underSecond)
+        let drawn = try cipher.withSealedBox(plaintext, nonce: nil) { Array($0) }
+        for box in [underFirst, underSecond, drawn] {
+            #expect(try PythonAESGCM.open(box: Base64.encode(box), key: key) == plaintext)
+        }
+        // Unwraps in a row: each its own additional data; a refused one between them.
+        let (one, two) = (try cipher.seal(key, authenticating: Array("one".utf8)), try cipher.seal(key, authenticating: Array("two".utf8)))
+        #expect(try cipher.open(one, authenticating: Array("one".utf8)) == key)
+        #expect(throws: OpenSSLError.self) { try cipher.open(two, authenticating: Array("one".utf8)) }
+        #expect(try cipher.open(two, authenticating: Array("two".utf8)) == key)
+        #expect(try AES256GCM(key: key.map { $0 }).open(one, authenticating: Array("one".utf8)) == key, "the same key in other bytes")
+        #expect(throws: OpenSSLError.self) { try cipher.withSealedBox(plaintext, nonce: first.prefix(8)) { _ in } }
+    }
+
     @Test("threads seal and open at once, each with its own keys")
     func threadsSealAtOnce() async throws {
         let failures = try await withThrowingTaskGroup(of: Int.self) { group in
