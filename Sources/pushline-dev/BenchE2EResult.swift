@@ -42,9 +42,9 @@ struct BenchE2EResult {
                            Self.percentile(readBack, 0.5), Self.percentile(readBack, 0.99), readBack.last ?? 0)
             + " — goal p99 < \(Int(BenchE2ECommand.p99GoalMilliseconds)) ms: "
             + judged(Self.percentile(readBack, 0.99) < BenchE2ECommand.p99GoalMilliseconds))
-        let recorded = latencies.map { $0.readBack - $0.decided }.sorted()
+        let wayBack = latencies.map { $0.readBack - $0.decided }.sorted()
         Swift.print(String(format: "[%@]   completed_at → read back:  p50 %.1f ms, p99 %.1f ms (the outcome's record in Redis, producing, Kafka, this reader)",
-                           workload.rawValue, Self.percentile(recorded, 0.5), Self.percentile(recorded, 0.99)))
+                           workload.rawValue, Self.percentile(wayBack, 0.5), Self.percentile(wayBack, 0.99)))
         if let byStatus = readBackByStatus { Swift.print("[\(workload)]   read back by status: \(byStatus)") }
         Swift.print("[\(workload)] Redis commands per outcome: \(redisCommandsSummary)")
         Swift.print("[\(workload)] peak RSS: pushline run \(Self.mebibytes(workerPeak)), \(serverName) \(Self.mebibytes(serverPeak)); "
@@ -52,8 +52,8 @@ struct BenchE2EResult {
     }
 
     /// The read-back p99 of each status, with the outcomes' count, when the half load had more than
-    /// one status (which of them makes the p99: `mixed`'s copies, settled `suppressed` once the
-    /// first attempt is recorded, wait longer than its sends).
+    /// one status: whether one of them (`mixed`'s copies, settled `suppressed` behind their first
+    /// attempt; its invalid intents) makes the p99, or all share it.
     private var readBackByStatus: String? {
         let byStatus = Dictionary(grouping: latencies, by: \.status)
         guard byStatus.count > 1 else { return nil }
