@@ -7,8 +7,9 @@ import Redis
 
 /// The stages of a delivery that touch Redis, each in at most one round trip per call: plan with
 /// the token registry (for `user` recipients), claim (idempotency claims and collapse windows), and
-/// record (settle the claims, token events with registry clean-up). Lives on the worker's thread:
-/// its Redis connection is confined there. A Redis failure is thrown as the ``RedisError``; the
+/// record (settle the claims, token events with registry clean-up). Each thread that runs stages
+/// (the worker's loop, the ``RedisStage``, the ``RegistryLookups``) has its own: its Redis
+/// connection is confined there. A Redis failure is thrown as the ``RedisError``; the
 /// caller retries the whole call, which is safe to repeat.
 struct DeliveryStages {
     /// What claiming a set of deliveries decided.

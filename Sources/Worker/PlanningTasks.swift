@@ -4,10 +4,9 @@ import Runtime
 
 /// Plans polled messages on Swift's cooperative pool, off the worker's thread, and hands the plans
 /// back through an ``Inbox``. A `user` recipient is not looked up here: its message comes back as
-/// ``DeliveryPlanner/Plan/needsRegistry(_:)``, decoded, for the worker's thread, which owns the Redis
-/// connection and asks the registry for every such message of a turn at once; the messages then come
-/// back here to be enriched with what it found (``start(_:found:)``), so that the loop's thread does
-/// only the round trip.
+/// ``DeliveryPlanner/Plan/needsRegistry(_:)``, decoded, and the ``RegistryLookups`` thread asks the
+/// registry for every such message of a turn at once; the messages then come back here to be
+/// enriched with what it found (``start(_:found:)``), so that the loop's thread does neither.
 final class PlanningTasks: Sendable {
     /// One message's plan.
     struct Planned: Sendable {

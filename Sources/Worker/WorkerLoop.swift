@@ -13,9 +13,9 @@ import Telemetry
 /// sender or on Kafka's acknowledgements: messages are planned by ``PlanningTasks``, claims and
 /// records run on the ``RedisStage``, sends finish through ``SendCompletions`` (which also build the
 /// outcomes), acknowledgements (the producer's delivery reports) arrive in an ``Inbox``, and each
-/// turn of the loop takes whatever has arrived and feeds it to the machine as events. The loop's
-/// own Redis connection (``DeliveryStages``) serves the token registry for `user` recipients,
-/// `PING` and releases.
+/// turn of the loop takes whatever has arrived and feeds it to the machine as events. The token
+/// registry's round trips for `user` recipients run on ``RegistryLookups``; the loop's own Redis
+/// connection (``DeliveryStages``) serves `PING`, the throttles' tokens and releases.
 ///
 /// One turn: plans, finished sends, claim and record answers and acknowledgements go to the
 /// machine; then the time (``StateMachine/tick(now:apnsCircuitOpen:)``: records to produce again,
@@ -38,14 +38,16 @@ final class WorkerLoop {
     private let rebalanceHook = RebalanceHook()
     private let producer: KafkaProducer
     private let consumer: KafkaConsumer
-    /// The loop's own Redis work: the token registry for `user` recipients, `PING`, releases; nil
-    /// until Redis has answered (a worker may start while Redis is out).
+    /// The loop's own Redis work: `PING`, the throttles' tokens, releases; nil until Redis has
+    /// answered (a worker may start while Redis is out).
     private var stages: DeliveryStages?
     private let stores: StoreAccess
     private let owner = NotificationID.random().description
     private let planner: DeliveryPlanner
     /// Claims and records.
     private let redisStage: RedisStage
+    /// The token registry's answers for `user` recipients.
+    private let registryLookups: RegistryLookups
 
     /// Every decision about the work in hand.
     private var machine: StateMachine
@@ -102,6 +104,8 @@ final class WorkerLoop {
         redisStage = RedisStage(configuration: configuration, planner: planner, stores: stores, owner: owner, wakeUp: wakeUp)
         completions = SendCompletions(records: planner.records, wakeUp: wakeUp)
         planning = PlanningTasks(planner: planner, wakeUp: wakeUp)
+        registryLookups = RegistryLookups(configuration: configuration, planner: planner, stores: stores, owner: owner, planning: planning,
+                                          wakeUp: wakeUp)
         rebalanceHook.loop = self
     }
 
@@ -154,6 +158,10 @@ final class WorkerLoop {
         // count left standing would turn every later wait into a spin.
         while wakeUp.wait(milliseconds: 0) {}
         try perform(machine.planned(planning.take(), now: clock.now))
+        for failure in registryLookups.takeFailed() {
+            guard failure.error.isRetryable else { throw failure.error }
+            try perform(machine.registryFailed(failure.messages, failure.error, now: clock.now))
+        }
         for planned in planning.takeWithRegistry() {
             try perform(machine.plannedWithRegistry(planned.plans, for: planned.messages, now: clock.now))
         }
@@ -203,16 +211,8 @@ final class WorkerLoop {
             case .plan(let messages):
                 planning.start(messages)
             case .planWithRegistry(let messages):
-                // Only the round trip here: the enriching goes to the planning tasks.
-                let found: [UserQuery: UserRecipients]
-                do {
-                    found = try connectedStages().recipients(of: messages)
-                } catch {
-                    guard error.isRetryable else { throw error }
-                    try perform(machine.registryFailed(messages, error, now: clock.now))
-                    continue
-                }
-                planning.start(messages, found: found)
+                // Neither the round trip nor the enriching here: the loop goes on meanwhile.
+                registryLookups.submit(messages)
             case .claim(let planned):
                 redisStage.submit(.claim(planned))
             case .record(let sent):
@@ -444,6 +444,7 @@ final class WorkerLoop {
         closing = true
         let unsent = machine.unsentAtStop()
         redisStage.stop()
+        registryLookups.stop()
         if !unsent.deliveries.isEmpty && !unsent.redisOut { try? connectedStages().release(unsent.deliveries) }
         if !machine.isIdle {
             let unfinished = machine.unfinished

@@ -263,12 +263,14 @@ extension WorkerLoop {
             return actions
         }
 
-        /// The registry round trip for `messages` met a Redis outage: they wait for Redis.
+        /// The registry round trip for `messages` met a Redis outage: they wait for Redis. Those
+        /// handed back (their partition revoked) while it ran go no further.
         mutating func registryFailed(_ messages: [MessageToPlan], _ error: RedisError, now: MonotonicClock.Instant) -> [Action] {
             messagesPlanning -= messages.count
             var actions: [Action] = []
             redisFailed(error, now: now, into: &actions)
-            submit(.plan(messages), now: now, into: &actions)
+            let tracked = messages.filter { ledger.isTracked($0.entry) }
+            if !tracked.isEmpty { submit(.plan(tracked), now: now, into: &actions) }
             return actions
         }
 

@@ -40,8 +40,8 @@ extension WorkerLoop.StateMachine {
         /// Plan the polled messages off the loop's thread (``PlanningTasks``); the plans come back
         /// through ``WorkerLoop/StateMachine/planned(_:now:)``.
         case plan([(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)])
-        /// Plan these user-addressed messages with one registry round trip on the loop's Redis
-        /// connection, then enriched off the loop's thread (``PlanningTasks/start(_:found:)``):
+        /// Plan these user-addressed messages with one registry round trip off the loop's thread
+        /// (``RegistryLookups``), then enriched on the planning tasks (``PlanningTasks/start(_:found:)``):
         /// ``WorkerLoop/StateMachine/plannedWithRegistry(_:for:now:)``, or on an outage
         /// ``WorkerLoop/StateMachine/registryFailed(_:_:now:)``. They count as being planned until then.
         case planWithRegistry([WorkerLoop.MessageToPlan])
