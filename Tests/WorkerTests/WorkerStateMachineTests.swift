@@ -300,6 +300,25 @@ struct WorkerStateMachineTests {
         #expect(f.machine.isIdle)
     }
 
+    @Test("a registry round trip that fails after its partition was handed back plans only the messages still tracked when Redis is back")
+    func registryFailedAfterHandBack() throws {
+        var f = try Fixture()
+        let p0 = KafkaTopicPartition(topic: Fixture.topic, partition: 0)
+        #expect(f.pollAndPlan([Fixture.message(Fixture.intent(id: "i1", user: "u1"), partition: 0, offset: 0),
+                               Fixture.message(Fixture.intent(id: "i2", user: "u2"), partition: 1, offset: 0)])
+            == ["plan 2", "planWithRegistry 2"])
+        // The round trip runs off the loop's thread: the partition goes while it is out.
+        #expect(f.perform(f.machine.handBack([p0])) == ["handed back 1"])
+        #expect(f.failRegistry(Self.refusedRedis) == ["redis lost, waiting"])
+        #expect(f.tick(0) == ["pause redis"])
+        #expect(f.tick(10_000) == ["ping"])
+        #expect(f.perform(f.machine.redisReached(now: f.at(10_000))) == ["redis recovered", "planWithRegistry 1"])
+        let answered = try f.answerRegistry(devices: [], now: 10_000)
+        #expect(answered == ["produce outcome invalid NoRegisteredDevices"])
+        #expect(f.acknowledge() == ["complete 1:0"])
+        #expect(f.machine.isIdle)
+    }
+
     @Test("a Redis error that is not an outage ends the worker")
     func fatalRedisError() throws {
         var f = try Fixture()
