@@ -30,10 +30,16 @@ struct ServiceExtensionContent {
     /// payload tree. `alert` and `customValues` are the intent's draft's.
     func skeletonValues(_ serviceExtension: ServiceExtensionTemplate, alert: AlertContent?,
                         customValues: [JSONValue]) throws(EnrichmentError) -> (values: PayloadSkeleton.ExtensionValues, plaintext: [UInt8]?) {
-        let host = try hostValues(serviceExtension)
+        // A sealed sender goes only into the plaintext (the skeleton has no hole for it): its texts
+        // are written there straight, without a `JSONObject` made and walked per delivery.
+        var sealedSender: Sender?
+        if serviceExtension.encryption?.sealsCommunication == true, let communication = serviceExtension.communication {
+            sealedSender = try sender(communication)
+        }
+        let host = try hostValues(serviceExtension, sender: sealedSender == nil)
         var values = PayloadSkeleton.ExtensionValues(attachmentURL: host.attachmentURL, sender: host.sender, placeholder: host.placeholder?.body)
         guard let encryption = serviceExtension.encryption else { return (values, nil) }
-        let plaintext = Self.plaintext(encryption, alert: alert) { key in
+        let plaintext = Self.plaintext(encryption, alert: alert, sender: sealedSender) { key in
             if let index = template.custom.firstIndex(where: { $0.name == key }) { return customValues[index] }
             if key == ServiceExtensionTemplate.PayloadKey.attachmentURL { return host.attachmentURL }
             return key == ServiceExtensionTemplate.PayloadKey.communication ? host.sender : nil
@@ -50,10 +56,12 @@ struct ServiceExtensionContent {
         var placeholder: AlertContent?
     }
 
-    private func hostValues(_ serviceExtension: ServiceExtensionTemplate) throws(EnrichmentError) -> HostValues {
+    /// - Parameter sender: whether to render the sender as a JSON value (not when the caller writes
+    ///   a sealed one into the plaintext itself).
+    private func hostValues(_ serviceExtension: ServiceExtensionTemplate, sender: Bool = true) throws(EnrichmentError) -> HostValues {
         var values = HostValues()
         if let attachment = serviceExtension.attachment { values.attachmentURL = .string(try attachmentURL(attachment)) }
-        if let communication = serviceExtension.communication { values.sender = .object(try sender(communication)) }
+        if sender, let communication = serviceExtension.communication { values.sender = .object(try self.sender(communication).object) }
         if let encryption = serviceExtension.encryption, encryption.sealsBody {
             if let literal = encryption.literalPlaceholder {
                 values.placeholder = AlertContent(body: literal)
@@ -106,9 +114,10 @@ struct ServiceExtensionContent {
     }
 
     /// The plaintext to seal: a JSON object of the fields `encryption` seals, in its order, alert
-    /// fields from `alert`, the rest from `custom` (the payload's first custom key of the name);
-    /// absent ones are left out. Written straight into bytes: every sealed delivery has one.
-    private static func plaintext(_ encryption: ServiceExtensionTemplate.Encryption, alert: AlertContent?,
+    /// fields from `alert`, the rest from `custom` (the payload's first custom key of the name),
+    /// else `communication` from `sender`; absent ones are left out. Written straight into bytes:
+    /// every sealed delivery has one.
+    private static func plaintext(_ encryption: ServiceExtensionTemplate.Encryption, alert: AlertContent?, sender: Sender? = nil,
                                   custom: (String) -> JSONValue?) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
@@ -121,9 +130,13 @@ struct ServiceExtensionContent {
                 appendKey(field, to: &bytes)
                 JSONWriter.appendString(text, to: &bytes)
             default:
-                guard let value = custom(field) else { continue }
-                appendKey(field, to: &bytes)
-                JSONWriter.appendValue(value, to: &bytes)
+                if let value = custom(field) {
+                    appendKey(field, to: &bytes)
+                    JSONWriter.appendValue(value, to: &bytes)
+                } else if field == ServiceExtensionTemplate.PayloadKey.communication, let sender {
+                    appendKey(field, to: &bytes)
+                    sender.append(to: &bytes)
+                }
             }
         }
         bytes.append(UInt8(ascii: "}"))
@@ -131,7 +144,7 @@ struct ServiceExtensionContent {
     }
 
     /// `"key":` after the object's `{` or its last member.
-    private static func appendKey(_ key: String, to bytes: inout [UInt8]) {
+    fileprivate static func appendKey(_ key: String, to bytes: inout [UInt8]) {
         if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
         JSONWriter.appendString(key, to: &bytes)
         bytes.append(UInt8(ascii: ":"))
@@ -191,17 +204,44 @@ struct ServiceExtensionContent {
     /// The scheme an attachment URL must have, in lower case (compared ignoring case).
     private static let httpsScheme = Array("https://".utf8)
 
-    /// `{"sender_id", "sender_name", "conversation_id"?, "sender_image_url"?}`: what the extension
-    /// needs for an `INPerson` and an `INSendMessageIntent`.
-    private func sender(_ communication: ServiceExtensionTemplate.Communication) throws(EnrichmentError) -> JSONObject {
-        var sender = JSONObject([.init("sender_id", .string(try communication.senderID.render(args))),
-                                 .init("sender_name", .string(try communication.senderName.render(args)))])
-        if let conversation = communication.conversationID {
-            sender.members.append(.init("conversation_id", .string(try conversation.render(args))))
+    /// The sender of a communication notification, its texts rendered for one intent.
+    private func sender(_ communication: ServiceExtensionTemplate.Communication) throws(EnrichmentError) -> Sender {
+        Sender(id: try communication.senderID.render(args), name: try communication.senderName.render(args),
+               conversationID: try communication.conversationID?.render(args), imageURL: try communication.senderImageURL?.render(args))
+    }
+
+    /// The sender of a communication notification, as the extension reads it:
+    /// `{"sender_id", "sender_name", "conversation_id"?, "sender_image_url"?}`, for an `INPerson`
+    /// and an `INSendMessageIntent`.
+    struct Sender {
+        let id: String
+        let name: String
+        let conversationID: String?
+        let imageURL: String?
+
+        /// As a JSON object, for the payload.
+        var object: JSONObject {
+            var object = JSONObject()
+            forEachMember { object.members.append(.init($0, .string($1))) }
+            return object
         }
-        if let image = communication.senderImageURL {
-            sender.members.append(.init("sender_image_url", .string(try image.render(args))))
+
+        /// ``object``'s bytes as `JSONWriter` writes them, appended to `bytes` without making it.
+        func append(to bytes: inout [UInt8]) {
+            bytes.append(UInt8(ascii: "{"))
+            forEachMember { key, text in
+                ServiceExtensionContent.appendKey(key, to: &bytes)
+                JSONWriter.appendString(text, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
         }
-        return sender
+
+        /// The members, in their order; the optional ones only when set.
+        private func forEachMember(_ body: (String, String) -> Void) {
+            body("sender_id", id)
+            body("sender_name", name)
+            if let conversationID { body("conversation_id", conversationID) }
+            if let imageURL { body("sender_image_url", imageURL) }
+        }
     }
 }

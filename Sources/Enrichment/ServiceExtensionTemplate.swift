@@ -15,6 +15,8 @@ struct ServiceExtensionTemplate: Sendable {
         let withoutKey: MissingKeyRule
         /// Whether `fields` names the body, which the placeholder replaces.
         let sealsBody: Bool
+        /// Whether `fields` names `communication`: the sender goes only into the plaintext.
+        let sealsCommunication: Bool
         /// The placeholder when it is a literal text ("New message"): used as it is, without
         /// filling a template's alert for every delivery.
         let literalPlaceholder: String?
@@ -24,6 +26,7 @@ struct ServiceExtensionTemplate: Sendable {
             self.placeholder = placeholder
             self.withoutKey = withoutKey
             sealsBody = fields.contains("body")
+            sealsCommunication = fields.contains(PayloadKey.communication)
             if case .text(let text) = placeholder { literalPlaceholder = text.literal } else { literalPlaceholder = nil }
         }
     }
