@@ -65,10 +65,11 @@ public final class APNsSender: Sendable {
         unreachablePoolNames.withLock { unreachable in !unreachable.isEmpty && pools.contains { unreachable.contains($0) } }
     }
 
-    /// Sends a batch through the pool `poolName`; returns one result per notification, in order.
-    public func send(_ notifications: [APNsNotification], pool poolName: String) async throws -> [DeliveryResult] {
+    /// Sends a batch through the pool `poolName` (`bulk`: yielding to the others, as in
+    /// ``send(_:pool:bulk:answered:)``); returns one result per notification, in order.
+    public func send(_ notifications: [APNsNotification], pool poolName: String, bulk: Bool = false) async throws -> [DeliveryResult] {
         var results: [DeliveryResult?] = Array(repeating: nil, count: notifications.count)
-        try await send(notifications, pool: poolName) { answered in
+        try await send(notifications, pool: poolName, bulk: bulk) { answered in
             for (index, result) in answered { results[index] = result }
         }
         return results.map { $0! }  // every index is answered exactly once before the send returns
@@ -78,11 +79,13 @@ public final class APNsSender: Sendable {
     /// chunks (what one turn of the pool's loop answered), each result with its notification's
     /// index, on the caller's task. Returns once every notification has its result. Whoever settles
     /// state per answer (the worker's claims) keeps what a crash leaves uncertain to what is at APNs.
-    public func send(_ notifications: [APNsNotification], pool poolName: String,
+    /// A `bulk` batch yields to the others: they go first, and while they are being sent bulk keeps
+    /// to ``SenderConfiguration/bulkStreamsWhileAboveBulkSends`` streams.
+    public func send(_ notifications: [APNsNotification], pool poolName: String, bulk: Bool = false,
                      answered: ([(index: Int, result: DeliveryResult)]) -> Void) async throws {
         // Each request goes straight into its delivery, and each result reads its notification in
         // place: no intermediate array, and no copy of a whole notification per request or result.
-        try await perform(notifications.count, pool: poolName) { index in
+        try await perform(notifications.count, pool: poolName, bulk: bulk) { index in
             notifications.withUnsafeBufferPointer { buffer in
                 let notification = buffer.baseAddress! + index
                 return (APNsNotification.request(at: notification), notification.pointee.expiration)
@@ -97,22 +100,22 @@ public final class APNsSender: Sendable {
     /// Sends requests through a pool with its retries and deadlines; one outcome per request, in order.
     func perform(_ requests: [(APNsRequest, APNsExpiration)], pool poolName: String) async throws -> [RequestOutcome] {
         var outcomes: [RequestOutcome?] = Array(repeating: nil, count: requests.count)
-        try await perform(requests.count, pool: poolName) { requests[$0] } answered: { answered in
+        try await perform(requests.count, pool: poolName, bulk: false) { requests[$0] } answered: { answered in
             for (index, outcome) in answered { outcomes[index] = outcome }
         }
         return outcomes.map { $0! }  // every index is answered exactly once before perform returns
     }
 
     /// Sends `count` requests, made by `request` from their index, through a pool; hands over their
-    /// outcomes as they come.
-    private func perform(_ count: Int, pool poolName: String, request: (Int) -> (APNsRequest, APNsExpiration),
+    /// outcomes as they come; `bulk` ones yield to the others.
+    private func perform(_ count: Int, pool poolName: String, bulk: Bool, request: (Int) -> (APNsRequest, APNsExpiration),
                          answered: ([(index: Int, outcome: RequestOutcome)]) -> Void) async throws {
         guard let handle = pools.withLock({ $0[poolName] }) else { throw SenderError.unknownPool(poolName) }
         guard count > 0 else { return }
         await pending.acquire(count)
         defer { pending.release(count) }
         let batch = DeliveryBatch(count: count, now: MonotonicClock.nanoseconds(),
-                                  cap: UInt64(configuration.maximumHoldMilliseconds) * 1_000_000, request: request)
+                                  cap: UInt64(configuration.maximumHoldMilliseconds) * 1_000_000, bulk: bulk, request: request)
         // The deliveries are made here, on the caller's thread, so the pool's loop — the sender's
         // busiest thread — only sends them; they are freed here too, once the last outcome is in.
         let deliveries = batch.deliveries

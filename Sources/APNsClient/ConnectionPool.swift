@@ -8,9 +8,11 @@ import TLS
 /// Each request goes to the ready connection with the most free stream capacity (honouring every
 /// SETTINGS_MAX_CONCURRENT_STREAMS the server sends, including the collapse to 1 after a rejection);
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
-/// back-off. Retries follow the rejection's class: outage-class failures (5xx, connection
-/// failures, request timeouts) and refused streams are retried until the notification's deadline,
-/// the others within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for probes while
+/// back-off. Requests above bulk go first; while they are being sent, bulk keeps to
+/// `bulkStreamsWhileAboveBulkSends` streams across the pool (docs/policies.md, "Bulk yields at the
+/// sender"). Retries follow the rejection's class: outage-class failures (5xx, connection failures,
+/// request timeouts) and refused streams are retried until the notification's deadline, the others
+/// within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for probes while
 /// APNs is out. Confined to `loop`: every method runs there.
 final class ConnectionPool: HTTP2ConnectionDelegate {
     let name: String
@@ -25,8 +27,13 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var random = SystemRandomNumberGenerator()
 
     private var connections: [ObjectIdentifier: PooledConnection] = [:]
-    /// Deliveries ready to be sent, oldest first.
-    private var waiting = RingQueue<PendingDelivery>()
+    /// Deliveries ready to be sent: those above bulk first, each oldest first.
+    private var waiting = WaitingDeliveries()
+    /// Bulk requests in flight across the pool's connections.
+    private var bulkInFlight = 0
+    /// Until when (monotonic ns) bulk keeps to `bulkStreamsWhileAboveBulkSends` streams:
+    /// `aboveBulkQuietMilliseconds` after the last request above bulk was sent.
+    private var bulkBoundedUntil: UInt64 = 0
     /// Every submitted batch not yet swept, in submission (and so deadline) order.
     private var deadlineOrder = RingQueue<DeliveryBatch>()
     private var deadlineSweepArmed = false
@@ -169,10 +176,16 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             connection.freeStreams > 0 ? DispatchCandidate(connection: connection, freeStreams: connection.freeStreams) : nil
         }
         var held: [PendingDelivery] = []
+        var bulkYields = false
         while let delivery = waiting.first {
             if delivery.isFinished {
                 waiting.removeFirst()
                 continue
+            }
+            // Only bulk is left waiting (the rest goes first): it keeps to its bound while the lanes above send.
+            if delivery.isBulk && now < bulkBoundedUntil && bulkInFlight >= configuration.bulkStreamsWhileAboveBulkSends {
+                bulkYields = true
+                break
             }
             // Most of the time no device is backed off: skip hashing the token then.
             if !deviceBackoff.isEmpty, let key = delivery.request.throttleKey, let until = deviceBackoff[key] {
@@ -190,7 +203,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             send(delivery, on: &candidates[best], now: now)
         }
         if !held.isEmpty { hold(held, now: now) }
-        if !waiting.isEmpty { ensureConnections(growing: true) }
+        // Bulk held to its bound needs no more connections.
+        if !waiting.isEmpty && !bulkYields { ensureConnections(growing: true) }
         reportState()
     }
 
@@ -262,6 +276,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 receiver: responseRouter, context: delivery)
             delivery.attempts += 1
             connection.inFlight += 1
+            if delivery.isBulk {
+                bulkInFlight += 1
+            } else {
+                bulkBoundedUntil = now + UInt64(configuration.aboveBulkQuietMilliseconds) * 1_000_000
+            }
             delivery.inFlight = (connection, streamID)
             connection.lastActivity = now
             connection.sentStreams.append((streamID, now))
@@ -299,7 +318,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         if let connection {
             delivery.inFlight = nil
             connection.lastActivity = now
-            streamEnded(on: connection)
+            streamEnded(of: delivery, on: connection)
         }
         let wasProbe = probe === delivery
         if wasProbe { probe = nil }
@@ -484,7 +503,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         if let (connection, streamID) = delivery.inFlight {
             delivery.inFlight = nil
             connection.http2.cancel(streamID: streamID) // its completion reports `.expired`
-            streamEnded(on: connection)
+            streamEnded(of: delivery, on: connection)
             return
         }
         let detail = deadlineDetail(delivery, "before APNs answered")
@@ -603,10 +622,11 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         ensureConnections(growing: true)
     }
 
-    /// One of `connection`'s streams ended (answered, failed, or cancelled at its deadline); a
-    /// draining connection closes with its last one, leaving the pool's counts.
-    private func streamEnded(on connection: PooledConnection) {
+    /// `delivery`'s stream on `connection` ended (answered, failed, or cancelled at its deadline);
+    /// a draining connection closes with its last one, leaving the pool's counts.
+    private func streamEnded(of delivery: PendingDelivery, on connection: PooledConnection) {
         connection.inFlight -= 1
+        if delivery.isBulk { bulkInFlight -= 1 }
         if connection.state == .draining && connection.inFlight == 0 { connection.http2.close() }
     }
 

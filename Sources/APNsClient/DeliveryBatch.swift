@@ -14,6 +14,8 @@ final class DeliveryBatch: @unchecked Sendable {
     private(set) var deliveries: [PendingDelivery] = []
     /// The latest deadline of its deliveries: the cap after submission.
     let deadline: UInt64
+    /// Whether its requests are bulk: they yield to the others in the pool.
+    let isBulk: Bool
     private var remaining: Int
     /// Outcomes set during this turn of the loop, not yet handed over.
     private var answered: [(index: Int, outcome: RequestOutcome)] = []
@@ -22,9 +24,11 @@ final class DeliveryBatch: @unchecked Sendable {
     var atTurnEnd: (@escaping () -> Void) -> Void = { $0() }
 
     /// Makes the deliveries of `count` requests, each made by `request` from its index, submitted
-    /// at `now`, each with its deadline under `cap` (monotonic nanoseconds).
-    init(count: Int, now: UInt64, cap: UInt64, request: (Int) -> (APNsRequest, APNsExpiration)) {
+    /// at `now`, each with its deadline under `cap` (monotonic nanoseconds); `bulk` when they yield
+    /// to the others.
+    init(count: Int, now: UInt64, cap: UInt64, bulk: Bool, request: (Int) -> (APNsRequest, APNsExpiration)) {
         deadline = now + cap
+        isBulk = bulk
         remaining = count
         deliveries = (0..<count).map { index in
             let (request, expiration) = request(index)

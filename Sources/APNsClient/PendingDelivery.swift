@@ -26,6 +26,9 @@ final class PendingDelivery {
         self.index = index
     }
 
+    /// Whether it yields to the requests above bulk (its batch is bulk).
+    var isBulk: Bool { batch.isBulk }
+
     /// Whether its deadline is the sender's hold limit rather than its own expiration.
     var deadlineIsHoldLimit: Bool { deadline >= batch.deadline }
 

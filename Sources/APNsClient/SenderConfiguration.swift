@@ -29,6 +29,13 @@ public struct SenderConfiguration: Sendable {
     /// at-least-once, the default), or ended ``DeliveryResult/Outcome/uncertain`` (`skip`). Streams
     /// APNs refused (REFUSED_STREAM, above a GOAWAY's last stream id) are always sent again.
     public var onUncertain = UncertainDeliveryPolicy.resend
+    /// Bulk requests (sends marked `bulk`: the lightest lane's) the pool keeps in flight across its
+    /// connections while requests above bulk are being sent — one was sent within
+    /// `aboveBulkQuietMilliseconds`. APNs answers a connection's streams about in the order they
+    /// came, so a request above bulk waits for the bulk in flight ahead of it; the rest of the bulk
+    /// waits in the pool behind it instead. At least 1; with nothing above bulk, bulk takes every stream.
+    public var bulkStreamsWhileAboveBulkSends = 100
+    public var aboveBulkQuietMilliseconds = 1_000
     /// Notifications accepted and not yet finished, across the pool; beyond it `send` waits.
     public var maximumPending = 20_000
     /// PING a connection that has been idle this long; close it when the PING is not answered

@@ -1,9 +1,10 @@
 import APNsClient
 import Runtime
 
-/// How every pool retries, when its circuit opens and how it probes, and how long a request may
-/// go unanswered: `apns.retry`, `apns.circuit` and `apns.request_timeout`. The defaults are the
-/// sender's own (``SenderConfiguration``).
+/// How every pool retries, when its circuit opens and how it probes, how long a request may go
+/// unanswered, and how much of it bulk may take while the lanes above send: `apns.retry`,
+/// `apns.circuit`, `apns.request_timeout` and `apns.bulk`. The defaults are the sender's own
+/// (``SenderConfiguration``).
 public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
     /// Attempts for retries about the request itself (429 `TooManyRequests`, provider tokens);
     /// outages are retried until the delivery's deadline instead.
@@ -13,6 +14,10 @@ public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
     public var maximumRetryBackoff = Duration.milliseconds(SenderConfiguration().maximumRetryBackoffMilliseconds)
     public var circuit = SenderConfiguration().circuit
     public var requestTimeout = Duration.milliseconds(SenderConfiguration().requestTimeoutMilliseconds)
+    /// Bulk requests a pool keeps in flight while a lane above bulk sends (`apns.bulk.streams`),
+    /// and how long after its last request a lane above still counts as sending (`apns.bulk.quiet`).
+    public var bulkStreams = SenderConfiguration().bulkStreamsWhileAboveBulkSends
+    public var aboveBulkQuiet = Duration.milliseconds(SenderConfiguration().aboveBulkQuietMilliseconds)
 
     public init() {}
 
@@ -21,7 +26,8 @@ public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
             + "circuit opens at \(circuit.threshold) of \(circuit.window) answers, probes "
             + "\(DurationText.format(.milliseconds(circuit.probeIntervalMilliseconds)))–"
             + "\(DurationText.format(.milliseconds(circuit.maximumProbeIntervalMilliseconds))), "
-            + "request timeout \(DurationText.format(requestTimeout))"
+            + "request timeout \(DurationText.format(requestTimeout)), "
+            + "bulk \(bulkStreams) streams within \(DurationText.format(aboveBulkQuiet)) of a lane above"
     }
 
     /// These settings over `configuration`, with `maximumHold` as its hold limit.
@@ -31,10 +37,12 @@ public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
         configuration.maximumRetryBackoffMilliseconds = maximumRetryBackoff.wholeMilliseconds
         configuration.circuit = circuit
         configuration.requestTimeoutMilliseconds = requestTimeout.wholeMilliseconds
+        configuration.bulkStreamsWhileAboveBulkSends = bulkStreams
+        configuration.aboveBulkQuietMilliseconds = aboveBulkQuiet.wholeMilliseconds
         configuration.maximumHoldMilliseconds = maximumHold.wholeMilliseconds
     }
 
-    /// Reads `retry`, `circuit` and `request_timeout` of the `apns` section over the defaults.
+    /// Reads `retry`, `circuit`, `request_timeout` and `bulk` of the `apns` section over the defaults.
     mutating func read(_ apns: inout ConfigurationSection) {
         var retry = apns.section("retry")
         if let attempts = retry.value("max_attempts", .integer(1...100)) { maximumAttempts = attempts }
@@ -68,5 +76,10 @@ public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
         circuitSection.finish()
 
         if let timeout = apns.value("request_timeout", .duration(.milliseconds(100)...Duration.seconds(600))) { requestTimeout = timeout }
+
+        var bulk = apns.section("bulk")
+        if let streams = bulk.value("streams", .integer(1...1_000_000)) { bulkStreams = streams }
+        if let quiet = bulk.value("quiet", .duration(.milliseconds(1)...Duration.seconds(3_600))) { aboveBulkQuiet = quiet }
+        bulk.finish()
     }
 }

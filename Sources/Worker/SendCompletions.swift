@@ -23,14 +23,14 @@ final class SendCompletions: Sendable {
         finished = Inbox(wakeUp: wakeUp)
     }
 
-    /// Sends the deliveries' `notifications` through `pool` without waiting; the results arrive
-    /// through ``take()``. `holdingClaims`: whether this worker holds the deliveries' claims (sent
+    /// Sends the deliveries' `notifications` through `pool` without waiting (`bulk`: yielding to
+    /// the others there); the results arrive through ``take()``. `holdingClaims`: whether this worker holds the deliveries' claims (sent
     /// after a claim job admitted them, not `fail_open`), which their ``SentDelivery`` carries on.
-    func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, holdingClaims: Bool,
-               sender: APNsSender) {
+    func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, bulk: Bool,
+               holdingClaims: Bool, sender: APNsSender) {
         Task.detached { [self] in
             do {
-                try await sender.send(notifications, pool: pool) { answered in
+                try await sender.send(notifications, pool: pool, bulk: bulk) { answered in
                     // A chunk's results arrive together: their outcomes are decided at one moment.
                     let now = records.now()
                     var originals = LastOriginal()

@@ -228,9 +228,9 @@ final class WorkerLoop {
                 try perform(machine.decided(sent.flatMap { delivery in
                     delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
                 }))
-            case .send(let id, let deliveries, let pool, let holdingClaims):
-                completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: pool, holdingClaims: holdingClaims,
-                                  sender: sender)
+            case .send(let id, let deliveries, let pool, let bulk, let holdingClaims):
+                completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: pool, bulk: bulk,
+                                  holdingClaims: holdingClaims, sender: sender)
             case .produce(let outputs):
                 machine.produced(try producer.send(outputs.map(\.record)), outputs)
                 metrics.produced(outputs)

@@ -29,6 +29,8 @@ extension WorkerLoop {
         private struct SendGroup: Equatable {
             let pool: String
             let topic: String
+            /// Of the lightest lane while there are lanes above it: the sender lets the others go first.
+            let bulk: Bool
         }
 
         private let batchSize: Int
@@ -464,7 +466,7 @@ extension WorkerLoop {
 
         // MARK: Sender
 
-        /// Hands the deliveries to the sender, one send per (pool, APNs topic), without waiting.
+        /// Hands the deliveries to the sender, one send per (pool, APNs topic, bulk or not), without waiting.
         /// Returns the batch's number (nil: no deliveries, no batch).
         @discardableResult
         private mutating func send(_ deliveries: [PlannedDelivery], holdingClaims: Bool, into actions: inout [Action]) -> Int? {
@@ -472,13 +474,13 @@ extension WorkerLoop {
             let batch = nextBatch
             nextBatch += 1
             actions.append(.countBatch(deliveries.count))
-            let groups = Self.sendGroups(deliveries)
+            let groups = sendGroups(deliveries)
             batchesAtSender[batch] = groups.count
             for (group, deliveries) in groups {
                 let id = nextSend
                 nextSend += 1
                 sends[id] = batch
-                actions.append(.send(id, deliveries, pool: group.pool, holdingClaims: holdingClaims))
+                actions.append(.send(id, deliveries, pool: group.pool, bulk: group.bulk, holdingClaims: holdingClaims))
             }
             return batch
         }
@@ -492,20 +494,21 @@ extension WorkerLoop {
             return actions
         }
 
-        /// The deliveries by (pool, APNs topic), in the order the groups first appear. A batch has
-        /// few groups, and comparing a delivery's two strings with the last group's (most often the
-        /// same strings) costs less than hashing them for every delivery.
-        private static func sendGroups(_ deliveries: [PlannedDelivery]) -> [(group: SendGroup, deliveries: [PlannedDelivery])] {
-            // Most often one app's deliveries to one pool: the batch is the one group as it is,
-            // without its deliveries appended (and retained) one by one into a new array.
-            if let first = deliveries.first,
-               deliveries.allSatisfy({ $0.pool == first.pool && $0.delivery.topic == first.delivery.topic }) {
-                return [(SendGroup(pool: first.pool, topic: first.delivery.topic), deliveries)]
+        /// The deliveries by (pool, APNs topic, bulk or not), in the order the groups first appear. A
+        /// batch has few groups, and comparing a delivery's strings with the last group's (most
+        /// often the same strings) costs less than hashing them for every delivery.
+        private func sendGroups(_ deliveries: [PlannedDelivery]) -> [(group: SendGroup, deliveries: [PlannedDelivery])] {
+            // Most often one app's deliveries of one lane to one pool: the batch is the one group as
+            // it is, without its deliveries appended (and retained) one by one into a new array.
+            if let first = deliveries.first, deliveries.allSatisfy({
+                $0.pool == first.pool && $0.delivery.topic == first.delivery.topic && $0.delivery.policy.lane == first.delivery.policy.lane
+            }) {
+                return [(SendGroup(pool: first.pool, topic: first.delivery.topic, bulk: isBulk(first)), deliveries)]
             }
             var groups: [(group: SendGroup, deliveries: [PlannedDelivery])] = []
             var last = 0
             for delivery in deliveries {
-                let group = SendGroup(pool: delivery.pool, topic: delivery.delivery.topic)
+                let group = SendGroup(pool: delivery.pool, topic: delivery.delivery.topic, bulk: isBulk(delivery))
                 if groups.indices.contains(last), groups[last].group == group {
                     groups[last].deliveries.append(delivery)
                 } else if let index = groups.firstIndex(where: { $0.group == group }) {
@@ -517,6 +520,13 @@ extension WorkerLoop {
                 }
             }
             return groups
+        }
+
+        /// Whether the sender sends `delivery` as bulk (``APNsSender/send(_:pool:bulk:answered:)``):
+        /// it is in a lane no heavier than the others, and some lane is heavier — the lanes that
+        /// have the batch slot kept for them (``LaneScheduler/priorityLanes``).
+        private func isBulk(_ delivery: PlannedDelivery) -> Bool {
+            !lanes.priorityLanes.isEmpty && !lanes.priorityLanes.contains(laneNames.index(of: delivery.delivery.policy.lane))
         }
 
         /// Answers of sends since the last turn: they are recorded together, as one Redis job; a

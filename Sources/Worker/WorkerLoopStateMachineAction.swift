@@ -58,9 +58,10 @@ extension WorkerLoop.StateMachine {
         /// registry (nothing removed) and hand them, with their records, to
         /// ``WorkerLoop/StateMachine/decided(_:)``.
         case recordWithoutRedis([SentDelivery])
-        /// Start a send to the pool (one per pool and APNs topic); its answers come back through
+        /// Start a send to the pool (one per pool, APNs topic, and bulk or not: bulk yields to the
+        /// others at the sender); its answers come back through
         /// ``WorkerLoop/StateMachine/sendsAnswered(_:now:)`` under this id.
-        case send(Int, [PlannedDelivery], pool: String, holdingClaims: Bool)
+        case send(Int, [PlannedDelivery], pool: String, bulk: Bool, holdingClaims: Bool)
         /// Produce the records (counted), and give their ids to ``WorkerLoop/StateMachine/produced(_:_:)``.
         case produce([WorkerOutput])
         /// Produce records again in the place of refused ones (not counted again), and give their

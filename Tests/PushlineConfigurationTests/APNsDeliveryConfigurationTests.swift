@@ -3,7 +3,7 @@ import PushlineConfiguration
 import PushlineTestKit
 import Testing
 
-@Suite("apns.retry, apns.circuit, apns.request_timeout and a pipeline's max_hold")
+@Suite("apns.retry, apns.circuit, apns.request_timeout, apns.bulk and a pipeline's max_hold")
 struct APNsDeliveryConfigurationTests {
     private static let delivery = """
 
@@ -17,6 +17,9 @@ struct APNsDeliveryConfigurationTests {
             probe_interval: 2s
             max_probe_interval: 1m
           request_timeout: 5s
+          bulk:
+            streams: 40
+            quiet: 250ms
         """
 
     @Test("the settings reach the sender of each pool, with the pipeline's max_hold")
@@ -36,6 +39,8 @@ struct APNsDeliveryConfigurationTests {
         #expect(sender.circuit.probeIntervalMilliseconds == 2_000)
         #expect(sender.circuit.maximumProbeIntervalMilliseconds == 60_000)
         #expect(sender.requestTimeoutMilliseconds == 5_000)
+        #expect(sender.bulkStreamsWhileAboveBulkSends == 40)
+        #expect(sender.aboveBulkQuietMilliseconds == 250)
         #expect(sender.maximumHoldMilliseconds == 7_200_000)
         #expect(sender.maximumConnections == pool.maximumConnections)
     }
@@ -50,6 +55,8 @@ struct APNsDeliveryConfigurationTests {
         #expect(sender.maximumAttempts == defaults.maximumAttempts)
         #expect(sender.circuit == defaults.circuit)
         #expect(sender.requestTimeoutMilliseconds == defaults.requestTimeoutMilliseconds)
+        #expect(sender.bulkStreamsWhileAboveBulkSends == defaults.bulkStreamsWhileAboveBulkSends)
+        #expect(sender.aboveBulkQuietMilliseconds == defaults.aboveBulkQuietMilliseconds)
         #expect(sender.maximumHoldMilliseconds == defaults.maximumHoldMilliseconds)
     }
 
@@ -58,7 +65,9 @@ struct APNsDeliveryConfigurationTests {
         let configuration = try ConfigurationFixture().load(environment: [
             "PUSHLINE_APNS_CIRCUIT_THRESHOLD": "3", "PUSHLINE_APNS_REQUEST_TIMEOUT": "30s",
             "PUSHLINE_APNS_RETRY_MAX_ATTEMPTS": "9", "PUSHLINE_PIPELINES_MAIN_MAX_HOLD": "10m",
+            "PUSHLINE_APNS_BULK_STREAMS": "500",
         ])
+        #expect(configuration.apns.delivery.bulkStreams == 500)
         #expect(configuration.apns.delivery.circuit.threshold == 3)
         #expect(configuration.apns.delivery.requestTimeout == .seconds(30))
         #expect(configuration.apns.delivery.maximumAttempts == 9)

@@ -56,6 +56,28 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(next.filter { $0.intentID.hasPrefix("tx") }.count == 3)
     }
 
+    @Test("a batch goes to the sender in one send per lane class: the lightest lane's as bulk (the lanes above go first there), the others' not")
+    func bulkIsSentAsBulk() throws {
+        var f = try Self.busySender()
+        #expect(try f.answerClaim() == ["batch of 10", "send #0 10 to sandbox as bulk"])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100, 101, 102], extra: #""lane":"transactional","#), offset: 1)])
+        _ = try f.answerSend()
+        #expect(f.tick(2) == ["scheduled [3, 7]", "claim 10"])
+        #expect(try f.answerClaim() == ["batch of 10", "send #1 3 to sandbox", "send #2 7 to sandbox as bulk"])
+    }
+
+    @Test("lanes of one weight: nothing is bulk at the sender")
+    func equalLanesAreNotBulk() throws {
+        var f = try Fixture {
+            $0.concurrency = 1
+            $0.batchSize = 10
+            $0.policies.lanes.lanes = [.init(name: "a", weight: 1), .init(name: "b", weight: 1)]
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "b", tokens: [0, 1], extra: #""lane":"b","#), offset: 0)])
+        _ = f.tick(1)
+        #expect(try f.answerClaim() == ["batch of 2", "send #0 2 to sandbox"])
+    }
+
     @Test("every batch slot taken by bulk: a transactional delivery does not wait for one, it goes at once in a batch of its own beyond concurrency, one such batch at a time")
     func transactionalHasASlotOfItsOwn() throws {
         var f = try Self.busySender()

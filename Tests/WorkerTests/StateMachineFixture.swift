@@ -241,7 +241,7 @@ struct StateMachineFixture {
             case .recordWithoutRedis(let sent): withoutRedis.append(sent)
             case .planWithRegistry(let messages): registryPlans.append(messages)
             case .takeTokens(let requests): tokenRequests.append(requests)
-            case .send(let id, let deliveries, _, let holdingClaims): sends.append((id, deliveries, holdingClaims))
+            case .send(let id, let deliveries, _, _, let holdingClaims): sends.append((id, deliveries, holdingClaims))
             case .produce(let outputs), .produceAgain(let outputs):
                 let ids = outputs.map { _ in
                     defer { nextProducerID += 1 }
@@ -263,8 +263,8 @@ struct StateMachineFixture {
         case .record(let sent): "record \(sent.count)"
         case .sendWithoutClaims(let planned): "sendWithoutClaims \(planned.count)"
         case .recordWithoutRedis(let sent): "recordWithoutRedis \(sent.count)"
-        case .send(let id, let deliveries, let pool, let holdingClaims):
-            "send #\(id) \(deliveries.count) to \(pool)\(holdingClaims ? "" : " without claims")"
+        case .send(let id, let deliveries, let pool, let bulk, let holdingClaims):
+            "send #\(id) \(deliveries.count) to \(pool)\(bulk ? " as bulk" : "")\(holdingClaims ? "" : " without claims")"
         case .produce(let outputs): "produce " + outputs.map(describe).joined(separator: ", ")
         case .produceAgain(let outputs): "produce again " + outputs.map(describe).joined(separator: ", ")
         case .complete(let messages): "complete " + messages.map { "\($0.topicPartition.partition):\($0.offset)" }.joined(separator: ",")
