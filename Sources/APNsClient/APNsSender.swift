@@ -80,7 +80,7 @@ public final class APNsSender: Sendable {
     /// index, on the caller's task. Returns once every notification has its result. Whoever settles
     /// state per answer (the worker's claims) keeps what a crash leaves uncertain to what is at APNs.
     /// A `bulk` batch yields to the others: they go first, and while they are being sent bulk keeps
-    /// to ``SenderConfiguration/bulkStreamsWhileAboveBulkSends`` streams.
+    /// to ``SenderConfiguration/bulkStreamsWhileAboveBulkSends`` streams, when that is set.
     public func send(_ notifications: [APNsNotification], pool poolName: String, bulk: Bool = false,
                      answered: ([(index: Int, result: DeliveryResult)]) -> Void) async throws {
         // Each request goes straight into its delivery, and each result reads its notification in

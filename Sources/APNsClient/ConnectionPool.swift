@@ -9,7 +9,7 @@ import TLS
 /// SETTINGS_MAX_CONCURRENT_STREAMS the server sends, including the collapse to 1 after a rejection);
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
 /// back-off. Requests above bulk go first; while they are being sent, bulk keeps to
-/// `bulkStreamsWhileAboveBulkSends` streams across the pool (docs/policies.md, "Bulk yields at the
+/// `bulkStreamsWhileAboveBulkSends` streams across the pool when that is set (docs/policies.md, "Bulk yields at the
 /// sender"). Retries follow the rejection's class: outage-class failures (5xx, connection failures,
 /// request timeouts) and refused streams are retried until the notification's deadline, the others
 /// within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for probes while
@@ -183,7 +183,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
                 continue
             }
             // Only bulk is left waiting (the rest goes first): it keeps to its bound while the lanes above send.
-            if delivery.isBulk && now < bulkBoundedUntil && bulkInFlight >= configuration.bulkStreamsWhileAboveBulkSends {
+            if delivery.isBulk, let bound = configuration.bulkStreamsWhileAboveBulkSends, now < bulkBoundedUntil, bulkInFlight >= bound {
                 bulkYields = true
                 break
             }

@@ -34,7 +34,9 @@ public struct SenderConfiguration: Sendable {
     /// `aboveBulkQuietMilliseconds`. APNs answers a connection's streams about in the order they
     /// came, so a request above bulk waits for the bulk in flight ahead of it; the rest of the bulk
     /// waits in the pool behind it instead. At least 1; with nothing above bulk, bulk takes every stream.
-    public var bulkStreamsWhileAboveBulkSends = 100
+    /// `nil` (the default): no bound. Bound, bulk's rate while the lanes above send is at most this
+    /// many requests per round trip to APNs, which a far APNs makes small (100 / 50 ms = 2,000/s).
+    public var bulkStreamsWhileAboveBulkSends: Int? = nil
     public var aboveBulkQuietMilliseconds = 1_000
     /// Notifications accepted and not yet finished, across the pool; beyond it `send` waits.
     public var maximumPending = 20_000

@@ -45,6 +45,8 @@ public struct LocalRunConfiguration: Sendable {
     public var keyEncryptionKeyFile: String?
     /// The pipeline's `concurrency`, when set.
     public var concurrency: Int?
+    /// `apns.bulk.streams`, when set: bulk's bound while the lanes above send.
+    public var bulkStreams: Int?
 
     public init(bootstrapServers: String, redisPort: Int, simulatorPort: UInt16, caFile: String) {
         self.bootstrapServers = bootstrapServers
@@ -80,6 +82,7 @@ public struct LocalRunConfiguration: Sendable {
             "  pools:", "    - name: simulator", "      credentials: dev", "      environment: localhost:\(simulatorPort)",
             "      ca_file: \(caFile)",
         ]
+        if let bulkStreams { lines += ["  bulk:", "    streams: \(bulkStreams)"] }
         if metricsPort != nil || logLevel != nil { lines.append("telemetry:") }
         if let metricsPort { lines.append("  metrics_port: \(metricsPort)") }
         if let logLevel { lines.append("  log_level: \(logLevel)") }

@@ -14,8 +14,9 @@ public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
     public var maximumRetryBackoff = Duration.milliseconds(SenderConfiguration().maximumRetryBackoffMilliseconds)
     public var circuit = SenderConfiguration().circuit
     public var requestTimeout = Duration.milliseconds(SenderConfiguration().requestTimeoutMilliseconds)
-    /// Bulk requests a pool keeps in flight while a lane above bulk sends (`apns.bulk.streams`),
-    /// and how long after its last request a lane above still counts as sending (`apns.bulk.quiet`).
+    /// Bulk requests a pool keeps in flight while a lane above bulk sends (`apns.bulk.streams`; not
+    /// set: no bound), and how long after its last request a lane above still counts as sending
+    /// (`apns.bulk.quiet`).
     public var bulkStreams = SenderConfiguration().bulkStreamsWhileAboveBulkSends
     public var aboveBulkQuiet = Duration.milliseconds(SenderConfiguration().aboveBulkQuietMilliseconds)
 
@@ -27,7 +28,7 @@ public struct APNsDeliveryConfiguration: Sendable, CustomStringConvertible {
             + "\(DurationText.format(.milliseconds(circuit.probeIntervalMilliseconds)))–"
             + "\(DurationText.format(.milliseconds(circuit.maximumProbeIntervalMilliseconds))), "
             + "request timeout \(DurationText.format(requestTimeout)), "
-            + "bulk \(bulkStreams) streams within \(DurationText.format(aboveBulkQuiet)) of a lane above"
+            + (bulkStreams.map { "bulk \($0) streams within \(DurationText.format(aboveBulkQuiet)) of a lane above" } ?? "bulk unbounded")
     }
 
     /// These settings over `configuration`, with `maximumHold` as its hold limit.

@@ -8,9 +8,9 @@ import Runtime
 /// The `lanes` workload of `pushline-dev bench e2e` (issue 17): `transactional` intents at a steady
 /// rate, first on an idle pipeline, then while a backlog of `bulk` intents drains, and the p99 of
 /// each from `created_at` to the outcome. The pipeline has the lanes `transactional` (weight 4) and
-/// `bulk` (1); bulk intents go to every intents partition but the last, transactional ones to the
-/// last (lanes by partition: docs/policies.md says why a lane cannot overtake a backlog ahead of it
-/// in its own partition).
+/// `bulk` (1), and bulk keeps to `apns.bulk.streams` 100 while transactional sends; bulk intents go
+/// to every intents partition but the last, transactional ones to the last (lanes by partition:
+/// docs/policies.md says why a lane cannot overtake a backlog ahead of it in its own partition).
 extension BenchE2ECommand {
     /// What the `lanes` workload measures.
     struct LanesSettings {
@@ -26,6 +26,8 @@ extension BenchE2ECommand {
 
     /// Intents of the transactional lane are numbered from here, apart from the backlog's.
     private static let transactionalBase = 10_000_000
+    /// The worker's `apns.bulk.streams`: bulk requests in flight while transactional sends.
+    private static let bulkStreams = 100
 
     static func measureLanes(_ settings: Settings, _ lanes: LanesSettings, bench: BenchServer) throws {
         guard settings.partitions >= 2 else { throw UsageError(message: "the lanes workload needs --partitions 2 or more") }
@@ -44,6 +46,7 @@ extension BenchE2ECommand {
         var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.policies = ["  lanes:", "    default: bulk", "    read_ahead: \(lanes.readAhead)",
                                   "    weights:", "      transactional: 4", "      bulk: 1"]
+        configuration.bulkStreams = bulkStreams
         progress("lanes: starting pushline run")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", workers: [worker])

@@ -45,7 +45,7 @@ struct APNsDeliveryConfigurationTests {
         #expect(sender.maximumConnections == pool.maximumConnections)
     }
 
-    @Test("without the keys, the sender's defaults and a max_hold of one hour")
+    @Test("without the keys, the sender's defaults, bulk unbounded, and a max_hold of one hour")
     func defaults() throws {
         let configuration = try ConfigurationFixture().load()
         let pipeline = try #require(configuration.pipelines.first)
@@ -55,7 +55,7 @@ struct APNsDeliveryConfigurationTests {
         #expect(sender.maximumAttempts == defaults.maximumAttempts)
         #expect(sender.circuit == defaults.circuit)
         #expect(sender.requestTimeoutMilliseconds == defaults.requestTimeoutMilliseconds)
-        #expect(sender.bulkStreamsWhileAboveBulkSends == defaults.bulkStreamsWhileAboveBulkSends)
+        #expect(sender.bulkStreamsWhileAboveBulkSends == nil, "bulk is not bounded unless apns.bulk.streams says so")
         #expect(sender.aboveBulkQuietMilliseconds == defaults.aboveBulkQuietMilliseconds)
         #expect(sender.maximumHoldMilliseconds == defaults.maximumHoldMilliseconds)
     }
