@@ -9,8 +9,8 @@ import TLS
 /// SETTINGS_MAX_CONCURRENT_STREAMS the server sends, including the collapse to 1 after a rejection);
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
 /// back-off. Requests above bulk go first; while they are being sent, bulk keeps to
-/// `bulkStreamsWhileAboveBulkSends` streams across the pool when that is set (docs/policies.md, "Bulk yields at the
-/// sender"). Retries follow the rejection's class: outage-class failures (5xx, connection failures,
+/// `bulkStreamsWhileAboveBulkSends` streams across the pool when that is set (docs/policies.md,
+/// "Bulk yields at the sender"). Retries follow the rejection's class: outage-class failures (5xx, connection failures,
 /// request timeouts) and refused streams are retried until the notification's deadline, the others
 /// within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for probes while
 /// APNs is out. Confined to `loop`: every method runs there.

@@ -36,13 +36,12 @@ struct ServiceExtensionContent {
         if serviceExtension.encryption?.sealsCommunication == true, let communication = serviceExtension.communication {
             sealedSender = try sender(communication)
         }
-        let host = try hostValues(serviceExtension, sender: sealedSender == nil)
+        let host = try hostValues(serviceExtension, includingSender: sealedSender == nil)
         var values = PayloadSkeleton.ExtensionValues(attachmentURL: host.attachmentURL, sender: host.sender, placeholder: host.placeholder?.body)
         guard let encryption = serviceExtension.encryption else { return (values, nil) }
         let plaintext = Self.plaintext(encryption, alert: alert, sender: sealedSender) { key in
             if let index = template.custom.firstIndex(where: { $0.name == key }) { return customValues[index] }
-            if key == ServiceExtensionTemplate.PayloadKey.attachmentURL { return host.attachmentURL }
-            return key == ServiceExtensionTemplate.PayloadKey.communication ? host.sender : nil
+            return key == ServiceExtensionTemplate.PayloadKey.attachmentURL ? host.attachmentURL : nil
         }
         values.sealedBoxCount = Self.standInCount(plaintextCount: plaintext.count)
         return (values, plaintext)
@@ -56,12 +55,12 @@ struct ServiceExtensionContent {
         var placeholder: AlertContent?
     }
 
-    /// - Parameter sender: whether to render the sender as a JSON value (not when the caller writes
-    ///   a sealed one into the plaintext itself).
-    private func hostValues(_ serviceExtension: ServiceExtensionTemplate, sender: Bool = true) throws(EnrichmentError) -> HostValues {
+    /// - Parameter includingSender: whether to render the sender as a JSON value (not when the
+    ///   caller writes a sealed one into the plaintext itself).
+    private func hostValues(_ serviceExtension: ServiceExtensionTemplate, includingSender: Bool = true) throws(EnrichmentError) -> HostValues {
         var values = HostValues()
         if let attachment = serviceExtension.attachment { values.attachmentURL = .string(try attachmentURL(attachment)) }
-        if sender, let communication = serviceExtension.communication { values.sender = .object(try self.sender(communication).object) }
+        if includingSender, let communication = serviceExtension.communication { values.sender = .object(try sender(communication).object) }
         if let encryption = serviceExtension.encryption, encryption.sealsBody {
             if let literal = encryption.literalPlaceholder {
                 values.placeholder = AlertContent(body: literal)

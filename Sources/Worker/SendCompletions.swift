@@ -24,8 +24,9 @@ final class SendCompletions: Sendable {
     }
 
     /// Sends the deliveries' `notifications` through `pool` without waiting (`bulk`: yielding to
-    /// the others there); the results arrive through ``take()``. `holdingClaims`: whether this worker holds the deliveries' claims (sent
-    /// after a claim job admitted them, not `fail_open`), which their ``SentDelivery`` carries on.
+    /// the others there); the results arrive through ``take()``. `holdingClaims`: whether this
+    /// worker holds the deliveries' claims (sent after a claim job admitted them, not `fail_open`),
+    /// which their ``SentDelivery`` carries on.
     func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, bulk: Bool,
                holdingClaims: Bool, sender: APNsSender) {
         Task.detached { [self] in
