@@ -123,6 +123,24 @@ struct EncryptionKeyRecordTests {
         #expect(cached[1] > 40 && cached[1] <= 50)
     }
 
+    @Test("a batch's keys are read in one round trip, a device's before its user's, on one server and on a Redis Cluster (keys in many slots)",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func batchOfKeys(backend: StoreBackend) async throws {
+        let found = try await withRegistry(backend) { registry, _ in
+            let tokens = try (0..<30).map { try DeviceToken(String(repeating: "0", count: 60) + String(format: "%04x", $0)) }
+            // Every third device has a key of its own; every second user has one.
+            _ = try registry.register(app: "com.example.app", stride(from: 0, to: 30, by: 3).map {
+                .init(subject: .device(tokens[$0]), id: "device-\($0)", version: 1, key: key)
+            } + stride(from: 0, to: 30, by: 2).map { .init(subject: .user("user-\($0)"), id: "user-\($0)", version: 2, key: key) })
+            let lookups = tokens.indices.map { EncryptionKeyRegistry.Lookup(app: "com.example.app", token: tokens[$0], user: $0 < 20 ? "user-\($0)" : nil) }
+            return try registry.keys(for: lookups).map { try $0.get().map { "\($0.id) v\($0.version)" } ?? "none" }
+        }
+        let expected = (0..<30).map { index in
+            index % 3 == 0 ? "device-\(index) v1" : index < 20 && index % 2 == 0 ? "user-\(index) v2" : "none"
+        }
+        #expect(found == expected)
+    }
+
     @Test("stored values that are not v1 registry values, or a value copied to another user, are UnreadableKey in their place; the rest open")
     func unreadableValues() async throws {
         let found = try await withRegistry { registry, connection in
@@ -150,15 +168,12 @@ struct EncryptionKeyRecordTests {
 }
 
 /// Runs `body` on a thread of its own with a registry (under a random key-encryption key) and its
-/// connection, on a redis-server started for the test.
-private func withRegistry<Result: Sendable>(_ body: @escaping @Sendable (EncryptionKeyRegistry, RedisConnection) throws -> Result) async throws -> Result {
-    let server = try await RedisServer.start()
-    let port = server.port
-    let result = try await DedicatedThread.run {
+/// connection, on a redis-server (or a Redis Cluster) started for the test.
+private func withRegistry<Result: Sendable>(_ backend: StoreBackend = .redis,
+                                            _ body: @escaping @Sendable (EncryptionKeyRegistry, RedisConnection) throws -> Result) async throws -> Result {
+    try await withStores(backend) { stores in
         let kek = try KeyEncryptionKey(base64: Base64.encode(try AES256GCM.randomKey()), source: "the test")
-        let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)))
+        let connection = try #require(stores.connection, "a Redis backend")
         return try body(EncryptionKeyRegistry(connection: connection, keyEncryptionKey: kek), connection)
     }
-    withExtendedLifetime(server) {}
-    return result
 }
