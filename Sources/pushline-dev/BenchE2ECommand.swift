@@ -247,12 +247,14 @@ enum BenchE2ECommand: Command {
         let offered = max(1, Int(Double(settings.halfLoadSeconds) * halfRate / outcomesPerIntent))
         progress("\(workload): half load: \(Int(halfRate)) outcomes/s for \(settings.halfLoadSeconds) s")
         try keys?.register(tokens: load.tokenNumbers(settings.intents..<settings.intents + offered)) { progress("\(workload): \($0)") }
+        // Counted before the production starts: outcomes produced while it was being counted would
+        // wait for the reader, and their read-back latency would measure this count.
+        let halfLoadExpected = workload.expectation(settings.intents..<settings.intents + offered, tokensPerIntent: settings.tokens)
         let production = BackgroundWork {
             try load.produceSteadily(settings.intents..<settings.intents + offered, intentsPerSecond: halfRate / outcomesPerIntent) {
                 progress("\(workload): half load: \($0)")
             }
         }
-        let halfLoadExpected = workload.expectation(settings.intents..<settings.intents + offered, tokensPerIntent: settings.tokens)
         let latencies = try reader.latencies(halfLoadExpected.outcomes) { progress("\(workload): half load: \($0)") }
         try production.wait()
         let workerPeak = workers.compactMap { ProcessMemory.peakResidentBytes(of: $0.processID) }.max()

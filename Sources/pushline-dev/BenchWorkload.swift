@@ -68,8 +68,12 @@ enum BenchWorkload: String, CaseIterable {
 
     /// The devices of registry user `user`: `tokensPerIntent` of them, or 1–4 in the mixed workload.
     func devices(ofUser user: Int, tokensPerIntent: Int) -> [String] {
-        let count = self == .mixed ? user % 4 + 1 : tokensPerIntent
-        return (0..<count).map { IntentLoad.token(Self.userDeviceBase + user * 4 + $0) }
+        (0..<deviceCount(ofUser: user, tokensPerIntent: tokensPerIntent)).map { IntentLoad.token(Self.userDeviceBase + user * 4 + $0) }
+    }
+
+    /// How many devices registry user `user` has, without formatting their tokens.
+    func deviceCount(ofUser user: Int, tokensPerIntent: Int) -> Int {
+        self == .mixed ? user % 4 + 1 : tokensPerIntent
     }
 
     /// The profile locale of registry user `user`.
@@ -133,7 +137,7 @@ enum BenchWorkload: String, CaseIterable {
     private func deliveries(_ index: Int, tokensPerIntent: Int) -> Int {
         switch kind(index) {
         case .tokens: tokensPerIntent
-        case .user(let user): devices(ofUser: user, tokensPerIntent: tokensPerIntent).count
+        case .user(let user): deviceCount(ofUser: user, tokensPerIntent: tokensPerIntent)
         default: 1
         }
     }
