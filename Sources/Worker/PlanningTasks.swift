@@ -37,7 +37,7 @@ final class PlanningTasks: Sendable {
     /// Plans the messages without waiting; the plans arrive through ``take()``. Each partition's
     /// messages are planned by a task of their own, started in ``byPartition(_:)``'s order, so that
     /// the few messages of one partition (a transactional lane's, under a bulk backlog) come back
-    /// without waiting for the hundreds of another polled with them (docs/worker.md, "Planning").
+    /// without waiting for the hundreds of another polled with them (docs/worker.md, "A delivery's way").
     func start(_ messages: [PolledMessage]) {
         for partition in Self.byPartition(messages) { startTask(partition) }
     }
