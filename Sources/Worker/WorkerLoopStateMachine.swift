@@ -683,7 +683,7 @@ extension WorkerLoop {
                 if !requests.isEmpty { actions.append(.takeTokens(requests)) }
             }
             let due = lanes.count >= batchSize || now >= openedAt + batchLinger
-            let size = batchSize
+            let size = batchSize // read by the closures below, which cannot read `self` while `lanes` changes
             if draining || finishingRevocation {
                 if !lanes.isEmpty { closeBatch(now: now, into: &actions) { $0.takeAll() } }
             } else if due {
