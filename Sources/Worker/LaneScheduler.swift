@@ -19,8 +19,9 @@ struct LaneScheduler<Element> {
     private(set) var count = 0
     /// Deliveries taken from each lane since the start.
     private(set) var scheduled: [Int]
-    /// The lanes weighted above the lightest, heaviest first: those that may fill the batch slot
-    /// kept for them (``takePriority(_:)``). Empty when every lane weighs the same.
+    /// The lanes weighted above the lightest, heaviest first: those whose deliveries go in batches
+    /// of their own (``takePriority(_:)``), never with the lightest lanes' (``takeLightest(_:)``).
+    /// Empty when every lane weighs the same.
     let priorityLanes: [Int]
 
     /// - Parameter weights: one per lane, in lane-index order; a weight below 1 counts as 1.
@@ -50,11 +51,32 @@ struct LaneScheduler<Element> {
     /// Takes up to `limit` deliveries, lane by lane in deficit round robin order, each lane's in
     /// the order they were queued. The round carries over from one call to the next.
     mutating func take(_ limit: Int) -> [Element] {
+        take(limit, among: { _ in true })
+    }
+
+    /// Takes up to `limit` deliveries of the lightest lanes only, in deficit round robin order
+    /// among them: a batch the lanes above the lightest do not share (docs/policies.md).
+    mutating func takeLightest(_ limit: Int) -> [Element] {
+        let priorityLanes = priorityLanes
+        return take(limit, among: { !priorityLanes.contains($0) })
+    }
+
+    /// Deficit round robin over the lanes `isIncluded` picks; the turn passes over the others
+    /// without crediting them.
+    private mutating func take(_ limit: Int, among isIncluded: (Int) -> Bool) -> [Element] {
         var taken: [Element] = []
-        while taken.count < limit && count > 0 {
-            if let only = onlyLaneWithWork() {
+        var left = queues.indices.reduce(0) { isIncluded($1) ? $0 + queues[$1].count : $0 }
+        while taken.count < limit && left > 0 {
+            if let only = onlyLaneWithWork(among: isIncluded) {
                 // Nothing to share with: no need to go round.
-                takeFront(min(limit - taken.count, queues[only].count), of: only, into: &taken)
+                let given = min(limit - taken.count, queues[only].count)
+                takeFront(given, of: only, into: &taken)
+                left -= given
+                continue
+            }
+            guard isIncluded(turn) else {
+                turn = (turn + 1) % queues.count
+                turnBegun = false
                 continue
             }
             if !turnBegun {
@@ -63,6 +85,7 @@ struct LaneScheduler<Element> {
             }
             let given = min(deficits[turn], queues[turn].count, limit - taken.count)
             takeFront(given, of: turn, into: &taken)
+            left -= given
             deficits[turn] -= given
             if queues[turn].isEmpty { deficits[turn] = 0 }
             if queues[turn].isEmpty || deficits[turn] == 0 {
@@ -77,8 +100,8 @@ struct LaneScheduler<Element> {
     var priorityCount: Int { priorityLanes.reduce(0) { $0 + queues[$1].count } }
 
     /// Takes up to `limit` deliveries from the lanes weighted above the lightest, heaviest lane
-    /// first, each lane's in order: the batch of the slot kept for them while the lightest lane's
-    /// backlog fills the others. Outside the round robin: no lane's credit changes.
+    /// first, each lane's in order: a batch of their own, which the lightest lanes do not share.
+    /// Outside the round robin: no lane's credit changes.
     mutating func takePriority(_ limit: Int) -> [Element] {
         var taken: [Element] = []
         for lane in priorityLanes where taken.count < limit {
@@ -99,9 +122,9 @@ struct LaneScheduler<Element> {
         count = queues.reduce(0) { $0 + $1.count }
     }
 
-    private func onlyLaneWithWork() -> Int? {
+    private func onlyLaneWithWork(among isIncluded: (Int) -> Bool) -> Int? {
         var found: Int?
-        for lane in queues.indices where !queues[lane].isEmpty {
+        for lane in queues.indices where isIncluded(lane) && !queues[lane].isEmpty {
             guard found == nil else { return nil }
             found = lane
         }

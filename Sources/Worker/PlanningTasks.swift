@@ -31,10 +31,37 @@ final class PlanningTasks: Sendable {
         plannedWithRegistry = Inbox(wakeUp: wakeUp)
     }
 
-    /// Plans the messages without waiting; the plans arrive through ``take()``.
-    func start(_ messages: [(message: KafkaConsumerMessage, entry: MessageLedger.EntryID)]) {
+    /// A polled message with its place in the ledger.
+    typealias PolledMessage = (message: KafkaConsumerMessage, entry: MessageLedger.EntryID)
+
+    /// Plans the messages without waiting; the plans arrive through ``take()``. Each partition's
+    /// messages are planned by a task of their own, started in ``byPartition(_:)``'s order, so that
+    /// the few messages of one partition (a transactional lane's, under a bulk backlog) come back
+    /// without waiting for the hundreds of another polled with them (docs/worker.md, "A delivery's way").
+    func start(_ messages: [PolledMessage]) {
+        for partition in Self.byPartition(messages) { startTask(partition) }
+    }
+
+    /// A poll's messages by partition, each partition's in their order, the partitions with the
+    /// fewest messages first (ties in the order the poll took them).
+    static func byPartition(_ messages: [PolledMessage]) -> [[PolledMessage]] {
+        var groups: [[PolledMessage]] = []
+        var groupOf: [KafkaTopicPartition: Int] = [:]
+        for message in messages {
+            if let group = groupOf[message.message.topicPartition] {
+                groups[group].append(message)
+            } else {
+                groupOf[message.message.topicPartition] = groups.count
+                groups.append([message])
+            }
+        }
+        guard groups.count > 1 else { return groups }
+        return groups.enumerated().sorted { ($0.element.count, $0.offset) < ($1.element.count, $1.offset) }.map(\.element)
+    }
+
+    private func startTask(_ messages: [PolledMessage]) {
         Task.detached { [self] in
-            // One catalog snapshot for the batch: a reload applies from the next one.
+            // One catalog snapshot for the task: a reload applies from the next one.
             let enricher = planner.catalog.enricher
             let plans = messages.map { message, entry in
                 switch planner.decode(message, entry: entry) {

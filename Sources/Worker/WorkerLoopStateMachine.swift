@@ -65,11 +65,11 @@ extension WorkerLoop {
         /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage
         /// may record several jobs' deliveries in one round trip).
         private var claimJobs = 0
-        /// Whether each claim job at the ``RedisStage``, in the order they run, is the batch of the
-        /// slot kept for the lanes above the lightest; and that slot's batch at the sender.
+        /// Whether each claim job at the ``RedisStage``, in the order they run, is a batch of the
+        /// lanes above the lightest; and their batches at the sender.
         private var priorityClaimJobs: [Bool] = []
-        private var priorityBatchAtSender: Int?
-        /// Set while the slot's batch is submitted.
+        private var priorityBatchesAtSender: Set<Int> = []
+        /// Set while a batch of the lanes above the lightest is submitted.
         private var claimingPriority = false
         private var deliveriesRecording = 0
         /// The batch of each (pool, APNs topic) send at the sender, by send id.
@@ -127,8 +127,26 @@ extension WorkerLoop {
         /// Batches being claimed or at the sender: what `concurrency` bounds.
         private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
 
-        /// Whether the batch slot kept for the lanes above the lightest is taken (docs/policies.md).
-        private var prioritySlotTaken: Bool { priorityBatchAtSender != nil || priorityClaimJobs.contains(true) }
+        /// Batches of the lanes above the lightest being claimed or at the sender.
+        private var priorityBatchesInProgress: Int {
+            priorityClaimJobs.reduce(0) { $1 ? $0 + 1 : $0 } + priorityBatchesAtSender.count
+        }
+
+        /// Batch slots: `concurrency`, and one more kept for the lanes above the lightest when there
+        /// are such lanes (docs/policies.md).
+        private var batchSlots: Int { lanes.priorityLanes.isEmpty ? concurrency : concurrency + 1 }
+
+        /// Whether the lanes above the lightest may close a batch of their own: a slot is free, and
+        /// they hold fewer than `concurrency`, so one is always left to the lightest lanes.
+        private var mayClosePriorityBatch: Bool {
+            batchesInProgress < batchSlots && priorityBatchesInProgress < concurrency
+        }
+
+        /// Whether the lightest lanes may close a batch: a slot is free, and they hold fewer than
+        /// `concurrency` (the slot kept for the lanes above is never theirs).
+        private var mayCloseLightestBatch: Bool {
+            batchesInProgress < batchSlots && batchesInProgress - priorityBatchesInProgress < concurrency
+        }
 
         /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
         /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
@@ -150,14 +168,14 @@ extension WorkerLoop {
         var queuedByLane: [Int] { (0..<lanes.weights.count).map(lanes.count(inLane:)) }
         var heldByThrottle: [Int] { throttle.heldByThrottle }
 
-        /// Whether the open batch waits for a batch slot: every one is taken, and so is the slot
-        /// kept for the lanes above the lightest (or they have nothing for it). Reading ahead then,
+        /// Whether the open batch waits for a batch slot: no lane with work may close a batch
+        /// (``mayClosePriorityBatch``, ``mayCloseLightestBatch``). Reading ahead then,
         /// the loop takes what a poll has ready without waiting for Kafka, and when it brings
         /// nothing waits for what frees a slot (the loop's wake-up) instead of polling again at once.
         var waitsForSlot: Bool {
             !lanes.isEmpty && !draining && !finishingRevocation
-                && batchesInProgress - (prioritySlotTaken ? 1 : 0) >= concurrency
-                && (prioritySlotTaken || lanes.priorityCount == 0)
+                && (lanes.priorityCount == 0 || !mayClosePriorityBatch)
+                && (lanes.count == lanes.priorityCount || !mayCloseLightestBatch)
         }
 
         /// A short wait while other work is out (what it hands back is taken between polls); the
@@ -362,7 +380,7 @@ extension WorkerLoop {
                 if !recorded.isEmpty { actions.append(.complete(recorded)) }
                 produce(claims.outputs, into: &actions)
                 let batch = send(claims.admitted, holdingClaims: true, into: &actions)
-                if priority { priorityBatchAtSender = batch }
+                if priority, let batch { priorityBatchesAtSender.insert(batch) }
             case .recorded(let sent, let tokenEvents):
                 produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
                 // Copies deferred behind these deliveries' claims (this worker's own) are claimed
@@ -548,7 +566,7 @@ extension WorkerLoop {
                 if let remaining = batchesAtSender[batch] {
                     batchesAtSender[batch] = remaining > 1 ? remaining - 1 : nil
                 }
-                if batchesAtSender[batch] == nil && priorityBatchAtSender == batch { priorityBatchAtSender = nil }
+                if batchesAtSender[batch] == nil { priorityBatchesAtSender.remove(batch) }
             }
             return try completion.delivered.get()
         }
@@ -664,18 +682,23 @@ extension WorkerLoop {
                 let requests = throttle.requests(now: now)
                 if !requests.isEmpty { actions.append(.takeTokens(requests)) }
             }
-            let closingAtOnce = draining || finishingRevocation
             let due = lanes.count >= batchSize || now >= openedAt + batchLinger
-            let size = closingAtOnce ? lanes.count : batchSize
-            let slotsTaken = batchesInProgress - (prioritySlotTaken ? 1 : 0)
-            if !lanes.isEmpty && (closingAtOnce || (slotsTaken < concurrency && due)) {
-                closeBatch(now: now, into: &actions) { $0.take(size) }
-            } else if !prioritySlotTaken && lanes.priorityCount > 0 && due {
-                // Every slot is taken (by the lightest lane's backlog, most often): the lanes above
-                // it do not wait for one, they have one more slot of their own (docs/policies.md).
-                claimingPriority = true
-                closeBatch(now: now, into: &actions) { $0.takePriority(size) }
-                claimingPriority = false
+            let size = batchSize // read by the closures below, which cannot read `self` while `lanes` changes
+            if draining || finishingRevocation {
+                if !lanes.isEmpty { closeBatch(now: now, into: &actions) { $0.takeAll() } }
+            } else if due {
+                // The lanes above the lightest never share a batch with it: they close one of their
+                // own in any free slot (one more slot is kept for them, so under a bulk backlog they
+                // do not wait for a bulk batch to be answered), and the lightest lanes' batches hold
+                // only theirs (docs/policies.md).
+                if lanes.priorityCount > 0 && mayClosePriorityBatch {
+                    claimingPriority = true
+                    closeBatch(now: now, into: &actions) { $0.takePriority(size) }
+                    claimingPriority = false
+                }
+                if lanes.count > lanes.priorityCount && mayCloseLightestBatch {
+                    closeBatch(now: now, into: &actions) { $0.takeLightest(size) }
+                }
             }
             updateLaneHolding(into: &actions)
             updatePausing(apnsCircuitOpen: apnsCircuitOpen, into: &actions)

@@ -119,6 +119,19 @@ struct LaneSchedulerTests {
         #expect(tally(taken, "bulk") == 1)
     }
 
+    @Test("a batch of the lightest lanes takes from them only, in their round robin, and leaves the lanes above")
+    func takeLightestLeavesTheLanesAbove() {
+        var lanes = LaneScheduler<String>(weights: [4, 1, 1])
+        lanes.enqueue(items("tx", 3), lane: 0)
+        lanes.enqueue(items("a", 3), lane: 1)
+        lanes.enqueue(items("b", 3), lane: 2)
+        #expect(lanes.takeLightest(4) == ["a0", "b0", "a1", "b1"])
+        #expect(lanes.priorityCount == 3, "never a lane above the lightest")
+        #expect(lanes.takeLightest(10) == ["a2", "b2"])
+        #expect(lanes.takeLightest(10) == [])
+        #expect(lanes.count == 3)
+    }
+
     @Test("lanes of one weight have no slot of their own")
     func equalWeightsHaveNoPriorityLanes() {
         var lanes = LaneScheduler<String>(weights: [2, 2])

@@ -40,7 +40,7 @@ struct LanesAndThrottlesStateMachineTests {
         return f
     }
 
-    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, before the bulk backlog")
+    @Test("with lanes the worker reads ahead while the sender is busy, and a transactional delivery goes in the next batch, one of its own, before the bulk backlog")
     func transactionalOvertakesBacklog() throws {
         var f = try Self.busySender()
         #expect(f.machine.mayPoll, "reading ahead: 20 wait, read_ahead is 100")
@@ -50,20 +50,20 @@ struct LanesAndThrottlesStateMachineTests {
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [102], extra: #""lane":"transactional","#), offset: 2)])
         _ = try f.answerClaim()
         _ = try f.answerSend()
-        #expect(f.tick(2) == ["scheduled [3, 7]", "claim 10"], "a free slot: deficit round robin, transactional first")
-        let next = try #require(f.claimJobs.first)
-        #expect(next.prefix(3).map(\.intentID) == ["tx", "tx", "tx2"], "the transactional deliveries lead the batch")
-        #expect(next.filter { $0.intentID.hasPrefix("tx") }.count == 3)
+        #expect(f.tick(2) == ["scheduled [3, 0]", "claim 3", "scheduled [0, 10]", "claim 10"],
+                "a free slot: the transactional deliveries close a batch of their own, bulk's follows in the kept slot's place")
+        #expect(f.claimJobs.first?.map(\.intentID) == ["tx", "tx", "tx2"])
     }
 
-    @Test("a batch goes to the sender in one send per lane class: the lightest lane's as bulk (the lanes above go first there), the others' not")
+    @Test("the lightest lane's batch goes to the sender as bulk, a batch of the lanes above not")
     func bulkIsSentAsBulk() throws {
         var f = try Self.busySender()
         #expect(try f.answerClaim() == ["batch of 10", "send #0 10 to sandbox as bulk"])
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100, 101, 102], extra: #""lane":"transactional","#), offset: 1)])
         _ = try f.answerSend()
-        #expect(f.tick(2) == ["scheduled [3, 7]", "claim 10"])
-        #expect(try f.answerClaim() == ["batch of 10", "send #1 3 to sandbox", "send #2 7 to sandbox as bulk"])
+        #expect(f.tick(2) == ["scheduled [3, 0]", "claim 3", "scheduled [0, 10]", "claim 10"])
+        #expect(try f.answerClaim() == ["batch of 3", "send #1 3 to sandbox"])
+        #expect(try f.answerClaim() == ["batch of 10", "send #2 10 to sandbox as bulk"])
     }
 
     @Test("lanes of one weight: nothing is bulk at the sender")
@@ -90,14 +90,41 @@ struct LanesAndThrottlesStateMachineTests {
         _ = try f.answerClaim()
         _ = try f.answerClaim()
         _ = try f.answerSend()
-        #expect(f.tick(4) == ["scheduled [1, 9]", "claim 10"],
-                "the bulk batch answered, the transactional one still at the sender: bulk's slot is free again, shared by weight")
+        #expect(f.tick(4) == ["scheduled [0, 10]", "claim 10"],
+                "the bulk batch answered, the transactional one still at the sender: bulk's slot is bulk's (with concurrency 1, the lanes above hold one slot at most); tx2 does not join it")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx3", tokens: [102], extra: #""lane":"transactional","#), offset: 3)])
         #expect(f.tick(5) == [], "the extra slot is still taken")
         _ = try f.answerSend()
-        #expect(f.tick(6) == ["scheduled [1, 0]", "claim 1"], "the extra slot is free again")
-        #expect(f.claimJobs.last?.map(\.intentID) == ["tx3"])
-        #expect(f.machine.queuedByLane == [0, 11])
+        #expect(f.tick(6) == ["scheduled [2, 0]", "claim 2"], "the extra slot is free again")
+        #expect(f.claimJobs.last?.map(\.intentID) == ["tx2", "tx3"])
+        #expect(f.machine.queuedByLane == [0, 10])
+    }
+
+    @Test("every batch slot taken, the lanes above close a batch of their own in a shared slot as it frees, never one with bulk, and hold at most concurrency slots: one is left to bulk")
+    func transactionalNeverJoinsBulkBatch() throws {
+        var f = try Fixture {
+            $0.concurrency = 2
+            $0.batchSize = 10
+            $0.policies.lanes = Self.lanes(readAhead: 100)
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
+        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        #expect(f.tick(1) == ["scheduled [0, 10]", "claim 10"], "bulk holds both shared slots")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"], "the slot kept for the lanes above")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
+        #expect(f.tick(3) == [], "all three slots taken")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(4) == ["scheduled [1, 0]", "claim 1"], "a bulk batch answered: tx2 takes its slot in a batch of its own, the 10 bulk deliveries waiting do not join it")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx3", tokens: [102], extra: #""lane":"transactional","#), offset: 3)])
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(5) == ["scheduled [0, 10]", "claim 10"], "the lanes above hold two slots (concurrency): the one freed is bulk's")
+        #expect(f.machine.queuedByLane == [1, 0])
+        for job in f.claimJobs {
+            #expect(Set(job.map { $0.intentID == "bulk" }).count == 1, "no batch mixes bulk and transactional")
+        }
     }
 
     @Test("reading ahead with every batch slot taken, the open batch waits for a slot: the loop polls without waiting for Kafka; a delivery for the slot kept for the lanes above, or a slot answered, ends the wait")
