@@ -27,6 +27,14 @@ public final class RedisClusterGroup: Sendable {
         }
     }
 
+    /// Stops every node, side by side (a master may wait for its replica before it exits, up to
+    /// ``RedisServer/stop()``'s 5 seconds), and waits for them; blocks. Releasing the group does
+    /// the same, but on whichever thread drops it last, which may be after a test process ends.
+    public func stop() {
+        let servers = servers
+        DispatchQueue.concurrentPerform(iterations: servers.count) { servers[$0].stop() }
+    }
+
     /// The ports of the nodes that are masters now.
     public func masterPorts() throws -> [Int] {
         try servers.map(\.port).filter { try RedisCommandLine.run(port: $0, ["ROLE"]).hasPrefix("master") }

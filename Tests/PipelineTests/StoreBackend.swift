@@ -71,11 +71,18 @@ func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Se
     case .redisCluster:
         let cluster = try await DedicatedThread.run { try RedisClusterGroup() }
         let seeds = cluster.servers.map { RedisConfiguration.Endpoint.tcp(host: "127.0.0.1", port: $0.port) }
-        return try await DedicatedThread.run {
-            try withExtendedLifetime(cluster) {
+        // Stopped here rather than when released: the last reference may be dropped on the work
+        // thread after the test ends, and the test process may exit first, leaving the nodes running.
+        do {
+            let result = try await DedicatedThread.run {
                 let configuration = RedisConfiguration(endpoint: seeds[0], topology: .cluster(seeds: seeds))
                 return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
             }
+            try await DedicatedThread.run { cluster.stop() }
+            return result
+        } catch {
+            try? await DedicatedThread.run { cluster.stop() }
+            throw error
         }
     }
 }
