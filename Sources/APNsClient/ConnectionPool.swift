@@ -10,10 +10,10 @@ import TLS
 /// more connections open, a little apart, while requests wait; lost connections are reopened with
 /// back-off. Requests above bulk go first; while they are being sent, bulk keeps to
 /// `bulkStreamsWhileAboveBulkSends` streams across the pool when that is set (docs/policies.md,
-/// "Bulk yields at the sender"). Retries follow the rejection's class: outage-class failures (5xx, connection failures,
-/// request timeouts) and refused streams are retried until the notification's deadline, the others
-/// within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for probes while
-/// APNs is out. Confined to `loop`: every method runs there.
+/// "Bulk yields at the sender"). Retries follow the rejection's class: outage-class failures (5xx,
+/// connection failures, request timeouts) and refused streams are retried until the notification's
+/// deadline, the others within `maximumAttempts`. A ``PoolCircuit`` stops dispatching but for
+/// probes while APNs is out. Confined to `loop`: every method runs there.
 final class ConnectionPool: HTTP2ConnectionDelegate {
     let name: String
     let loop: EventLoop

@@ -55,7 +55,9 @@ struct Stores {
 }
 
 /// Runs `body` with fresh stores of `backend` on a thread of its own (the Redis client blocks, so
-/// never on the cooperative pool); a Redis backend gets a redis-server of its own.
+/// never on the cooperative pool); a Redis backend gets a redis-server (or a cluster) of its own,
+/// stopped on that thread before the result comes back. Left to its release, the server would stop
+/// on whichever thread dropped it last, which may be after the test process has ended.
 func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Sendable (Stores) throws -> Result) async throws -> Result {
     switch backend {
     case .inMemory:
@@ -63,26 +65,17 @@ func withStores<Result: Sendable>(_ backend: StoreBackend, _ body: @escaping @Se
     case .redis:
         let server = try await RedisServer.start()
         return try await DedicatedThread.run {
-            try withExtendedLifetime(server) {
-                let configuration = RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port))
-                return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
-            }
+            defer { server.stop() }
+            let configuration = RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: server.port))
+            return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
         }
     case .redisCluster:
         let cluster = try await DedicatedThread.run { try RedisClusterGroup() }
         let seeds = cluster.servers.map { RedisConfiguration.Endpoint.tcp(host: "127.0.0.1", port: $0.port) }
-        // Stopped here rather than when released: the last reference may be dropped on the work
-        // thread after the test ends, and the test process may exit first, leaving the nodes running.
-        do {
-            let result = try await DedicatedThread.run {
-                let configuration = RedisConfiguration(endpoint: seeds[0], topology: .cluster(seeds: seeds))
-                return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
-            }
-            try await DedicatedThread.run { cluster.stop() }
-            return result
-        } catch {
-            try? await DedicatedThread.run { cluster.stop() }
-            throw error
+        return try await DedicatedThread.run {
+            defer { cluster.stop() }
+            let configuration = RedisConfiguration(endpoint: seeds[0], topology: .cluster(seeds: seeds))
+            return try body(Stores(connection: try RedisConnection(configuration: configuration), configuration: configuration))
         }
     }
 }
