@@ -36,8 +36,9 @@ extension BenchE2ECommand {
                                   "    end: \"\(timeOfDay(minute + deferredWindowMinutes))\""]
         try load.preload(0..<settings.intents) { progress("deferred: \($0)") }
         progress("deferred: starting pushline run (quiet hours \(timeOfDay(minute - 1))–\(timeOfDay(minute + deferredWindowMinutes)) UTC)")
+        let reader = try OutcomeReader(bootstrapServers: stack.cluster.bootstrapServers, topic: "pushline.outcomes")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
-        let reader = try OutcomeReader(bootstrapServers: stack.cluster.bootstrapServers, topic: "pushline.outcomes", workers: [worker])
+        reader.workers = [worker]
         let deferral = try reader.count(deliveries) { progress("deferred: deferring: \($0)") }
         guard deferral.byStatus == ["deferred": deliveries] else {
             throw LocalStackError("deferred: the outcomes before the window's end were \(deferral.byStatus), not \(deliveries) deferred: "

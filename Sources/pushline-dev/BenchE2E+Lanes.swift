@@ -48,8 +48,9 @@ extension BenchE2ECommand {
                                   "    weights:", "      transactional: 4", "      bulk: 1"]
         configuration.bulkStreams = bulkStreams
         progress("lanes: starting pushline run")
+        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])
-        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", workers: [worker])
+        reader.workers = [worker]
         let offered = lanes.transactionalPerSecond * lanes.seconds
         // One intent first, so that the idle phase starts with the worker in its group and connected.
         progress("lanes: waiting for the worker's first outcome")

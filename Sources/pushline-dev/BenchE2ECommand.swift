@@ -225,16 +225,22 @@ enum BenchE2ECommand: Command {
         configuration.keyEncryptionKeyFile = keys?.keyEncryptionKeyFile
         configuration.policies = settings.policies.pipelineLines
         progress("\(workload): starting \(settings.workers) pushline run (\(settings.intents) intents waiting, \(expected.outcomes) outcomes expected)")
+        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes")
         let workers = try BenchE2EScale.startWorkers(settings.workers, configuration)
-        let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes", workers: workers)
+        reader.workers = workers
         let callsBefore = try redis.commandCalls()
         let cpu = CPUPerDelivery(BenchE2EScale.processes(workers: workers, server: (bench.name, server.processID), redis: redis)
                                  + [("this process (mock Kafka, reader)", getpid())])
+        // With the workers first, the intents are produced while the workers already consume them:
+        // the reader counts meanwhile, so the rate runs from the first outcome, not from the end of
+        // the pre-loading.
+        var preloading: BackgroundWork?
         if settings.workersFirst {
             try BenchE2EScale.waitForGroup(workers, partitions: settings.partitions) { progress("\(workload): \($0)") }
-            try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
+            preloading = BackgroundWork { try load.preload(0..<settings.intents) { progress("\(workload): \($0)") } }
         }
         let sustained = try reader.count(expected.outcomes) { progress("\(workload): sustained: \($0)") }
+        try preloading?.wait()
         let cpuMicroseconds = cpu.microseconds(deliveries: expected.outcomes)
         let redisCalls = try redis.commandCalls().merging(callsBefore) { after, before in after - before }
         guard sustained.rate > 0 else {

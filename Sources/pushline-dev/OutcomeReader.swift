@@ -34,17 +34,40 @@ final class OutcomeReader {
     }
 
     private let consumer: KafkaConsumer
-    private let workers: [ServerProcess]
+    /// The processes producing the outcomes: a read fails when one has exited.
+    var workers: [ServerProcess] = []
     private let stallTimeout: Duration
+    /// Outcomes polled while waiting for the assignment, handed out first by the first read, with
+    /// the moment they arrived.
+    private var early: (messages: [KafkaConsumerMessage], arrived: MonotonicClock.Instant)?
 
-    init(bootstrapServers: String, topic: String, workers: [ServerProcess], stallTimeout: Duration = .seconds(60)) throws {
+    /// Joins its group and waits for its partition: create it before starting the workers, so that
+    /// the first outcome is read as soon as it is produced.
+    init(bootstrapServers: String, topic: String, stallTimeout: Duration = .seconds(60)) throws {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupID: "bench-e2e-reader", topics: [topic])
         // Hand over each outcome as soon as the broker has it, so the read-back time measures Pushline:
         // the mock broker holds a fetch that finds nothing new for the whole wait.
         configuration.additionalProperties["fetch.wait.max.ms"] = "2"
+        // Fetch everything while this process is busy elsewhere (pre-loading intents), before the
+        // mock broker drops the oldest: librdkafka stops fetching at 100,000 queued messages by default.
+        configuration.additionalProperties["queued.min.messages"] = "10000000"
+        configuration.additionalProperties["queued.max.messages.kbytes"] = "2097151"
         consumer = try KafkaConsumer(configuration: configuration)
-        self.workers = workers
         self.stallTimeout = stallTimeout
+        try waitForAssignment()
+    }
+
+    /// Polls until the group has assigned this reader its partitions. A reader assigned late would
+    /// find a backlog (and count it as arriving at once), or worse: librdkafka's mock broker keeps
+    /// only the newest 100,000 messages of a partition, so a reader assigned after more than that
+    /// were produced starts past the first ones and waits for them for ever.
+    private func waitForAssignment(timeout: Duration = .seconds(60)) throws {
+        let deadline = Deadline(after: timeout)
+        while consumer.assignment.isEmpty {
+            guard !deadline.hasPassed else { throw LocalStackError("the outcome reader had no partition after \(timeout)") }
+            let batch = consumer.poll(maxMessages: 5000, timeout: .milliseconds(50))
+            if !batch.isEmpty { early = ((early?.messages ?? []) + batch, MonotonicClock.now) }
+        }
     }
 
     /// Reads until `total` outcomes, counting statuses; reports progress every second.
@@ -101,8 +124,7 @@ final class OutcomeReader {
         var lastArrival = MonotonicClock.now
         var nextReport = MonotonicClock.now + .seconds(1)
         while read < total {
-            let batch = consumer.poll(maxMessages: 5000, timeout: .milliseconds(50))
-            let now = MonotonicClock.now
+            let (batch, now) = early.take() ?? (consumer.poll(maxMessages: 5000, timeout: .milliseconds(50)), MonotonicClock.now)
             if !batch.isEmpty {
                 consumer.complete(batch)
                 try take(batch, now)
