@@ -162,15 +162,16 @@ enum BenchE2ECommand: Command {
             let rawRate = try h2load.measure(port: bench.process.devicePort, authorization: try developmentToken())
             progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
             var results: [(policies: BenchPolicies, result: BenchE2EResult)] = []
-            for workload in workloads {
-                for policies in policyModes {
-                    var run = settings
-                    run.policies = policies
-                    for runSettings in scale.runs(of: run) {
-                        let result = try measure(workload, runSettings, bench: bench)
-                        print("[\(workload)] policies \(policies)")
-                        result.print(rawRate: rawRate)
-                        results.append((policies, result))
+            for round in scale.rounds(of: settings) {
+                for workload in workloads {
+                    for policies in policyModes {
+                        for var runSettings in round {
+                            runSettings.policies = policies
+                            let result = try measure(workload, runSettings, bench: bench)
+                            print("[\(workload)] policies \(policies)")
+                            result.print(rawRate: rawRate)
+                            results.append((policies, result))
+                        }
                     }
                 }
             }
@@ -180,7 +181,7 @@ enum BenchE2ECommand: Command {
                 printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokensRate: tokensRate)
             }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
-            BenchPolicies.printRatios(results)
+            BenchPolicies.printRatios(results.map(\.result), rounds: scale.rounds)
             scale.printComparison(results.map(\.result))
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
             print("load average: \(loadAverage())")
