@@ -6,14 +6,13 @@ import Redis
 /// worker's wall clock). An entry is counted only when every one of its limits has room; the same
 /// delivery counted again (a redelivery, a retry) is not counted twice.
 ///
-/// Per entry `ZREMRANGEBYSCORE` (what left the longest window), `ZADD NX` (counts it, or finds it
-/// counted), a `ZCOUNT` per limit and `PEXPIRE`, all entries in one round trip per batch. On one
-/// server (or a Sentinel's master) a script runs them, one call per batch
-/// (`RollingWindows+Script.swift`). On a Redis Cluster they are plain pipelined commands — every
-/// command of an entry names its one key, so any slot — an entry is added first and checked after,
-/// so two workers racing for the last place both see the other's entry: neither overshoots (at
-/// worst both are over); an entry found over its limit is taken out again (`ZREM`) in a second
-/// round trip, only when a batch has one.
+/// Plain commands, no Lua (shared/DESIGN.md §9: a command through `EVAL` runs at about a quarter of
+/// its plain rate): per entry `ZREMRANGEBYSCORE` (what left the longest window), `ZADD NX` (counts
+/// it, or finds it counted), a `ZCOUNT` per limit and `PEXPIRE`, all entries in one pipelined round
+/// trip per batch; every command of an entry names its one key, so any Redis Cluster slot. An entry
+/// is added first and checked after, so two workers racing for the last place both see the other's
+/// entry: neither overshoots (at worst both are over). An entry found over its limit is taken out
+/// again (`ZREM`) in a second round trip, only when a batch has one.
 ///
 /// Confined like its `RedisConnection`: one thread at a time.
 public struct RollingWindows: RollingWindowStore {
@@ -70,7 +69,7 @@ public struct RollingWindows: RollingWindowStore {
         "pushline:budget:liveactivity:{" + token.hex + "}"
     }
 
-    let connection: RedisConnection
+    private let connection: RedisConnection
 
     public init(connection: RedisConnection) {
         self.connection = connection
@@ -78,12 +77,6 @@ public struct RollingWindows: RollingWindowStore {
 
     public func count(_ entries: [Entry]) throws(RedisError) -> [Decision] {
         guard !entries.isEmpty else { return [] }
-        if case .cluster = connection.configuration.topology { return try countByCommands(entries) }
-        return try countByScript(entries)
-    }
-
-    /// The entries counted by plain pipelined commands (a Redis Cluster's path).
-    private func countByCommands(_ entries: [Entry]) throws(RedisError) -> [Decision] {
         var commands: [RedisCommand] = []
         commands.reserveCapacity(entries.reduce(0) { $0 + 3 + $1.limits.count })
         for entry in entries {
