@@ -101,7 +101,8 @@ enum BenchE2ECommand: Command {
                                   Several: each in turn
           --workers N,N…          pushline run processes in the group (default 1); several:
                                   each in turn. See "Scaling runs" below
-          --rounds R              the runs of --redis × --workers, R times alternating (default 1)
+          --rounds R              the runs of --redis × --workers, each workload and --policies
+                                  mode in turn, R times alternating (default 1)
           -h, --help              show this help
 
         Scaling runs (issue 16): with several --redis or --workers values, or --rounds, each
@@ -109,7 +110,8 @@ enum BenchE2ECommand: Command {
         rate, CPU per delivery of all workers summed and of each, of the Redis nodes summed, Redis
         commands per delivery (INFO commandstats over the masters), and per round the ratios the
         goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
-        workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis).
+        workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis), and with
+        --policies both the rate with policies on / off (goal ≥ 0.85).
         In scaling runs the workers start first, and the intents are produced once the workers'
         logs show the partitions shared (a late joiner would cost the mock broker's rebalance
         delay inside the measured phase). --workers may not exceed --partitions.
