@@ -51,14 +51,33 @@ enum BenchPolicies: String, CaseIterable {
         }
     }
 
-    /// Per workload measured both ways, the rate with policies on over the rate with them off.
-    static func printRatios(_ results: [(policies: BenchPolicies, result: BenchE2EResult)]) {
-        for workload in BenchWorkload.allCases {
-            guard let off = results.first(where: { $0.policies == .off && $0.result.workload == workload })?.result,
-                  let on = results.first(where: { $0.policies == .on && $0.result.workload == workload })?.result else { continue }
-            let complete = off.isComplete && on.isComplete ? "" : " (outcomes not complete: not judged)"
-            Swift.print(String(format: "[%@] policies on / off: %.2f (%d / %d outcomes/s) — goal ≥ 0.85%@", workload.rawValue,
-                               on.sustained.rate / off.sustained.rate, Int(on.sustained.rate), Int(off.sustained.rate), complete))
+    /// Per workload measured both ways, the rate with policies on over the rate with them off: in
+    /// each of `rounds` rounds (``BenchE2EScale``), the on run over the off run beside it (same
+    /// Redis deployment and worker count).
+    static func printRatios(_ results: [BenchE2EResult], rounds: Int) {
+        let perRound = results.count / rounds
+        for round in 0..<rounds {
+            let runs = results[(round * perRound)..<((round + 1) * perRound)]
+            for on in runs where on.settings.policies == .on {
+                guard let off = runs.first(where: { $0.settings.policies == .off && $0.workload == on.workload
+                                                    && $0.settings.redis == on.settings.redis && $0.settings.workers == on.settings.workers }) else { continue }
+                let ratio = on.sustained.rate / off.sustained.rate
+                let complete = off.isComplete && on.isComplete ? "" : " (outcomes not complete: not judged)"
+                Swift.print((rounds > 1 ? "round \(round + 1), " : "")
+                            + String(format: "[%@] policies on / off: %.2f (%d / %d outcomes/s) — goal ≥ %.2f%@", on.workload.rawValue,
+                                     ratio, Int(on.sustained.rate), Int(off.sustained.rate), rateGoal, complete))
+            }
         }
+    }
+
+    /// Issue 17: the rate with the policies on, at least this share of the rate with them off.
+    static let rateGoal = 0.85
+}
+
+extension BenchE2EResult {
+    /// The workload's name, followed by `off` or `on` when `results` ran with the policies both ways.
+    func label(among results: [BenchE2EResult]) -> String {
+        guard results.contains(where: { $0.settings.policies != settings.policies }) else { return workload.rawValue }
+        return workload.rawValue + " " + settings.policies.rawValue
     }
 }

@@ -101,7 +101,8 @@ enum BenchE2ECommand: Command {
                                   Several: each in turn
           --workers N,N…          pushline run processes in the group (default 1); several:
                                   each in turn. See "Scaling runs" below
-          --rounds R              the runs of --redis × --workers, R times alternating (default 1)
+          --rounds R              the runs of --redis × --workers, each workload and --policies
+                                  mode in turn, R times alternating (default 1)
           -h, --help              show this help
 
         Scaling runs (issue 16): with several --redis or --workers values, or --rounds, each
@@ -109,7 +110,8 @@ enum BenchE2ECommand: Command {
         rate, CPU per delivery of all workers summed and of each, of the Redis nodes summed, Redis
         commands per delivery (INFO commandstats over the masters), and per round the ratios the
         goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
-        workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis).
+        workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis), and with
+        --policies both the rate with policies on / off (goal ≥ 0.85).
         In scaling runs the workers start first, and the intents are produced once the workers'
         logs show the partitions shared (a late joiner would cost the mock broker's rebalance
         delay inside the measured phase). --workers may not exceed --partitions.
@@ -162,15 +164,16 @@ enum BenchE2ECommand: Command {
             let rawRate = try h2load.measure(port: bench.process.devicePort, authorization: try developmentToken())
             progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
             var results: [(policies: BenchPolicies, result: BenchE2EResult)] = []
-            for workload in workloads {
-                for policies in policyModes {
-                    var run = settings
-                    run.policies = policies
-                    for runSettings in scale.runs(of: run) {
-                        let result = try measure(workload, runSettings, bench: bench)
-                        print("[\(workload)] policies \(policies)")
-                        result.print(rawRate: rawRate)
-                        results.append((policies, result))
+            for round in scale.rounds(of: settings) {
+                for workload in workloads {
+                    for policies in policyModes {
+                        for var runSettings in round {
+                            runSettings.policies = policies
+                            let result = try measure(workload, runSettings, bench: bench)
+                            print("[\(workload)] policies \(policies)")
+                            result.print(rawRate: rawRate)
+                            results.append((policies, result))
+                        }
                     }
                 }
             }
@@ -180,7 +183,7 @@ enum BenchE2ECommand: Command {
                 printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokensRate: tokensRate)
             }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
-            BenchPolicies.printRatios(results)
+            BenchPolicies.printRatios(results.map(\.result), rounds: scale.rounds)
             scale.printComparison(results.map(\.result))
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
             print("load average: \(loadAverage())")

@@ -32,9 +32,11 @@ struct BenchE2EScale {
         }
     }
 
-    /// The settings of each run, in order: every deployment × worker count, `rounds` times.
-    func runs(of settings: BenchE2ECommand.Settings) -> [BenchE2ECommand.Settings] {
-        (0..<rounds).flatMap { _ in
+    /// The settings of each round's runs, in order: every deployment × worker count, `rounds` times.
+    /// A round runs every workload (and policy mode) in turn, so each is compared with the others
+    /// measured beside it.
+    func rounds(of settings: BenchE2ECommand.Settings) -> [[BenchE2ECommand.Settings]] {
+        (0..<rounds).map { _ in
             redis.flatMap { kind in
                 workers.map { count in
                     var run = settings
@@ -82,10 +84,10 @@ struct BenchE2EScale {
     /// With more than one run per workload: each run's figures, then the ratios of each round.
     func printComparison(_ results: [BenchE2EResult]) {
         guard results.count > 1, rounds > 1 || redis.count > 1 || workers.count > 1 else { return }
-        print("workload  redis    workers  outcomes/s  workers µs (each)            server µs  redis µs (nodes summed)  redis cmds/outcome  cmds/read")
+        print("workload     redis    workers  outcomes/s  workers µs (each)            server µs  redis µs (nodes summed)  redis cmds/outcome  cmds/read")
         for result in results {
             let perWorker = result.perWorkerMicroseconds.map { $0.map { String(format: "%.1f", $0) } ?? "?" }.joined(separator: " + ")
-            print([result.workload.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0),
+            print([result.label(among: results).padding(toLength: 11, withPad: " ", startingAt: 0),
                    result.settings.redis.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0),
                    BenchE2EResult.pad(String(result.settings.workers), 7), BenchE2EResult.pad(String(Int(result.sustained.rate)), 10),
                    BenchE2EResult.pad(Self.format(result.workerMicroseconds), 10) + " (\(perWorker))".padding(toLength: 18, withPad: " ", startingAt: 0),

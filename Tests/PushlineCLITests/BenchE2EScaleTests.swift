@@ -8,21 +8,40 @@ import Testing
 struct BenchE2EScaleTests {
     @Test("single and cluster × one and two workers: every run complete, then the table and each round's ratios")
     func singleAndClusterWithOneAndTwoWorkers() async throws {
-        let result = try await DedicatedThread.run {
-            try pushlineDev("bench", "e2e", "--intents", "4000", "--h2load-requests", "2000", "--half-load-seconds", "1",
-                            "--redis", "single,cluster", "--workers", "1,2")
-        }
-        #expect(result.status == 0, "\(result.standardError.suffix(3000))")
-        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let (lines, output) = try await Self.benchE2E("--intents", "4000", "--redis", "single,cluster", "--workers", "1,2")
         let complete = lines.filter { $0 == "[tokens] outcomes: accepted 4000; complete (every delivery has its expected outcome)" }
-        #expect(complete.count == 4, "\(result.standardOutput)")
-        #expect(lines.contains { $0.hasPrefix("workload  redis    workers") })
+        #expect(complete.count == 4, "\(output)")
+        #expect(lines.contains { $0.hasPrefix("workload     redis    workers") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 1 worker(s): outcomes/s cluster / single ") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 2 worker(s): outcomes/s cluster / single ") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, cluster: workers' CPU per outcome, 2 workers / 1 worker ") })
         // Three redis-server (the masters, no replicas) in the cluster runs, each named in the CPU line.
         let cluster = lines.filter { $0.hasPrefix("[tokens] CPU per outcome") && $0.contains("pushline run 2") }
         #expect(cluster.contains { $0.components(separatedBy: "redis-server :").count - 1 == 3 }, "\(cluster)")
+    }
+
+    @Test("policies both, two rounds: off and on alternate, the rows say which, and each round has its on / off ratio")
+    func policiesBothInRounds() async throws {
+        let (lines, output) = try await Self.benchE2E("--intents", "4000", "--policies", "both", "--rounds", "2")
+        #expect(lines.filter { $0.hasPrefix("[tokens] policies ") } == ["[tokens] policies off", "[tokens] policies on",
+                                                                        "[tokens] policies off", "[tokens] policies on"])
+        #expect(lines.filter { $0.hasPrefix("tokens off   single ") }.count == 2, "\(output)")
+        #expect(lines.filter { $0.hasPrefix("tokens on    single ") }.count == 2, "\(output)")
+        for round in 1...2 {
+            #expect(lines.contains { $0.hasPrefix("round \(round), [tokens] policies on / off: ") && $0.contains("— goal ≥ 0.85") },
+                    "\(output)")
+        }
+    }
+
+    /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
+    /// `arguments`: it must succeed; its output's lines, and the whole of it for failure messages.
+    private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String) {
+        let result = try await DedicatedThread.run {
+            try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
+                                    ["bench", "e2e", "--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments)
+        }
+        #expect(result.status == 0, "\(result.standardError.suffix(3000))")
+        return (result.standardOutput.split(separator: "\n").map(String.init), result.standardOutput)
     }
 
     @Test("more workers than partitions is a usage error that names both")
