@@ -123,7 +123,7 @@ struct EncryptionKeyRecordTests {
         #expect(cached[1] > 40 && cached[1] <= 50)
     }
 
-    @Test("a batch's keys are read in one round trip, a device's before its user's, on one server and on a Redis Cluster (keys in many slots)",
+    @Test("a batch's keys are read in one call, a device's before its user's, on one server and on a Redis Cluster (keys in many slots)",
           arguments: [StoreBackend.redis, .redisCluster])
     func batchOfKeys(backend: StoreBackend) async throws {
         let found = try await withRegistry(backend) { registry, _ in
