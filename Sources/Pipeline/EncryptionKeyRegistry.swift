@@ -178,8 +178,9 @@ public struct EncryptionKeyRegistry {
 
     /// The replies for the values stored under `redisKeys`, in their order, in one round trip: one
     /// `MGET` of them all, so redis-server runs one command per claimed batch instead of a `GET` per
-    /// key (about 0.5–0.7 µs of its CPU per sealed delivery, docs/BENCHMARKS.md's ninth round). On a Redis Cluster the keys lie in many
-    /// slots, which one `MGET` may not span: there each is a `GET` sent to its slot's master.
+    /// key (about 0.5–0.7 µs of its CPU per sealed delivery, docs/BENCHMARKS.md's ninth round). On a
+    /// Redis Cluster the keys lie in many slots, which one `MGET` may not span: there each is a `GET`
+    /// sent to its slot's master.
     private func storedValues(_ redisKeys: [String]) throws(RedisError) -> [RedisReply] {
         if case .cluster = connection.configuration.topology {
             return try connection.pipeline(redisKeys.map(Self.get))

@@ -55,12 +55,11 @@ enum BenchPolicies: String, CaseIterable {
     /// each of `rounds` rounds (``BenchE2EScale``), the on run over the off run beside it (same
     /// Redis deployment and worker count).
     static func printRatios(_ results: [BenchE2EResult], rounds: Int) {
-        let perRound = results.count / rounds
-        for round in 0..<rounds {
-            let runs = results[(round * perRound)..<((round + 1) * perRound)]
+        for (round, runs) in BenchE2EScale.rounds(of: results, count: rounds).enumerated() {
             for on in runs where on.settings.policies == .on {
                 guard let off = runs.first(where: { $0.settings.policies == .off && $0.workload == on.workload
-                                                    && $0.settings.redis == on.settings.redis && $0.settings.workers == on.settings.workers }) else { continue }
+                                                    && $0.settings.redis == on.settings.redis
+                                                    && $0.settings.workers == on.settings.workers }) else { continue }
                 let ratio = on.sustained.rate / off.sustained.rate
                 let complete = off.isComplete && on.isComplete ? "" : " (outcomes not complete: not judged)"
                 Swift.print((rounds > 1 ? "round \(round + 1), " : "")

@@ -95,27 +95,33 @@ struct BenchE2EScale {
                    BenchE2EResult.pad(String(format: "%.2f", result.redisCommandsPerOutcome), 18),
                    BenchE2EResult.pad(String(format: "%.1f", result.redisCommandsPerRead), 9)].joined(separator: "  "))
         }
-        let perRound = results.count / rounds
-        for round in 0..<rounds {
-            let runs = results[(round * perRound)..<((round + 1) * perRound)]
+        for (round, runs) in Self.rounds(of: results, count: rounds).enumerated() {
             for result in runs where result.settings.redis.isCluster {
-                guard let single = runs.first(where: { $0.workload == result.workload && $0.settings.redis == .single
+                guard let single = runs.first(where: { $0.isSameLoad(as: result) && $0.settings.redis == .single
                                                        && $0.settings.workers == result.settings.workers }) else { continue }
                 let ratio = result.sustained.rate / single.sustained.rate
                 print(String(format: "round %d, %@, %d worker(s): outcomes/s %@ / single %.2f — goal ≥ %.1f: ", round + 1,
-                             result.workload.rawValue, result.settings.workers, result.settings.redis.rawValue, ratio, Self.clusterRateGoal)
+                             result.label(among: results), result.settings.workers, result.settings.redis.rawValue, ratio,
+                             Self.clusterRateGoal)
                       + result.judged(ratio >= Self.clusterRateGoal))
             }
             for result in runs where result.settings.workers > 1 {
-                guard let one = runs.first(where: { $0.workload == result.workload && $0.settings.redis == result.settings.redis
+                guard let one = runs.first(where: { $0.isSameLoad(as: result) && $0.settings.redis == result.settings.redis
                                                     && $0.settings.workers == 1 }),
                       let many = result.workerMicroseconds, let single = one.workerMicroseconds else { continue }
                 let ratio = many / single
                 print(String(format: "round %d, %@, %@: workers' CPU per outcome, %d workers / 1 worker %.2f — goal ≤ %.1f: ", round + 1,
-                             result.workload.rawValue, result.settings.redis.rawValue, result.settings.workers, ratio, Self.workerCPUGoal)
+                             result.label(among: results), result.settings.redis.rawValue, result.settings.workers, ratio,
+                             Self.workerCPUGoal)
                       + result.judged(ratio <= Self.workerCPUGoal))
             }
         }
+    }
+
+    /// `results` split into the `count` rounds they ran in, each round's runs in their order.
+    static func rounds(of results: [BenchE2EResult], count: Int) -> [ArraySlice<BenchE2EResult>] {
+        let perRound = results.count / count
+        return (0..<count).map { results[($0 * perRound)..<(($0 + 1) * perRound)] }
     }
 
     private static func format(_ microseconds: Double?) -> String {
@@ -124,6 +130,12 @@ struct BenchE2EScale {
 }
 
 extension BenchE2EResult {
+    /// Whether `other` ran the same workload with the policies in the same mode: the runs a round's
+    /// cluster / single and N workers / 1 worker ratios compare.
+    func isSameLoad(as other: BenchE2EResult) -> Bool {
+        workload == other.workload && settings.policies == other.settings.policies
+    }
+
     /// Each worker's CPU time per outcome of the run (all of the run's outcomes, whichever worker made them).
     var perWorkerMicroseconds: [Double?] { Array(cpuMicroseconds.prefix(settings.workers)) }
 

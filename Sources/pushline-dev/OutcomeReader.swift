@@ -131,7 +131,8 @@ final class OutcomeReader {
                 read += batch.count
                 lastArrival = now
             } else if lastArrival.duration(to: now) > stallTimeout {
-                throw LocalStackError("no outcome for \(stallTimeout) after \(read)/\(total); the workers' logs: \(workers.map(\.logFile))")
+                throw LocalStackError("no outcome for \(stallTimeout) after \(read)/\(total); "
+                                      + "the workers' logs: \(workers.map(\.logFile))")
             }
             if let exited = workers.first(where: { !$0.isRunning }) {
                 throw LocalStackError("a worker exited after \(read)/\(total) outcomes: \(exited.log.suffix(2000))")

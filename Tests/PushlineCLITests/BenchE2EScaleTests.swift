@@ -33,6 +33,26 @@ struct BenchE2EScaleTests {
         }
     }
 
+    @Test("policies both with one and two workers: each worker ratio compares runs of the same policy mode")
+    func workerRatiosPairTheSamePolicyMode() async throws {
+        let (lines, output) = try await Self.benchE2E("--intents", "4000", "--policies", "both", "--workers", "1,2")
+        // The table's rows: `tokens off   single   1   <outcomes/s>   <workers µs> (…)`.
+        func workersMicroseconds(_ mode: String, _ workers: Int) -> Double? {
+            let row: [Substring] = ["tokens", Substring(mode), "single", Substring(String(workers))]
+            let fields = lines.map { $0.split(separator: " ") }.first { $0.count > 5 && Array($0.prefix(4)) == row }
+            return fields.flatMap { Double($0[5]) }
+        }
+        for mode in ["off", "on"] {
+            let prefix = "round 1, tokens \(mode), single: workers' CPU per outcome, 2 workers / 1 worker "
+            let printed = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+            let ratio = try #require(Double(printed.dropFirst(prefix.count).prefix { $0 != " " }), "\(printed)")
+            let one = try #require(workersMicroseconds(mode, 1), "\(output)")
+            let two = try #require(workersMicroseconds(mode, 2), "\(output)")
+            // The table's figures are rounded to 0.1 µs, the ratio to 0.01.
+            #expect(abs(ratio - two / one) < 0.02, "\(mode): printed \(ratio), table \(two) / \(one)\n\(output)")
+        }
+    }
+
     /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
     /// `arguments`: it must succeed; its output's lines, and the whole of it for failure messages.
     private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String) {
