@@ -179,12 +179,8 @@ public struct EncryptionKeyRegistry {
     /// The replies for the values stored under `redisKeys`, in their order, in one round trip: one
     /// `MGET` of them all, so redis-server runs one command per claimed batch instead of a `GET` per
     /// key (about 0.5–0.7 µs of its CPU per sealed delivery, docs/BENCHMARKS.md's ninth round). On a
-    /// Redis Cluster the keys lie in many slots, which one `MGET` may not span: there each is a `GET`
-    /// sent to its slot's master.
+    /// Redis Cluster the router sends it as one `MGET` per slot and joins the replies.
     private func storedValues(_ redisKeys: [String]) throws(RedisError) -> [RedisReply] {
-        if case .cluster = connection.configuration.topology {
-            return try connection.pipeline(redisKeys.map(Self.get))
-        }
         // A reply that is not one value per key (no server sends one) reads as no value for the keys it lacks.
         let values = try connection.send(Self.multiGet(redisKeys)).array ?? []
         return redisKeys.indices.map { $0 < values.count ? values[$0] : .null }
@@ -240,14 +236,6 @@ public struct EncryptionKeyRegistry {
         let cipher = try keyEncryptionKey.unwrap(wrapped, identity: Self.identity(app, subject, id, version),
                                                  name: "the key of \(subject) (\(app))")
         return EncryptionKey(id: id, version: version, cipher: cipher)
-    }
-
-    /// `GET redisKey`, built in place (no array of arguments per lookup).
-    private static func get(_ redisKey: String) -> RedisCommand {
-        var command = RedisCommand(reservingBytes: 3 + redisKey.utf8.count, arguments: 2)
-        command.append("GET")
-        command.append(redisKey)
-        return command
     }
 
     /// `MGET redisKeys…`, built in place (no array of arguments).

@@ -5,7 +5,8 @@ import TLS
 /// written before any node's replies are read, so the nodes work on theirs at the same time. A `MOVED` reply
 /// sends the command to the node it names and has the map read again; an `ASK` reply sends it there
 /// once, after `ASKING`. After ``maximumRedirects`` the redirect stays in place as the reply
-/// (retryable, as ``RedisError/isRetryable`` says).
+/// (retryable, as ``RedisError/isRetryable`` says). An `MGET` across slots is split by slot and its
+/// replies joined (``RedisMultiGetSplit``).
 ///
 /// A node whose connection fails fails the call (the others' replies are lost with it, as a lost
 /// connection loses a pipeline's): the call is not re-sent, and the next one reads the map again
@@ -44,7 +45,15 @@ final class RedisClusterRouter: RedisRouter {
         mapIsStale = true
     }
 
+    /// An `MGET` whose keys lie in several slots goes as one `MGET` per slot, each to its slot's
+    /// master with the rest of the pipeline, its reply joined in the keys' order (``RedisMultiGetSplit``).
     func pipeline(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
+        let split = RedisMultiGetSplit(commands)
+        return split.joined(try routed(split.commands))
+    }
+
+    /// The replies to `commands`, each sent to its slot's master, redirects followed.
+    private func routed(_ commands: [RedisCommand]) throws(RedisError) -> [RedisReply] {
         if mapIsStale { try refreshMap() }
         var replies = [RedisReply](repeating: .null, count: commands.count)
         var pending = commands.indices.map { Route(index: $0, node: nil, asking: false) }

@@ -36,7 +36,8 @@ enum RedisSlot {
 
     /// The slot of the command's first key: its first argument, or for `EVAL`/`EVALSHA` the first of
     /// its declared keys; `nil` for a command without keys (a script with none, `PING`, `SCRIPT LOAD`…).
-    /// A command with several keys must keep them in one slot (hash tags), as Cluster requires.
+    /// A command with several keys must keep them in one slot (hash tags), as Cluster requires; an
+    /// `MGET` across slots is split by the cluster router (``RedisMultiGetSplit``).
     static func of(_ command: RedisCommand) -> Int? {
         // Compared byte by byte, without making a String of the name: this runs once per command.
         let name = command.argument(0)
@@ -52,7 +53,7 @@ enum RedisSlot {
     }
 
     /// Whether `name` is `capitals`, in any case.
-    private static func matches(_ name: ArraySlice<UInt8>, _ capitals: [UInt8]) -> Bool {
+    static func matches(_ name: ArraySlice<UInt8>, _ capitals: [UInt8]) -> Bool {
         name.count == capitals.count && zip(name, capitals).allSatisfy { $0 & 0xDF == $1 }
     }
 }

@@ -55,6 +55,27 @@ struct RedisClusterTests {
         #expect(values[1].string == "before,asked,moved")
     }
 
+    @Test("an MGET across slots is split by slot and joined: every key in its place, missing keys nil, beside other commands, through MOVED")
+    func multiGetAcrossSlots() async throws {
+        let cluster = try await DedicatedThread.run { try RedisClusterGroup() }
+        let keys = (0..<200).map { "mget:\($0)" }
+        let stored = stride(from: 0, to: 200, by: 3).map { $0 }
+        let (mixed, afterMove) = try await withConnection(Self.configuration(cluster)) { connection in
+            try requireOK(connection.pipeline(stored.map { RedisCommand("SET", keys[$0], "value:\($0)") }))
+            let mixed = try connection.pipeline([RedisCommand("SET", "beside", "1"), RedisCommand("MGET", keys),
+                                                 RedisCommand("INCR", "beside"), RedisCommand("MGET", keys[5], keys[3])])
+            // The first key's slot moves unseen by the connection: the part with it meets MOVED.
+            try cluster.migrateSlot(ofKey: keys[0]) {}
+            return (mixed, try connection.send(RedisCommand("MGET", keys)))
+        }
+        let expected = RedisReply.array(keys.indices.map { stored.contains($0) ? .bulk(Array("value:\($0)".utf8)) : .null })
+        #expect(mixed[0] == .status("OK"))
+        #expect(mixed[1] == expected)
+        #expect(mixed[2] == .integer(2))
+        #expect(mixed[3] == .array([.null, .bulk(Array("value:3".utf8))]))
+        #expect(afterMove == expected)
+    }
+
     @Test("CLUSTER FAILOVER mid-run: batches resume on the promoted replica and every acknowledged key is there once")
     func survivesFailover() async throws {
         let cluster = try await DedicatedThread.run { try RedisClusterGroup() }
