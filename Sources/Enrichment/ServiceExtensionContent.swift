@@ -121,19 +121,19 @@ struct ServiceExtensionContent {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         bytes.append(UInt8(ascii: "{"))
-        for field in encryption.fields {
+        for (field, key) in zip(encryption.fields, encryption.memberKeys) {
             switch field {
             case "title", "subtitle", "body":
                 let text = field == "title" ? alert?.title : field == "subtitle" ? alert?.subtitle : alert?.body
                 guard let text else { continue }
-                appendKey(field, to: &bytes)
+                appendKey(key, to: &bytes)
                 JSONWriter.appendString(text, to: &bytes)
             default:
                 if let value = custom(field) {
-                    appendKey(field, to: &bytes)
+                    appendKey(key, to: &bytes)
                     JSONWriter.appendValue(value, to: &bytes)
                 } else if field == ServiceExtensionTemplate.PayloadKey.communication, let sender {
-                    appendKey(field, to: &bytes)
+                    appendKey(key, to: &bytes)
                     sender.append(to: &bytes)
                 }
             }
@@ -142,11 +142,19 @@ struct ServiceExtensionContent {
         return bytes
     }
 
-    /// `"key":` after the object's `{` or its last member.
-    fileprivate static func appendKey(_ key: String, to bytes: inout [UInt8]) {
+    /// A member key (``memberKey(_:)``) after the object's `{` or its last member.
+    fileprivate static func appendKey(_ key: [UInt8], to bytes: inout [UInt8]) {
         if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
-        JSONWriter.appendString(key, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
+        bytes += key
+    }
+
+    /// `"<name>":` as JSON, made once per template or sender key: escaping the same few names for
+    /// every sealed delivery showed in profiles.
+    static func memberKey(_ name: String) -> [UInt8] {
+        var key: [UInt8] = []
+        JSONWriter.appendString(name, to: &key)
+        key.append(UInt8(ascii: ":"))
+        return key
     }
 
     /// As many `A`s as the base64 of the sealed box of `plaintextCount` bytes has characters
@@ -218,10 +226,14 @@ struct ServiceExtensionContent {
         let conversationID: String?
         let imageURL: String?
 
+        /// The members' names, each with its ``ServiceExtensionContent/memberKey(_:)``.
+        private static let keys = ["sender_id", "sender_name", "conversation_id", "sender_image_url"]
+            .map { (name: $0, json: ServiceExtensionContent.memberKey($0)) }
+
         /// As a JSON object, for the payload.
         var object: JSONObject {
             var object = JSONObject()
-            forEachMember { object.members.append(.init($0, .string($1))) }
+            forEachMember { object.members.append(.init($0.name, .string($1))) }
             return object
         }
 
@@ -229,18 +241,18 @@ struct ServiceExtensionContent {
         func append(to bytes: inout [UInt8]) {
             bytes.append(UInt8(ascii: "{"))
             forEachMember { key, text in
-                ServiceExtensionContent.appendKey(key, to: &bytes)
+                ServiceExtensionContent.appendKey(key.json, to: &bytes)
                 JSONWriter.appendString(text, to: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }
 
         /// The members, in their order; the optional ones only when set.
-        private func forEachMember(_ body: (String, String) -> Void) {
-            body("sender_id", id)
-            body("sender_name", name)
-            if let conversationID { body("conversation_id", conversationID) }
-            if let imageURL { body("sender_image_url", imageURL) }
+        private func forEachMember(_ body: ((name: String, json: [UInt8]), String) -> Void) {
+            body(Self.keys[0], id)
+            body(Self.keys[1], name)
+            if let conversationID { body(Self.keys[2], conversationID) }
+            if let imageURL { body(Self.keys[3], imageURL) }
         }
     }
 }

@@ -5,7 +5,11 @@ import YAML
 /// fields sealed with the recipient's key (`encrypt`), a media attachment URL (`attachment`), and
 /// the sender of a communication notification (`communication`). Each sets `mutable-content`,
 /// without which the extension never runs.
-struct ServiceExtensionTemplate: Sendable {
+///
+/// A class, so that reading it from its ``Template`` for every delivery retains one reference: as
+/// a struct its fields were copied out and released per delivery (about 0.3 µs per sealed
+/// delivery, docs/BENCHMARKS.md's tenth round).
+final class ServiceExtensionTemplate: Sendable {
     /// `encrypt: [title, body, <custom key>…]` with its `placeholder` and `without_key` rule.
     struct Encryption: Sendable {
         /// Alert fields (`title`, `subtitle`, `body`) and custom keys, in the order they are sealed.
@@ -20,6 +24,8 @@ struct ServiceExtensionTemplate: Sendable {
         /// The placeholder when it is a literal text ("New message"): used as it is, without
         /// filling a template's alert for every delivery.
         let literalPlaceholder: String?
+        /// Each of `fields` as the plaintext's member key, `"<field>":`, written once.
+        let memberKeys: [[UInt8]]
 
         init(fields: [String], placeholder: Template.AlertText, withoutKey: MissingKeyRule) {
             self.fields = fields
@@ -28,6 +34,7 @@ struct ServiceExtensionTemplate: Sendable {
             sealsBody = fields.contains("body")
             sealsCommunication = fields.contains(PayloadKey.communication)
             if case .text(let text) = placeholder { literalPlaceholder = text.literal } else { literalPlaceholder = nil }
+            memberKeys = fields.map(ServiceExtensionContent.memberKey)
         }
     }
 
@@ -60,44 +67,52 @@ struct ServiceExtensionTemplate: Sendable {
     static let defaultMaximumURLLength = 2_048
     static let alertFields = ["title", "subtitle", "body"]
 
-    var encryption: Encryption?
-    var attachment: Attachment?
-    var communication: Communication?
+    let encryption: Encryption?
+    let attachment: Attachment?
+    let communication: Communication?
+
+    private init(encryption: Encryption?, attachment: Attachment?, communication: Communication?) {
+        self.encryption = encryption
+        self.attachment = attachment
+        self.communication = communication
+    }
 
     /// Reads the template's `encrypt`, `placeholder`, `without_key`, `attachment` and
     /// `communication` keys; nil when it has none of them.
     static func read(_ fields: inout YAMLMapping, localization: Template.Localization, customKeys: [String],
                      alertText: (String, inout YAMLMapping) throws(CatalogLoadError) -> Template.AlertText?)
         throws(CatalogLoadError) -> ServiceExtensionTemplate? {
-        var template = ServiceExtensionTemplate()
-        if var attachment = try fields.mapping("attachment") {
-            template.attachment = try readAttachment(&attachment)
+        var attachment: Attachment?
+        var communication: Communication?
+        var encryption: Encryption?
+        if var attachmentFields = try fields.mapping("attachment") {
+            attachment = try readAttachment(&attachmentFields)
         }
-        if var communication = try fields.mapping("communication") {
-            guard let senderID = try communication.text("sender_id"), let senderName = try communication.text("sender_name") else {
-                throw communication.error("sender_id", nil, "a communication notification needs sender_id and sender_name")
+        if var communicationFields = try fields.mapping("communication") {
+            guard let senderID = try communicationFields.text("sender_id"), let senderName = try communicationFields.text("sender_name") else {
+                throw communicationFields.error("sender_id", nil, "a communication notification needs sender_id and sender_name")
             }
-            template.communication = Communication(senderID: senderID, senderName: senderName,
-                                                   conversationID: try communication.text("conversation_id"),
-                                                   senderImageURL: try communication.text("sender_image_url"))
-            try communication.rejectUnknownKeys()
+            communication = Communication(senderID: senderID, senderName: senderName,
+                                          conversationID: try communicationFields.text("conversation_id"),
+                                          senderImageURL: try communicationFields.text("sender_image_url"))
+            try communicationFields.rejectUnknownKeys()
         }
         let placeholder = try alertText("placeholder", &fields)
         let withoutKey = try fields.choice("without_key", known: MissingKeyRule.allCases.map(\.rawValue), MissingKeyRule.init(rawValue:))
         if let node = fields.node("encrypt") {
             var known = alertFields + customKeys
-            if template.attachment != nil { known.append(PayloadKey.attachmentURL) }
-            if template.communication != nil { known.append(PayloadKey.communication) }
+            if attachment != nil { known.append(PayloadKey.attachmentURL) }
+            if communication != nil { known.append(PayloadKey.communication) }
             let names = try sealedFields(node, fields: fields, known: known, localization: localization)
             guard let placeholder else {
                 throw fields.error("placeholder", nil, "an encrypting template needs the placeholder body APNs sees, such as \"New message\"")
             }
-            template.encryption = Encryption(fields: names, placeholder: placeholder, withoutKey: withoutKey ?? .invalid)
+            encryption = Encryption(fields: names, placeholder: placeholder, withoutKey: withoutKey ?? .invalid)
         } else if placeholder != nil || withoutKey != nil {
             throw fields.error(placeholder != nil ? "placeholder" : "without_key", nil, "only a template that has encrypt uses it")
         }
-        guard template.encryption != nil || template.attachment != nil || template.communication != nil else { return nil }
-        return template
+        guard encryption != nil || attachment != nil || communication != nil else { return nil }
+        return ServiceExtensionTemplate(encryption: encryption, attachment: attachment, communication: communication)
     }
 
     private static func readAttachment(_ attachment: inout YAMLMapping) throws(CatalogLoadError) -> Attachment {
