@@ -89,7 +89,8 @@ final class ServiceExtensionTemplate: Sendable {
             attachment = try readAttachment(&attachmentFields)
         }
         if var communicationFields = try fields.mapping("communication") {
-            guard let senderID = try communicationFields.text("sender_id"), let senderName = try communicationFields.text("sender_name") else {
+            guard let senderID = try communicationFields.text("sender_id"),
+                  let senderName = try communicationFields.text("sender_name") else {
                 throw communicationFields.error("sender_id", nil, "a communication notification needs sender_id and sender_name")
             }
             communication = Communication(senderID: senderID, senderName: senderName,

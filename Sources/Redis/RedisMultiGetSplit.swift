@@ -75,7 +75,7 @@ struct RedisMultiGetSplit {
                     let reply = replies[part.command]
                     if case .error = reply { return reply }
                     guard let partValues = reply.array, partValues.count == part.keyPositions.count else {
-                        return .error(RedisError(.protocolError, "a cluster node answered an MGET with other than one value per key"))
+                        return .error(RedisError(.protocolError, "a cluster node answered an MGET with other than a value per key"))
                     }
                     for (position, value) in zip(part.keyPositions, partValues) { values[position] = value }
                 }
