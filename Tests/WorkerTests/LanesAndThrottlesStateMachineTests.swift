@@ -74,7 +74,8 @@ struct LanesAndThrottlesStateMachineTests {
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
                                            partition: 3, offset: 1)])
         #expect(f.machine.partitionsAboveLightest == [partition(3)])
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx0", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx0", tokens: [101], extra: #""lane":"transactional","#),
+                                           offset: 2)])
         #expect(f.machine.partitionsAboveLightest == [partition(0), partition(3)])
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk3", tokens: [102], extra: #""lane":"bulk","#),
                                            partition: 3, offset: 3)])
