@@ -38,8 +38,12 @@ final class PlanningTasks: Sendable {
     /// messages are planned by a task of their own, started in ``byPartition(_:)``'s order, so that
     /// the few messages of one partition (a transactional lane's, under a bulk backlog) come back
     /// without waiting for the hundreds of another polled with them (docs/worker.md, "A delivery's way").
-    func start(_ messages: [PolledMessage]) {
-        for partition in Self.byPartition(messages) { startTask(partition) }
+    /// The tasks of the partitions in `ahead` (those that fed a lane above the lightest) run at a
+    /// higher priority: on the pool's queue of that priority, not behind the bulk tasks queued before.
+    func start(_ messages: [PolledMessage], ahead: Set<KafkaTopicPartition> = []) {
+        for partition in Self.byPartition(messages) {
+            startTask(partition, priority: ahead.contains(partition[0].message.topicPartition) ? .high : nil)
+        }
     }
 
     /// A poll's messages by partition, each partition's in their order, the partitions with the
@@ -59,8 +63,8 @@ final class PlanningTasks: Sendable {
         return groups.enumerated().sorted { ($0.element.count, $0.offset) < ($1.element.count, $1.offset) }.map(\.element)
     }
 
-    private func startTask(_ messages: [PolledMessage]) {
-        Task.detached { [self] in
+    private func startTask(_ messages: [PolledMessage], priority: TaskPriority?) {
+        Task.detached(priority: priority) { [self] in
             // One catalog snapshot for the task: a reload applies from the next one.
             let enricher = planner.catalog.enricher
             let plans = messages.map { message, entry in

@@ -29,7 +29,7 @@ final class SendCompletions: Sendable {
     /// which their ``SentDelivery`` carries on.
     func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, bulk: Bool,
                holdingClaims: Bool, sender: APNsSender) {
-        Task.detached { [self] in
+        Task.detached(priority: bulk ? nil : .high) { [self] in
             do {
                 try await sender.send(notifications, pool: pool, bulk: bulk) { answered in
                     // A chunk's results arrive together: their outcomes are decided at one moment.

@@ -209,7 +209,7 @@ final class WorkerLoop {
         for action in actions {
             switch action {
             case .plan(let messages):
-                planning.start(messages)
+                planning.start(messages, ahead: machine.partitionsAboveLightest)
             case .planWithRegistry(let messages):
                 // Neither the round trip nor the enriching here: the loop goes on meanwhile.
                 registryLookups.submit(messages)

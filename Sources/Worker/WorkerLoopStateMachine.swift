@@ -62,6 +62,9 @@ extension WorkerLoop {
         private var throttle: ThrottleGate<PlannedDelivery>
         /// Messages handed to the planners and not yet back.
         private var messagesPlanning = 0
+        /// The partitions whose latest planned delivery went to a lane above the lightest: their
+        /// next messages are planned ahead of the others (``PlanningTasks/start(_:ahead:)``).
+        private(set) var partitionsAboveLightest: Set<KafkaTopicPartition> = []
         /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage
         /// may record several jobs' deliveries in one round trip).
         private var claimJobs = 0
@@ -320,6 +323,7 @@ extension WorkerLoop {
             let lane = laneNames.index(of: first.delivery.policy.lane)
             if deliveries.allSatisfy({ $0.delivery.policy.lane == first.delivery.policy.lane }) {
                 lanes.enqueue(deliveries, lane: lane)
+                noteLane(lane, of: first.message.topicPartition)
                 if laneHolding.isFull(lanes.count(inLane: lane)) {
                     laneHolding.fed(lane: lane, from: deliveries.lazy.map(\.message.topicPartition))
                 }
@@ -327,8 +331,18 @@ extension WorkerLoop {
                 for delivery in deliveries {
                     let lane = laneNames.index(of: delivery.delivery.policy.lane)
                     lanes.enqueue([delivery], lane: lane)
+                    noteLane(lane, of: delivery.message.topicPartition)
                     if laneHolding.isFull(lanes.count(inLane: lane)) { laneHolding.fed(lane: lane, from: [delivery.message.topicPartition]) }
                 }
+            }
+        }
+
+        /// Remembers whether `partition`'s latest delivery went to a lane above the lightest.
+        private mutating func noteLane(_ lane: Int, of partition: KafkaTopicPartition) {
+            if lanes.priorityLanes.contains(lane) {
+                partitionsAboveLightest.insert(partition)
+            } else {
+                partitionsAboveLightest.remove(partition)
             }
         }
 

@@ -66,6 +66,22 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(try f.answerClaim() == ["batch of 10", "send #2 10 to sandbox as bulk"])
     }
 
+    @Test("a partition whose latest delivery went to a lane above the lightest is planned ahead of the others; one whose latest went to the lightest lane no more")
+    func lanesAbovePlannedAhead() throws {
+        var f = try Self.busySender()
+        let partition = { KafkaTopicPartition(topic: Fixture.topic, partition: $0) }
+        #expect(f.machine.partitionsAboveLightest.isEmpty, "partition 0 fed only bulk")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
+                                           partition: 3, offset: 1)])
+        #expect(f.machine.partitionsAboveLightest == [partition(3)])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx0", tokens: [101], extra: #""lane":"transactional","#),
+                                           offset: 2)])
+        #expect(f.machine.partitionsAboveLightest == [partition(0), partition(3)])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk3", tokens: [102], extra: #""lane":"bulk","#),
+                                           partition: 3, offset: 3)])
+        #expect(f.machine.partitionsAboveLightest == [partition(0)])
+    }
+
     @Test("lanes of one weight: nothing is bulk at the sender")
     func equalLanesAreNotBulk() throws {
         var f = try Fixture {
