@@ -2,7 +2,6 @@ import DecimalBytes
 
 /// Encodes commands to RESP2: `*<count>` CRLF, then per argument `$<length>` CRLF, its bytes and
 /// CRLF (binary-safe: lengths, not terminators), appended straight to the connection's output.
-/// ``RedisCommand`` holds its arguments in that form already: only the count header is written here.
 ///
 /// Written in Swift rather than with hiredis's `redisFormatCommandArgv`, which formats every length
 /// header with `sprintf` into a buffer it allocates per command: with two commands per delivery,
@@ -12,12 +11,26 @@ enum RESPEncoder {
     private static let carriageReturn = UInt8(ascii: "\r")
     private static let lineFeed = UInt8(ascii: "\n")
 
-    /// Appends `command`, encoded: its count header, then its arguments, encoded as they were added.
+    /// Appends `command`, encoded, to `output`.
     static func encode(_ command: RedisCommand, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "*"))
-        output.appendDecimal(Int64(command.count))
+        appendHeader(UInt8(ascii: "*"), command.count, to: &output)
+        command.storage.withUnsafeBufferPointer { storage in
+            var start = 0
+            for end in command.argumentEnds {
+                appendHeader(UInt8(ascii: "$"), end - start, to: &output)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: storage[start..<end]))
+                output.append(carriageReturn)
+                output.append(lineFeed)
+                start = end
+            }
+        }
+    }
+
+    /// Appends `marker`, `value` in decimal and CRLF.
+    private static func appendHeader(_ marker: UInt8, _ value: Int, to output: inout [UInt8]) {
+        output.append(marker)
+        output.appendDecimal(Int64(value))
         output.append(carriageReturn)
         output.append(lineFeed)
-        output.append(contentsOf: command.encodedArguments)
     }
 }

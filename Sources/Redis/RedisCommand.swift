@@ -1,16 +1,15 @@
 import DecimalBytes
 
-/// One Redis command: its name and arguments as bytes (binary-safe), kept in one buffer already in
-/// RESP (per argument `$<length>` CRLF, its bytes, CRLF), so building a command costs one allocation
-/// however many arguments it has, and encoding it is a count header and one copy (``RESPEncoder``).
+/// One Redis command: its name and arguments as bytes (binary-safe), kept in one contiguous buffer
+/// so building and encoding a command costs two allocations however many arguments it has.
 ///
 /// Its description names the command and counts the arguments but never shows them, so an `AUTH`
 /// command cannot leak a password into a log.
 public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable {
-    /// Every argument RESP-encoded, one after another.
-    @usableFromInline var encodedArguments: [UInt8] = []
-    /// How many arguments, the command name included.
-    @usableFromInline var argumentCount = 0
+    /// Every argument's bytes, one after another.
+    @usableFromInline var storage: [UInt8] = []
+    /// Where each argument ends in ``storage``.
+    @usableFromInline var argumentEnds: [Int] = []
     /// The script an `EVALSHA` command runs, so a `NOSCRIPT` reply can load it and retry.
     private(set) var script: RedisScript?
 
@@ -27,10 +26,10 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     }
 
     /// An empty command with room for `bytes` bytes of `arguments` arguments (the name included),
-    /// so that they are copied in once, without the buffer regrowing. Append the name first.
+    /// so that they are copied in once, without the buffers regrowing. Append the name first.
     public init(reservingBytes bytes: Int, arguments: Int) {
-        // Each argument's `$`, length (up to three digits) and two CRLFs.
-        encodedArguments.reserveCapacity(bytes + 8 * arguments)
+        storage.reserveCapacity(bytes)
+        argumentEnds.reserveCapacity(arguments)
     }
 
     /// `EVALSHA sha numkeys key… arg…` for `script`; the connection loads the script and retries
@@ -53,88 +52,45 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     /// Appends a text argument (its UTF-8 bytes).
     @inlinable
     public mutating func append(_ argument: String) {
-        encodedArguments.append(UInt8(ascii: "$"))
-        encodedArguments.appendDecimal(Int64(argument.utf8.count))
-        appendLineEnd()
-        encodedArguments.append(contentsOf: argument.utf8)
-        appendLineEnd()
-        argumentCount += 1
+        storage.append(contentsOf: argument.utf8)
+        argumentEnds.append(storage.count)
     }
 
     /// Appends a binary argument, byte for byte.
     @inlinable
     public mutating func append(bytes argument: some Sequence<UInt8>) {
-        append { $0.append(contentsOf: argument) }
+        storage.append(contentsOf: argument)
+        argumentEnds.append(storage.count)
     }
 
     /// Appends one argument whose bytes `write` appends to the buffer it is lent (it must only
-    /// append): an encoder writes straight into the command, without an array of its own. The
-    /// bytes then move up by the size of their length header, written in front of them.
+    /// append): an encoder writes straight into the command, without an array of its own.
     @inlinable
     public mutating func append(writing write: (inout [UInt8]) -> Void) {
-        let start = encodedArguments.count
-        write(&encodedArguments)
-        let length = encodedArguments.count - start
-        var digits = 1
-        var rest = length / 10
-        while rest > 0 { digits += 1; rest /= 10 }
-        let headerSize = digits + 3
-        encodedArguments.append(contentsOf: repeatElement(0, count: headerSize))
-        encodedArguments.withUnsafeMutableBufferPointer { buffer in
-            let header = buffer.baseAddress! + start
-            // The regions overlap: `copyMemory` moves like `memmove`.
-            UnsafeMutableRawPointer(header + headerSize).copyMemory(from: header, byteCount: length)
-            header[0] = UInt8(ascii: "$")
-            var value = length
-            for index in stride(from: digits, through: 1, by: -1) {
-                header[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            header[digits + 1] = UInt8(ascii: "\r")
-            header[digits + 2] = UInt8(ascii: "\n")
-        }
-        appendLineEnd()
-        argumentCount += 1
+        write(&storage)
+        argumentEnds.append(storage.count)
     }
 
     /// Appends an integer argument in decimal, without going through `String`.
     @inlinable
     public mutating func append(_ argument: Int) {
-        append { $0.appendDecimal(Int64(argument)) }
-    }
-
-    @usableFromInline
-    mutating func appendLineEnd() {
-        encodedArguments.append(UInt8(ascii: "\r"))
-        encodedArguments.append(UInt8(ascii: "\n"))
-    }
-
-    /// The bytes of argument `index` (0 is the name), found through the length headers.
-    func argument(_ index: Int) -> ArraySlice<UInt8> {
-        var position = 0
-        for argument in 0...index {
-            // Past `$`, the length's digits up to CR.
-            var length = 0
-            position += 1
-            while encodedArguments[position] != UInt8(ascii: "\r") {
-                length = length * 10 + Int(encodedArguments[position] - UInt8(ascii: "0"))
-                position += 1
-            }
-            position += 2
-            if argument == index { return encodedArguments[position..<(position + length)] }
-            position += length + 2
-        }
-        preconditionFailure("unreachable: the loop returns at `index`")
+        storage.appendDecimal(Int64(argument))
+        argumentEnds.append(storage.count)
     }
 
     /// How many arguments, the command name included.
     public var count: Int {
-        argumentCount
+        argumentEnds.count
+    }
+
+    /// The bytes of argument `index` (0 is the name).
+    func argument(_ index: Int) -> ArraySlice<UInt8> {
+        storage[(index == 0 ? 0 : argumentEnds[index - 1])..<argumentEnds[index]]
     }
 
     /// The command's name, as given.
     public var name: String {
-        count == 0 ? "" : String(decoding: argument(0), as: UTF8.self)
+        String(decoding: storage[..<(argumentEnds.first ?? 0)], as: UTF8.self)
     }
 
     public var description: String {
