@@ -179,10 +179,7 @@ public struct DeferredStore {
 
     /// The sorted set of the shard `id` falls in.
     func shardKey(_ id: String) -> String {
-        // FNV-1a: stable across processes and versions (Swift's hashValue is seeded per process).
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return shardKey(shard: Int(hash % UInt64(configuration.shards)))
+        shardKey(shard: Int(stableHash(id) % UInt64(configuration.shards)))
     }
 
     /// The sorted set of shard `shard`: `pushline:deferred:{<pipeline>:<shard>}`.

@@ -7,12 +7,19 @@ import Redis
 /// delivery counted again (a redelivery, a retry) is not counted twice.
 ///
 /// Plain commands, no Lua (shared/DESIGN.md §9: a command through `EVAL` runs at about a quarter of
-/// its plain rate): per entry `ZREMRANGEBYSCORE` (what left the longest window), `ZADD NX` (counts
-/// it, or finds it counted), a `ZCOUNT` per limit and `PEXPIRE`, all entries in one pipelined round
-/// trip per batch; every command of an entry names its one key, so any Redis Cluster slot. An entry
-/// is added first and checked after, so two workers racing for the last place both see the other's
-/// entry: neither overshoots (at worst both are over). An entry found over its limit is taken out
-/// again (`ZREM`) in a second round trip, only when a batch has one.
+/// its plain rate): per entry `ZADD NX` (counts it, or finds it counted), a `ZCOUNT` per limit and
+/// `PEXPIRE`, all entries in one pipelined round trip per batch; every command of an entry names its
+/// one key, so any Redis Cluster slot. An entry is added first and checked after, so two workers
+/// racing for the last place both see the other's entry: neither overshoots (at worst both are
+/// over). An entry found over its limit is taken out again (`ZREM`) in a second round trip, only
+/// when a batch has one.
+///
+/// What left the longest window is dropped (`ZREMRANGEBYSCORE`, before the `ZADD`) by one entry in
+/// ``trimInterval`` only, chosen by its member (``trims(_:)``): a `ZCOUNT` counts by score, so older
+/// members never change a count; the trim only bounds a set's size. An entry found counted that
+/// did not trim is asked again with the trim first, in one more round trip (only when a batch has
+/// one: a redelivery), so a member older than the longest window is counted anew, never taken for
+/// the same delivery counted already.
 ///
 /// Confined like its `RedisConnection`: one thread at a time.
 public struct RollingWindows: RollingWindowStore {
@@ -55,8 +62,19 @@ public struct RollingWindows: RollingWindowStore {
 
     /// `pushline:cap:{<app>:<subject>}:<category>`, where the subject is `user:<id>` or
     /// `device:<token>`: a frequency cap's count. The hash tag keeps one recipient's categories in one slot.
+    /// Written into one `String` sized once: joined with `+`, its intermediate strings were 1.5 % of
+    /// the worker's samples with caps on (docs/BENCHMARKS.md, issue 17, branch `policies3`).
     public static func frequencyCapKey(app: String, user: String?, token: DeviceToken, category: String) -> String {
-        "pushline:cap:{" + app + ":" + (user.map { "user:" + $0 } ?? "device:" + token.hex) + "}:" + category
+        let subject = user ?? token.hex
+        var key = String()
+        key.reserveCapacity(30 + app.utf8.count + subject.utf8.count + category.utf8.count)
+        key += "pushline:cap:{"
+        key += app
+        key += user == nil ? ":device:" : ":user:"
+        key += subject
+        key += "}:"
+        key += category
+        return key
     }
 
     /// `pushline:budget:background:{<token>}`: a device's background pushes.
@@ -75,13 +93,35 @@ public struct RollingWindows: RollingWindowStore {
         self.connection = connection
     }
 
+    /// One entry in this many trims its key: a set holds its members still in the longest window,
+    /// plus those counted since its last trim — as many as `trimInterval` on average — and expires
+    /// a longest window after its last count.
+    public static let trimInterval: UInt64 = 8
+
+    /// Whether the entry counting `member` drops what left the longest window first: the same
+    /// answer for a member in every worker and every run.
+    public static func trims(_ member: String) -> Bool {
+        stableHash(member) % trimInterval == 0
+    }
+
     public func count(_ entries: [Entry]) throws(RedisError) -> [Decision] {
+        try count(entries, trimmingEvery: false)
+    }
+
+    /// ``count(_:)``, every entry trimming its key first when `trimmingEvery`.
+    private func count(_ entries: [Entry], trimmingEvery: Bool) throws(RedisError) -> [Decision] {
         guard !entries.isEmpty else { return [] }
+        let trimming = entries.map { trimmingEvery || Self.trims($0.member) }
         var commands: [RedisCommand] = []
         commands.reserveCapacity(entries.reduce(0) { $0 + 3 + $1.limits.count })
-        for entry in entries {
+        for (entry, trims) in zip(entries, trimming) {
             let longest = entry.limits.map(\.windowMilliseconds).max() ?? 0
-            commands.append(Self.command("ZREMRANGEBYSCORE", entry.key) { $0.append("-inf"); $0.append(Int(entry.now - longest)) })
+            if trims {
+                commands.append(Self.command("ZREMRANGEBYSCORE", entry.key) {
+                    $0.append("-inf")
+                    $0.append(Int(entry.now - longest))
+                })
+            }
             commands.append(Self.command("ZADD", entry.key) { $0.append("NX"); $0.append(Int(entry.now)); $0.append(entry.member) })
             for limit in entry.limits {
                 commands.append(Self.command("ZCOUNT", entry.key) { $0.append(Int(entry.now - limit.windowMilliseconds + 1)); $0.append("+inf") })
@@ -95,27 +135,38 @@ public struct RollingWindows: RollingWindowStore {
         // Entries found over their limit stay in their sets until the `ZREM`s: the counts of the
         // later entries of this batch under the same key included them.
         var over: [Entry] = []
+        // Entries found counted without a trim before: the member may be one older than the
+        // longest window, which counts anew.
+        var askAgain: [Int] = []
         var next = 0
-        for entry in entries {
-            let added = replies[next + 1].integer == 1
+        for (index, (entry, trims)) in zip(entries, trimming).enumerated() {
+            let added = replies[next + (trims ? 1 : 0)].integer
+            let counts = next + (trims ? 2 : 1)
             let overLimit = entry.limits.enumerated().contains { offset, limit in
                 let from = entry.now - limit.windowMilliseconds + 1
                 let earlierOver = over.count { $0.key == entry.key && $0.now >= from }
-                return (replies[next + 2 + offset].integer ?? 0) - Int64(earlierOver) > Int64(limit.limit)
+                return (replies[counts + offset].integer ?? 0) - Int64(earlierOver) > Int64(limit.limit)
             }
-            next += 3 + entry.limits.count
-            if !added {
-                // Found counted: by an earlier batch, or earlier in this one (over, then, if it was).
-                decisions.append(over.contains { $0.key == entry.key && $0.member == entry.member } ? .overLimit : .alreadyCounted)
-            } else if overLimit {
+            next = counts + entry.limits.count + 1
+            if added == 1 {
+                decisions.append(overLimit ? .overLimit : .counted)
+                if overLimit { over.append(entry) }
+            } else if over.contains(where: { $0.key == entry.key && $0.member == entry.member }) {
+                // Found counted earlier in this batch, and over.
                 decisions.append(.overLimit)
-                over.append(entry)
             } else {
-                decisions.append(.counted)
+                let countedEarlier = zip(entries, decisions).contains {
+                    $0.key == entry.key && $0.member == entry.member && $1 == .counted
+                }
+                if !trims && !countedEarlier { askAgain.append(index) }
+                decisions.append(.alreadyCounted)
             }
         }
         if !over.isEmpty, let error = try connection.pipeline(over.map { RedisCommand("ZREM", $0.key, $0.member) }).lazy.compactMap(\.error).first {
             throw error
+        }
+        for (index, decision) in zip(askAgain, try count(askAgain.map { entries[$0] }, trimmingEvery: true)) {
+            decisions[index] = decision
         }
         return decisions
     }

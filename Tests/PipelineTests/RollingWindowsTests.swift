@@ -101,6 +101,45 @@ struct RollingWindowsTests {
         #expect(next == [counted == limit ? .overLimit : .counted])
     }
 
+    @Test("the same delivery met again after its longest window is counted anew", arguments: StoreBackend.allCases)
+    func sameDeliveryAfterTheWindow(backend: StoreBackend) async throws {
+        // A member that does not trim its key: only the second asking drops its old score.
+        let member = try #require((0...).lazy.map { "d\($0)" }.first { !RollingWindows.trims($0) })
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            var decisions = try windows.count([Self.entry(member, at: Self.start)])
+            decisions += try windows.count([Self.entry(member, at: Self.start + Self.day), Self.entry(member, at: Self.start + Self.day + 1)])
+            // Counted anew: it takes a place in the new hour's three.
+            decisions += try windows.count((1...3).map { Self.entry("e\($0)", at: Self.start + Self.day + 2) })
+            return decisions
+        }
+        #expect(decisions == [.counted, .counted, .alreadyCounted, .counted, .counted, .overLimit])
+    }
+
+    @Test("a set keeps what left its windows only until an entry that trims: bounded, and never counted",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func trimBoundsTheSet(backend: StoreBackend) async throws {
+        let members = (0...).lazy.map { "d\($0)" }
+        let keeping = Array(members.filter { !RollingWindows.trims($0) }.prefix(12))
+        let trimming = try #require(members.first { RollingWindows.trims($0) })
+        let (decisions, sizes) = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            let connection = try #require(stores.connection)
+            let key = Self.entry("", at: 0).key
+            // A day apart: each leaves the longest window before the next, stays in the set, and
+            // is never counted again (three per hour, four per day hold for each).
+            var decisions = try keeping.enumerated().flatMap { day, member in
+                try windows.count([Self.entry(member, at: Self.start + Int64(day) * Self.day)])
+            }
+            var sizes = [try connection.send(RedisCommand("ZCARD", key)).integer]
+            decisions += try windows.count([Self.entry(trimming, at: Self.start + Int64(keeping.count) * Self.day)])
+            sizes.append(try connection.send(RedisCommand("ZCARD", key)).integer)
+            return (decisions, sizes)
+        }
+        #expect(decisions == Array(repeating: .counted, count: 13))
+        #expect(sizes == [12, 1])
+    }
+
     @Test("keys count apart: another recipient or category has its own places", arguments: StoreBackend.allCases)
     func keysApart(backend: StoreBackend) async throws {
         let decisions = try await withStores(backend) { stores in
