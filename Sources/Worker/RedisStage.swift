@@ -6,7 +6,9 @@ import Synchronization
 
 /// The worker's claim and record round trips, run in order on a thread of their own with a Redis
 /// connection of their own, so that the loop's thread goes on polling, taking plans, producing and
-/// completing while Redis answers. Results come back through an ``Inbox``.
+/// completing while Redis answers. Results come back through an ``Inbox``. A claim of the lanes
+/// above the lightest (`ahead`) runs next, before the jobs queued in front of it, so that under a
+/// bulk backlog it waits only for the round trip in hand (docs/worker.md).
 ///
 /// The set of deliveries this worker has claimed and not yet recorded lives here, on this thread,
 /// where claims and records happen in order: a claim that finds this worker's own `pending` for a
@@ -23,12 +25,13 @@ import Synchronization
 /// emits an outcome Kafka already has stays short (docs/worker.md).
 final class RedisStage: Sendable {
     enum Job: Sendable {
-        case claim([PlannedDelivery])
+        case claim([PlannedDelivery], ahead: Bool)
         case record([SentDelivery])
     }
 
     enum Outcome: Sendable {
-        case claimed(DeliveryStages.Claims)
+        /// `ahead`: the job's, which may have run before jobs submitted earlier.
+        case claimed(DeliveryStages.Claims, ahead: Bool)
         case recorded([SentDelivery], tokenEvents: [WorkerOutput])
         /// The job did not run to its end; a retryable ``RedisError`` means Redis is out and the
         /// job may run again as a whole.
@@ -56,7 +59,7 @@ final class RedisStage: Sendable {
         }
     }
 
-    /// Queues a job behind the others.
+    /// Queues a job behind the others (a claim `ahead`, behind the other claims ahead only).
     func submit(_ job: Job) {
         jobs.append(contentsOf: [job])
     }
@@ -91,6 +94,7 @@ final class RedisStage: Sendable {
     private func run(configuration: WorkerConfiguration, planner: DeliveryPlanner, stores: StoreAccess, owner: String) {
         var stages: DeliveryStages?
         var claimed = Set<DeliveryKey>()
+        var queued: [Job] = []
         let flush = Duration.milliseconds(Self.watermarkFlushMilliseconds)
         var watermarksWritten = clock.now - flush
         var keepAlive = KeepAliveSchedule(ownerTTL: configuration.ownerTTL,
@@ -115,7 +119,10 @@ final class RedisStage: Sendable {
             let idle = stages == nil ? 1000 : max(1, min(1000, (keepAlive.next - clock.now).wholeMilliseconds))
             let untilWatermarks = max(1, (watermarksWritten + flush - clock.now).wholeMilliseconds)
             _ = jobArrived.wait(milliseconds: recorded.withLock(\.isEmpty) ? idle : min(idle, untilWatermarks))
-            for job in Self.coalesced(jobs.take()) where !stopping.load(ordering: .acquiring) {
+            // Taken again after every job, so that a claim ahead submitted meanwhile runs next.
+            while !stopping.load(ordering: .acquiring) {
+                queued += jobs.take()
+                guard let job = Self.next(from: &queued) else { break }
                 do {
                     if stages == nil {
                         stages = try DeliveryStages(configuration: configuration, planner: planner, stores: stores, owner: owner)
@@ -143,10 +150,10 @@ final class RedisStage: Sendable {
     private func perform(_ job: Job, stages: DeliveryStages, claimed: inout Set<DeliveryKey>,
                          carryingWatermarks: Bool) throws(RedisError) -> Outcome {
         switch job {
-        case .claim(let planned):
+        case .claim(let planned, let ahead):
             let claims = try stages.claim(planned, inFlight: claimed)
             for delivery in claims.admitted { claimed.insert(delivery.key) }
-            return .claimed(claims)
+            return .claimed(claims, ahead: ahead)
         case .record(let sent):
             let watermarks = carryingWatermarks ? takeRecorded() : []
             let tokenEvents: [WorkerOutput]
@@ -161,25 +168,20 @@ final class RedisStage: Sendable {
         }
     }
 
-    /// The jobs in order, adjacent record jobs joined into one: a send's answers come in chunks (one
-    /// per turn of the sender's loop), and chunks that queued up while a round trip ran go together
-    /// in the next one.
-    static func coalesced(_ jobs: [Job]) -> [Job] {
-        var joined: [Job] = []
-        joined.reserveCapacity(jobs.count)
-        // Appended to one array per run (joining two arrays at each step copied the run so far).
-        var run: [SentDelivery]?
-        for job in jobs {
-            if case .record(let sent) = job {
-                if run == nil { run = sent } else { run?.append(contentsOf: sent) }
-                continue
-            }
-            if let sent = run { joined.append(.record(sent)) }
-            run = nil
-            joined.append(job)
+    /// Takes the job to run next from the queue: the first claim ahead, or else the first job, a
+    /// record joined with the record jobs right behind it — a send's answers come in chunks (one per
+    /// turn of the sender's loop), and chunks that queued up while a round trip ran go together in
+    /// the next one. Nil when the queue is empty.
+    static func next(from queued: inout [Job]) -> Job? {
+        if let ahead = queued.firstIndex(where: { if case .claim(_, ahead: true) = $0 { true } else { false } }) {
+            return queued.remove(at: ahead)
         }
-        if let sent = run { joined.append(.record(sent)) }
-        return joined
+        guard let first = queued.first else { return nil }
+        guard case .record(var sent) = first else { return queued.removeFirst() }
+        let run = queued.prefix { if case .record = $0 { true } else { false } }
+        for case .record(let more) in run.dropFirst() { sent.append(contentsOf: more) }
+        queued.removeFirst(run.count)
+        return .record(sent)
     }
 
     /// The watermarks noted since the last call, as positions (partition and offset). After

@@ -191,7 +191,7 @@ final class WorkerLoop {
     /// Counts what claim jobs found (redeliveries, deliveries a dead worker left uncertain) and what
     /// the policy stage decided (priorities lowered, interruption levels of what goes to the sender).
     private func countClaims(_ answers: [RedisStage.Outcome]) {
-        for case .claimed(let claims) in answers {
+        for case .claimed(let claims, _) in answers {
             metrics.redeliveredReemitted.increment(by: claims.reemitted)
             metrics.redeliveredRecorded.increment(by: claims.recorded.count)
             metrics.uncertainResent.increment(by: claims.uncertainResent)
@@ -213,8 +213,8 @@ final class WorkerLoop {
             case .planWithRegistry(let messages):
                 // Neither the round trip nor the enriching here: the loop goes on meanwhile.
                 registryLookups.submit(messages)
-            case .claim(let planned):
-                redisStage.submit(.claim(planned))
+            case .claim(let planned, let ahead):
+                redisStage.submit(.claim(planned, ahead: ahead))
             case .record(let sent):
                 redisStage.submit(.record(sent))
             case .sendWithoutClaims(let planned):

@@ -68,9 +68,10 @@ extension WorkerLoop {
         /// Claim jobs, and deliveries to record, at the ``RedisStage``, not yet answered (the stage
         /// may record several jobs' deliveries in one round trip).
         private var claimJobs = 0
-        /// Whether each claim job at the ``RedisStage``, in the order they run, is a batch of the
-        /// lanes above the lightest; and their batches at the sender.
-        private var priorityClaimJobs: [Bool] = []
+        /// Claim jobs at the ``RedisStage`` that are batches of the lanes above the lightest (the
+        /// stage runs them ahead, so their answers come back out of submission order); and their
+        /// batches at the sender.
+        private var priorityClaimJobs = 0
         private var priorityBatchesAtSender: Set<Int> = []
         /// Set while a batch of the lanes above the lightest is submitted.
         private var claimingPriority = false
@@ -132,7 +133,7 @@ extension WorkerLoop {
 
         /// Batches of the lanes above the lightest being claimed or at the sender.
         private var priorityBatchesInProgress: Int {
-            priorityClaimJobs.reduce(0) { $1 ? $0 + 1 : $0 } + priorityBatchesAtSender.count
+            priorityClaimJobs + priorityBatchesAtSender.count
         }
 
         /// Batch slots: `concurrency`, and one more kept for the lanes above the lightest when there
@@ -379,13 +380,14 @@ extension WorkerLoop {
             // Whether it is the claim of the batch of the slot kept for the lanes above the lightest.
             var priority = false
             switch outcome {
-            case .claimed, .failed(.claim, _):
+            case .claimed(_, let ahead), .failed(.claim(_, let ahead), _):
                 claimJobs -= 1
-                if !priorityClaimJobs.isEmpty { priority = priorityClaimJobs.removeFirst() }
+                priority = ahead
+                if ahead { priorityClaimJobs -= 1 }
             case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
             }
             switch outcome {
-            case .claimed(let claims):
+            case .claimed(let claims, _):
                 // Claims taken for handed-back messages are still sent and settled (outputs aside):
                 // the next owner meets them settled and emits their outcome, once.
                 let deferring = claims.deferred.filter { ledger.isTracked($0.entry) }
@@ -404,7 +406,7 @@ extension WorkerLoop {
                 guard let error = error as? RedisError, error.isRetryable else { throw error }
                 redisFailed(error, now: now, into: &actions)
                 switch job {
-                case .claim(let planned): submit(.claim(planned), now: now, into: &actions)
+                case .claim(let planned, _): submit(.claim(planned), now: now, into: &actions)
                 case .record(let sent): submit(.record(sent), now: now, into: &actions)
                 }
             }
@@ -457,8 +459,8 @@ extension WorkerLoop {
                     return
                 }
                 claimJobs += 1
-                priorityClaimJobs.append(claimingPriority)
-                actions.append(.claim(planned))
+                if claimingPriority { priorityClaimJobs += 1 }
+                actions.append(.claim(planned, ahead: claimingPriority))
             case .record(let sent):
                 // fail_open: what ``splitForOutage(_:into:)`` let through is produced without Redis.
                 guard !outage.isOut else {

@@ -45,9 +45,10 @@ extension WorkerLoop.StateMachine {
         /// ``WorkerLoop/StateMachine/plannedWithRegistry(_:for:now:)``, or on an outage
         /// ``WorkerLoop/StateMachine/registryFailed(_:_:now:)``. They count as being planned until then.
         case planWithRegistry([WorkerLoop.MessageToPlan])
-        /// Claim the deliveries on the ``RedisStage``; its answer comes back through
-        /// ``WorkerLoop/StateMachine/redisAnswered(_:now:)``.
-        case claim([PlannedDelivery])
+        /// Claim the deliveries on the ``RedisStage`` (`ahead`: a batch of the lanes above the
+        /// lightest, which the stage runs before the jobs queued in front of it); its answer comes
+        /// back through ``WorkerLoop/StateMachine/redisAnswered(_:now:)``.
+        case claim([PlannedDelivery], ahead: Bool)
         /// Settle the claims and write the token events of sent deliveries on the ``RedisStage``.
         case record([SentDelivery])
         /// `fail_open` while Redis is out: count the deliveries as sent without deduplication, seal

@@ -116,6 +116,21 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.machine.queuedByLane == [0, 10])
     }
 
+    @Test("a claim of the lanes above goes to the Redis stage ahead; answered before the bulk claim submitted earlier, its batch still holds the slot kept for the lanes above, and the bulk batch is still bulk's")
+    func claimAheadAnsweredOutOfOrder() throws {
+        var f = try Self.busySender()
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"])
+        #expect(f.claimsAhead == [false, true], "only the transactional batch's claim is ahead")
+        #expect(try f.answerClaim(at: 1) == ["batch of 1", "send #0 1 to sandbox"])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
+        #expect(f.tick(2) == [], "the transactional batch at the sender holds the extra slot")
+        #expect(try f.answerClaim() == ["batch of 10", "send #1 10 to sandbox as bulk"])
+        _ = try f.answerSend()
+        #expect(f.tick(3) == ["scheduled [1, 0]", "claim 1"], "the transactional send answered frees the extra slot")
+        #expect(f.claimJobs.last?.map(\.intentID) == ["tx2"])
+    }
+
     @Test("every batch slot taken, the lanes above close a batch of their own in a shared slot as it frees, never one with bulk, and hold at most concurrency slots: one is left to bulk")
     func transactionalNeverJoinsBulkBatch() throws {
         var f = try Fixture {

@@ -26,6 +26,8 @@ struct StateMachineFixture {
     private var nextProducerID: UInt64 = 1
     /// Claim jobs, sends and record jobs asked for, in order.
     private(set) var claimJobs: [[PlannedDelivery]] = []
+    /// Whether each of `claimJobs` is a claim ahead (a batch of the lanes above the lightest).
+    private(set) var claimsAhead: [Bool] = []
     private(set) var sends: [(id: Int, deliveries: [PlannedDelivery], holdingClaims: Bool)] = []
     private(set) var recordJobs: [[SentDelivery]] = []
     /// Deliveries to send without claims (`fail_open`), and records to produce without Redis, in order.
@@ -116,9 +118,12 @@ struct StateMachineFixture {
         _ = try answerRecord()
     }
 
-    /// The oldest claim job's answer: every delivery claimed, unless `decide` says otherwise.
-    mutating func answerClaim(now: Int = 0, _ decide: (PlannedDelivery) -> Claim = { _ in .admitted }) throws -> [String] {
-        let job = claimJobs.removeFirst()
+    /// The answer of the claim job at `index` (the oldest unless the Redis stage ran a claim ahead
+    /// first): every delivery claimed, unless `decide` says otherwise.
+    mutating func answerClaim(at index: Int = 0, now: Int = 0,
+                              _ decide: (PlannedDelivery) -> Claim = { _ in .admitted }) throws -> [String] {
+        let job = claimJobs.remove(at: index)
+        let ahead = claimsAhead.remove(at: index)
         var claims = DeliveryStages.Claims()
         for delivery in job {
             switch decide(delivery) {
@@ -128,12 +133,13 @@ struct StateMachineFixture {
             case .suppressed(let reason): claims.outputs.append(planner.records.outcome(delivery, .suppressed, reason: reason))
             }
         }
-        return try perform(machine.redisAnswered([.claimed(claims)], now: at(now)))
+        return try perform(machine.redisAnswered([.claimed(claims, ahead: ahead)], now: at(now)))
     }
 
     /// The oldest claim job fails with `error`.
     mutating func failClaim(_ error: any Error, now: Int = 0) throws -> [String] {
-        try perform(machine.redisAnswered([.failed(.claim(claimJobs.removeFirst()), error)], now: at(now)))
+        try perform(machine.redisAnswered([.failed(.claim(claimJobs.removeFirst(), ahead: claimsAhead.removeFirst()), error)],
+                                          now: at(now)))
     }
 
     /// The oldest send's answers: every delivery `outcome` (a 410 `Unregistered` for `.rejected`).
@@ -235,7 +241,9 @@ struct StateMachineFixture {
         for action in actions {
             switch action {
             case .plan(let messages): toPlan += messages
-            case .claim(let planned): claimJobs.append(planned)
+            case .claim(let planned, let ahead):
+                claimJobs.append(planned)
+                claimsAhead.append(ahead)
             case .record(let sent): recordJobs.append(sent)
             case .sendWithoutClaims(let planned): withoutClaims.append(planned)
             case .recordWithoutRedis(let sent): withoutRedis.append(sent)
@@ -259,7 +267,7 @@ struct StateMachineFixture {
         switch action {
         case .plan(let messages): "plan \(messages.count)"
         case .planWithRegistry(let messages): "planWithRegistry \(messages.count)"
-        case .claim(let planned): "claim \(planned.count)"
+        case .claim(let planned, _): "claim \(planned.count)"
         case .record(let sent): "record \(sent.count)"
         case .sendWithoutClaims(let planned): "sendWithoutClaims \(planned.count)"
         case .recordWithoutRedis(let sent): "recordWithoutRedis \(sent.count)"
