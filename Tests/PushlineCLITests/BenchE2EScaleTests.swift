@@ -8,8 +8,8 @@ import Testing
 struct BenchE2EScaleTests {
     @Test("single and cluster × one and two workers: every run complete, then the table and each round's ratios")
     func singleAndClusterWithOneAndTwoWorkers() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", "4000", "--redis", "single,cluster", "--workers", "1,2")
-        let complete = lines.filter { $0 == "[tokens] outcomes: accepted 4000; complete (every delivery has its expected outcome)" }
+        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--redis", "single,cluster", "--workers", "1,2")
+        let complete = lines.filter { $0 == "[tokens] outcomes: accepted \(Self.intents); complete (every delivery has its expected outcome)" }
         #expect(complete.count == 4, "\(output)")
         #expect(lines.contains { $0.hasPrefix("workload     redis    workers") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 1 worker(s): outcomes/s cluster / single ") })
@@ -22,7 +22,7 @@ struct BenchE2EScaleTests {
 
     @Test("policies both, two rounds: off and on alternate, the rows say which, and each round has its on / off ratio")
     func policiesBothInRounds() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", "4000", "--policies", "both", "--rounds", "2")
+        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--rounds", "2")
         #expect(lines.filter { $0.hasPrefix("[tokens] policies ") } == ["[tokens] policies off", "[tokens] policies on",
                                                                         "[tokens] policies off", "[tokens] policies on"])
         #expect(lines.filter { $0.hasPrefix("tokens off   single ") }.count == 2, "\(output)")
@@ -35,7 +35,7 @@ struct BenchE2EScaleTests {
 
     @Test("policies both with one and two workers: each worker ratio compares runs of the same policy mode")
     func workerRatiosPairTheSamePolicyMode() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", "4000", "--policies", "both", "--workers", "1,2")
+        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--workers", "1,2")
         // The table's rows: `tokens off   single   1   <outcomes/s>   <workers µs> (…)`.
         func workersMicroseconds(_ mode: String, _ workers: Int) -> Double? {
             let row: [Substring] = ["tokens", Substring(mode), "single", Substring(String(workers))]
@@ -52,6 +52,11 @@ struct BenchE2EScaleTests {
             #expect(abs(ratio - two / one) < 0.02, "\(mode): printed \(ratio), table \(two) / \(one)\n\(output)")
         }
     }
+
+    /// Intents per run: enough that their outcomes reach the reader over several reads, or the
+    /// sustained rate has nothing to measure. The worker takes each burst of pre-loaded intents in
+    /// one go and its outcomes arrive together: a CI run of 4,000 read them all at once.
+    private static let intents = "20000"
 
     /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
     /// `arguments`: it must succeed; its output's lines, and the whole of it for failure messages.
