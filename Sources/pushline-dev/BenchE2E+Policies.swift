@@ -55,7 +55,7 @@ enum BenchPolicies: String, CaseIterable {
     /// each of `rounds` rounds (``BenchE2EScale``), the on run over the off run beside it (same
     /// Redis deployment and worker count).
     static func printRatios(_ results: [BenchE2EResult], rounds: Int) {
-        for (round, runs) in BenchE2EScale.rounds(of: results, count: rounds).enumerated() {
+        for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
             for on in runs where on.settings.policies == .on {
                 guard let off = runs.first(where: { $0.settings.policies == .off && $0.workload == on.workload
                                                     && $0.settings.redis == on.settings.redis

@@ -95,7 +95,7 @@ struct BenchE2EScale {
                    BenchE2EResult.pad(String(format: "%.2f", result.redisCommandsPerOutcome), 18),
                    BenchE2EResult.pad(String(format: "%.1f", result.redisCommandsPerRead), 9)].joined(separator: "  "))
         }
-        for (round, runs) in Self.rounds(of: results, count: rounds).enumerated() {
+        for (round, runs) in Self.resultsByRound(results, rounds: rounds).enumerated() {
             for result in runs where result.settings.redis.isCluster {
                 guard let single = runs.first(where: { $0.isSameLoad(as: result) && $0.settings.redis == .single
                                                        && $0.settings.workers == result.settings.workers }) else { continue }
@@ -119,7 +119,7 @@ struct BenchE2EScale {
     }
 
     /// `results` split into the `count` rounds they ran in, each round's runs in their order.
-    static func rounds(of results: [BenchE2EResult], count: Int) -> [ArraySlice<BenchE2EResult>] {
+    static func resultsByRound(_ results: [BenchE2EResult], rounds count: Int) -> [ArraySlice<BenchE2EResult>] {
         let perRound = results.count / count
         return (0..<count).map { results[($0 * perRound)..<(($0 + 1) * perRound)] }
     }
