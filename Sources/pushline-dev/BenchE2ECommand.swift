@@ -182,7 +182,7 @@ enum BenchE2ECommand: Command {
                 let tokensRate = results.first { $0.policies == .off && $0.result.workload == .tokens }?.result.sustained.rate
                 printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokensRate: tokensRate)
             }
-            BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate)
+            BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate, rounds: scale.rounds)
             BenchPolicies.printRatios(results.map(\.result), rounds: scale.rounds)
             scale.printComparison(results.map(\.result))
             print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")

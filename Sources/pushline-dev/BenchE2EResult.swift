@@ -62,8 +62,9 @@ struct BenchE2EResult {
         }.joined(separator: ", ")
     }
 
-    /// The workloads side by side, and the worker's CPU per outcome of each against `tokens`.
-    static func printSideBySide(_ results: [BenchE2EResult], rawRate: Double) {
+    /// The workloads side by side; then, per round of `rounds`, each workload's rate and worker CPU
+    /// per outcome against the `tokens` run of the same round with the same settings.
+    static func printSideBySide(_ results: [BenchE2EResult], rawRate: Double, rounds: Int) {
         guard results.count > 1 else { return }
         Swift.print("workload    outcomes  complete  outcomes/s   / h2load  worker µs  server µs  redis µs  p99 read back")
         for result in results {
@@ -75,11 +76,18 @@ struct BenchE2EResult {
                            pad(String(format: "%.1f ms", percentile(result.readBack, 0.99)), 13)]
             Swift.print(columns.joined(separator: "  "))
         }
-        guard let tokens = results.first(where: { $0.workload == .tokens }) else { return }
-        for result in results where result.workload != .tokens {
-            Swift.print(String(format: "outcomes/s, %@ / tokens: %.2f", result.workload.rawValue, result.sustained.rate / tokens.sustained.rate))
-            guard let micro = result.workerMicroseconds, let tokensMicro = tokens.workerMicroseconds else { continue }
-            Swift.print(String(format: "worker CPU per outcome, %@ / tokens: %.2f", result.workload.rawValue, micro / tokensMicro))
+        for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
+            let prefix = rounds > 1 ? "round \(round + 1), " : ""
+            for result in runs where result.workload != .tokens {
+                guard let tokens = runs.first(where: { $0.workload == .tokens && $0.settings.policies == result.settings.policies
+                                                       && $0.settings.redis == result.settings.redis
+                                                       && $0.settings.workers == result.settings.workers }) else { continue }
+                Swift.print(prefix + String(format: "outcomes/s, %@ / tokens: %.2f", result.label(among: results),
+                                            result.sustained.rate / tokens.sustained.rate))
+                guard let micro = result.workerMicroseconds, let tokensMicro = tokens.workerMicroseconds else { continue }
+                Swift.print(prefix + String(format: "worker CPU per outcome, %@ / tokens: %.2f", result.label(among: results),
+                                            micro / tokensMicro))
+            }
         }
     }
 

@@ -53,6 +53,29 @@ struct BenchE2EScaleTests {
         }
     }
 
+    @Test("two rounds of tokens and sealed: each round's sealed / tokens ratios divide by that round's tokens run")
+    func workloadRatiosPairTheSameRound() async throws {
+        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--workloads", "tokens,sealed", "--rounds", "2")
+        // The side-by-side rows: `<workload>  <outcomes>  yes  <outcomes/s>  <÷ h2load>  <worker µs> …`,
+        // in the order the runs were made: round 1's tokens and sealed, then round 2's.
+        let rows = lines.map { $0.split(separator: " ") }.filter { $0.count > 5 && $0[2] == "yes" }
+        let rates = rows.map { (workload: String($0[0]), rate: Double($0[3]) ?? 0, worker: Double($0[5]) ?? 0) }
+        #expect(rates.map(\.workload) == ["tokens", "sealed", "tokens", "sealed"], "\(output)")
+        guard rates.count == 4 else { return }
+        for round in 1...2 {
+            let (tokens, sealed) = (rates[2 * round - 2], rates[2 * round - 1])
+            let printed = try #require(lines.first { $0.hasPrefix("round \(round), outcomes/s, sealed / tokens: ") }, "\(output)")
+            let ratio = try #require(Double(printed.split(separator: " ").last ?? ""), "\(printed)")
+            // Rates are printed whole, the ratio to 0.01.
+            #expect(abs(ratio - sealed.rate / tokens.rate) < 0.006, "round \(round): printed \(ratio)\n\(output)")
+            let cpu = try #require(lines.first { $0.hasPrefix("round \(round), worker CPU per outcome, sealed / tokens: ") },
+                                   "\(output)")
+            let cpuRatio = try #require(Double(cpu.split(separator: " ").last ?? ""), "\(cpu)")
+            // The table's µs are rounded to 0.1.
+            #expect(abs(cpuRatio - sealed.worker / tokens.worker) < 0.02, "round \(round): printed \(cpuRatio)\n\(output)")
+        }
+    }
+
     /// Intents per run: enough that their outcomes reach the reader over several reads, or the
     /// sustained rate has nothing to measure. The worker takes each burst of pre-loaded intents in
     /// one go and its outcomes arrive together: a CI run of 4,000 read them all at once.
