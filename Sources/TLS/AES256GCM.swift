@@ -47,35 +47,42 @@ public struct AES256GCM: Sendable, CustomStringConvertible, CustomReflectable {
 
     /// Seals `plaintext` under a fresh random nonce: nonce ‖ ciphertext ‖ tag.
     public func seal(_ plaintext: [UInt8], authenticating additionalData: [UInt8] = []) throws(OpenSSLError) -> [UInt8] {
-        try withSealedBox(plaintext, nonce: nil, authenticating: additionalData) { Array($0) }
+        var combined: [UInt8] = []
+        try withSealedBox(plaintext, nonce: nil, authenticating: additionalData) { combined = Array($0) }
+        return combined
     }
 
     /// Seals `plaintext` under `nonce` (12 bytes; never reuse one with the same key).
     public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating additionalData: [UInt8] = []) throws(OpenSSLError) -> [UInt8] {
-        try withSealedBox(plaintext, nonce: nonce[...], authenticating: additionalData) { Array($0) }
+        var combined: [UInt8] = []
+        try withSealedBox(plaintext, nonce: nonce[...], authenticating: additionalData) { combined = Array($0) }
+        return combined
     }
 
-    /// Seals `plaintext` into a temporary buffer, nonce ‖ ciphertext ‖ tag, and returns what `body`
-    /// returns for it: a box that goes on as base64 needs no array of its own. `nonce`: 12 bytes
-    /// (never reuse one with the same key); nil draws a fresh random one straight into the box.
-    /// The buffer is valid only inside `body`.
-    public func withSealedBox<Result>(_ plaintext: [UInt8], nonce: ArraySlice<UInt8>?, authenticating additionalData: [UInt8] = [],
-                                      _ body: (UnsafeBufferPointer<UInt8>) -> Result) throws(OpenSSLError) -> Result {
+    /// Seals `plaintext` into a temporary buffer, nonce ‖ ciphertext ‖ tag, and lends it to `body`:
+    /// a box that goes on as base64 needs no array of its own. `nonce`: 12 bytes (never reuse one
+    /// with the same key); nil draws a fresh random one straight into the box. The buffer is valid
+    /// only inside `body`.
+    ///
+    /// Not generic in what `body` returns: called from another module, a generic one had the
+    /// runtime look up the metadata of the `Result` it kept the outcome in, under a lock, at every
+    /// seal (docs/BENCHMARKS.md, issue 19's eleventh round).
+    public func withSealedBox(_ plaintext: [UInt8], nonce: ArraySlice<UInt8>?, authenticating additionalData: [UInt8] = [],
+                              _ body: (UnsafeBufferPointer<UInt8>) -> Void) throws(OpenSSLError) {
         if let nonce, nonce.count != Self.nonceByteCount {
             throw OpenSSLError(operation: "AES-256-GCM seal", reason: "a nonce has \(Self.nonceByteCount) bytes, got \(nonce.count)")
         }
-        let sealed: Swift.Result<Result, OpenSSLError> = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: plaintext.count + Self.overhead) { box in
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: plaintext.count + Self.overhead) { box throws(OpenSSLError) in
             if let nonce {
                 _ = box.initialize(fromContentsOf: nonce)
             } else if RAND_bytes(box.baseAddress, Int32(Self.nonceByteCount)) != 1 {
-                return .failure(OpenSSLError.drainingQueue(operation: "RAND_bytes"))
+                throw OpenSSLError.drainingQueue(operation: "RAND_bytes")
             }
             guard seal(plaintext, into: box, authenticating: additionalData) else {
-                return .failure(OpenSSLError.drainingQueue(operation: "AES-256-GCM seal"))
+                throw OpenSSLError.drainingQueue(operation: "AES-256-GCM seal")
             }
-            return .success(body(UnsafeBufferPointer(box)))
+            body(UnsafeBufferPointer(box))
         }
-        return try sealed.get()
     }
 
     /// Fills `box` (the plaintext's length plus ``overhead``, the nonce in its first 12 bytes) with
