@@ -82,6 +82,37 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.machine.partitionsAboveLightest == [partition(0)])
     }
 
+    @Test("while two polls' worth is being planned the loop may not poll, but may take up to a batch more from the partitions feeding the lanes above; none while draining")
+    func lanesAboveTakenWhilePollingWaits() throws {
+        var f = try Fixture {
+            $0.concurrency = 1
+            $0.batchSize = 10
+            $0.policies.lanes = Self.lanes(readAhead: 100)
+        }
+        let bulk = { (offset: Int64, count: Int) in
+            try (0..<count).map { index in
+                let offset = offset + Int64(index)
+                return Fixture.message(try Fixture.intent(id: "bulk\(offset)", tokens: [Int(offset)], extra: #""lane":"bulk","#), offset: offset)
+            }
+        }
+        _ = f.pollAndPlan(try bulk(0, 1))
+        #expect(f.machine.aheadLimit == 0, "no partition feeds the lanes above")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [1000], extra: #""lane":"transactional","#),
+                                           partition: 3, offset: 0)])
+        #expect(f.machine.aheadLimit == 10)
+        _ = f.perform(f.machine.polled(try bulk(1, 20)))
+        #expect(!f.machine.mayPoll, "two polls' worth (20) being planned")
+        #expect(f.machine.aheadLimit == 10, "one batch more, from partition 3 only")
+        _ = f.perform(f.machine.polled(try bulk(21, 6)))
+        #expect(f.machine.aheadLimit == 4, "26 being planned: up to 30")
+        _ = f.perform(f.machine.polled(try bulk(27, 4)))
+        #expect(f.machine.aheadLimit == 0, "30 being planned")
+        _ = f.pollAndPlan([])
+        #expect(f.machine.mayPoll && f.machine.aheadLimit == 10, "planned: partition 3's latest delivery is still transactional")
+        f.machine.drainRequested()
+        #expect(f.machine.aheadLimit == 0, "draining takes nothing more")
+    }
+
     @Test("lanes of one weight: nothing is bulk at the sender")
     func equalLanesAreNotBulk() throws {
         var f = try Fixture {
