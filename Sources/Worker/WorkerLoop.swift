@@ -139,7 +139,9 @@ final class WorkerLoop {
                 // The partitions feeding the lanes above the lightest are read meanwhile, checked
                 // again after a wait as short as a slot's.
                 let aheadLimit = machine.aheadLimit
-                if aheadLimit > 0, try taken(consumer.take(from: machine.partitionsAboveLightest, maxMessages: aheadLimit)) { continue }
+                if aheadLimit > 0, try taken(consumer.take(from: machine.partitionsAboveLightest, maxMessages: aheadLimit)) {
+                    continue
+                }
                 _ = wakeUp.wait(milliseconds: aheadLimit > 0 ? 2 : 5)
                 continue
             }
