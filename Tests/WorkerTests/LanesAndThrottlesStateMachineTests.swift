@@ -27,14 +27,19 @@ struct LanesAndThrottlesStateMachineTests {
         try Self.oneSlotOfTen(readAhead: 100, bulk: 30, expecting: ["scheduled [0, 10]", "claim 10"])
     }
 
-    /// Concurrency 1, batches of 10, and `bulk` deliveries of one intent on partition 0 planned and
-    /// ticked (what that tick does is `expecting`).
-    private static func oneSlotOfTen(readAhead: Int, bulk: Int, expecting: [String]) throws -> Fixture {
-        var f = try Fixture {
-            $0.concurrency = 1
+    /// Batches of 10, transactional and bulk lanes.
+    private static func batchesOfTen(concurrency: Int, readAhead: Int) throws -> Fixture {
+        try Fixture {
+            $0.concurrency = concurrency
             $0.batchSize = 10
             $0.policies.lanes = Self.lanes(readAhead: readAhead)
         }
+    }
+
+    /// Concurrency 1, batches of 10, and `bulk` deliveries of one intent on partition 0 planned and
+    /// ticked (what that tick does is `expecting`).
+    private static func oneSlotOfTen(readAhead: Int, bulk: Int, expecting: [String]) throws -> Fixture {
+        var f = try Self.batchesOfTen(concurrency: 1, readAhead: readAhead)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<bulk), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == expecting)
         return f
@@ -84,11 +89,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("while two polls' worth is being planned the loop may not poll, but may take up to a batch more from the partitions feeding the lanes above; none while draining")
     func lanesAboveTakenWhilePollingWaits() throws {
-        var f = try Fixture {
-            $0.concurrency = 1
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 100)
-        }
+        var f = try Self.batchesOfTen(concurrency: 1, readAhead: 100)
         let bulk = { (offset: Int64, count: Int) in
             try (0..<count).map { index in
                 let offset = offset + Int64(index)
@@ -164,11 +165,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("every batch slot taken, the lanes above close a batch of their own in a shared slot as it frees, never one with bulk, and hold at most concurrency slots: one is left to bulk")
     func transactionalNeverJoinsBulkBatch() throws {
-        var f = try Fixture {
-            $0.concurrency = 2
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 100)
-        }
+        var f = try Self.batchesOfTen(concurrency: 2, readAhead: 100)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
         #expect(f.tick(1) == ["scheduled [0, 10]", "claim 10"], "bulk holds both shared slots")
