@@ -11,7 +11,7 @@ import Runtime
 /// nothing more and its group reassigns its partitions after the session timeout, from the last
 /// committed offset.
 ///
-/// ``poll(maxMessages:timeout:)``, ``commit()``, ``committedOffsets(for:timeout:)`` and
+/// ``poll(maxMessages:timeout:first:)``, ``commit()``, ``committedOffsets(for:timeout:)`` and
 /// ``close(timeout:)`` block, and so does dropping the last reference (librdkafka joins its
 /// threads): do these on a dedicated thread, never on Swift's cooperative pool, and poll from one
 /// thread only.
@@ -29,7 +29,7 @@ public final class KafkaConsumer: Sendable {
     /// Creates the consumer and subscribes to the configuration's topics; partitions arrive through
     /// polling, announced to `eventHandler` as ``KafkaConsumerEvent/assigned(_:)``. With no topics
     /// the consumer joins no group; it can still read the group's ``committedOffsets(for:timeout:)``.
-    /// - Parameter eventHandler: called on the polling thread during ``poll(maxMessages:timeout:)``
+    /// - Parameter eventHandler: called on the polling thread during ``poll(maxMessages:timeout:first:)``
     ///   and ``close(timeout:)``; it must not call those two itself.
     public init(configuration: KafkaConsumerConfiguration,
                 eventHandler: @escaping @Sendable (KafkaConsumerEvent) -> Void = { _ in }) throws(KafkaError) {
@@ -66,15 +66,17 @@ public final class KafkaConsumer: Sendable {
     /// never stands in front of another partition's messages, and one partition's full prefetch
     /// does not hold back the fetching of the others (librdkafka counts its `queued.min.messages`
     /// per fetch queue, which is the shared consumer queue when partitions forward to it).
-    public func poll(maxMessages: Int, timeout: Duration) -> [KafkaConsumerMessage] {
+    /// - Parameter first: partitions whose queues are taken before the others' (round robin among
+    ///   themselves), so that a poll with little room gives it to them.
+    public func poll(maxMessages: Int, timeout: Duration, first: Set<KafkaTopicPartition> = []) -> [KafkaConsumerMessage] {
         guard !closed.load(ordering: .acquiring) else { return [] }
-        var collector = PollCollector(maxMessages: maxMessages, generation: context.generation.load(ordering: .sequentiallyConsistent))
+        var collector = PollCollector(maxMessages: maxMessages, generation: context.generation)
         let deadline = Deadline(after: timeout)
         while true {
             // Stale wake-ups: whatever arrives from here on signals again.
             while context.arrivals.wait(milliseconds: 0) {}
             serveConsumerQueue(&collector)
-            takeFromPartitionQueues(&collector)
+            takeFromPartitionQueues(&collector, first: first, others: true)
             if !collector.batch.isEmpty || collector.isFull || deadline.hasPassed { break }
             _ = context.arrivals.wait(milliseconds: max(1, Int(deadline.remainingMilliseconds)))
         }
@@ -82,8 +84,21 @@ public final class KafkaConsumer: Sendable {
         return collector.batch
     }
 
-    /// What one ``poll(maxMessages:timeout:)`` has collected, and the assignment generation of the
-    /// messages since the last rebalance.
+    /// Takes what the queues of `partitions` hold now, up to `maxMessages`, without waiting; a
+    /// partition held, not assigned or without a queue of its own gives nothing. Unlike
+    /// ``poll(maxMessages:timeout:first:)`` it serves no consumer queue, so no rebalance or other
+    /// callback runs inside it. Returned messages are tracked as a poll's. Empty after
+    /// ``close(timeout:)``. Call it from the polling thread.
+    public func take(from partitions: Set<KafkaTopicPartition>, maxMessages: Int) -> [KafkaConsumerMessage] {
+        guard !closed.load(ordering: .acquiring), !partitions.isEmpty else { return [] }
+        var collector = PollCollector(maxMessages: maxMessages, generation: context.generation)
+        takeFromPartitionQueues(&collector, first: partitions, others: false)
+        context.track(&collector.batch, from: 0, collectedIn: collector.generation)
+        return collector.batch
+    }
+
+    /// What one ``poll(maxMessages:timeout:first:)`` or ``take(from:maxMessages:)`` has collected,
+    /// and the assignment generation of the messages since the last rebalance.
     private struct PollCollector {
         let maxMessages: Int
         var batch: [KafkaConsumerMessage] = []
@@ -91,9 +106,10 @@ public final class KafkaConsumer: Sendable {
         var generation: UInt64
         var topicNames = TopicNames()
 
-        init(maxMessages: Int, generation: UInt64) {
+        /// Starts collecting in the consumer's current assignment generation.
+        init(maxMessages: Int, generation: borrowing Atomic<UInt64>) {
             self.maxMessages = maxMessages
-            self.generation = generation
+            self.generation = generation.load(ordering: .sequentiallyConsistent)
             batch.reserveCapacity(maxMessages)
         }
 
@@ -119,13 +135,22 @@ public final class KafkaConsumer: Sendable {
         }
     }
 
-    /// Takes from the partitions' queues round robin, each an equal share of the room left in a
-    /// round, starting each poll at the next partition, until the batch is full or they are empty.
-    private func takeFromPartitionQueues(_ collector: inout PollCollector) {
-        var queues = context.partitionQueues
+    /// Takes from the partitions' queues: those of `first`, then (with `others`) the rest, each
+    /// group round robin, starting each poll at the next partition.
+    private func takeFromPartitionQueues(_ collector: inout PollCollector, first: Set<KafkaTopicPartition>, others: Bool) {
+        guard !collector.isFull else { return }
+        let queues = context.partitionQueues(first: first)
+        let start = rotation.add(1, ordering: .relaxed).oldValue
+        takeRoundRobin(queues.first, startingAt: start, &collector)
+        if others { takeRoundRobin(queues.others, startingAt: start, &collector) }
+    }
+
+    /// Takes from these queues round robin, each an equal share of the room left in a round,
+    /// starting at `start` (modulo their count), until the batch is full or they are empty.
+    private func takeRoundRobin(_ queues: [RDKafkaConsumerQueue], startingAt start: Int, _ collector: inout PollCollector) {
         guard !queues.isEmpty, !collector.isFull else { return }
-        let start = rotation.add(1, ordering: .relaxed).oldValue % queues.count
-        queues = Array(queues[start...] + queues[..<start])
+        let start = start % queues.count
+        var queues = Array(queues[start...] + queues[..<start])
         let buffer = UnsafeMutablePointer<UnsafeMutablePointer<rd_kafka_message_t>?>.allocate(capacity: collector.maxMessages)
         defer { buffer.deallocate() }
         while !queues.isEmpty && !collector.isFull {
@@ -206,7 +231,7 @@ public final class KafkaConsumer: Sendable {
         try changeFetching(partitions, resume: true)
     }
 
-    /// Stops taking these partitions' messages: ``poll(maxMessages:timeout:)`` leaves their queues
+    /// Stops taking these partitions' messages: ``poll(maxMessages:timeout:first:)`` leaves their queues
     /// unread until ``release(_:)``, while librdkafka keeps fetching them up to its prefetch bounds
     /// (`queued.min.messages`, `queued.max.messages.kbytes`, counted per partition's queue), which
     /// is the back-pressure. Unlike ``pause(_:)`` nothing fetched is dropped, so releasing costs no

@@ -50,7 +50,7 @@ public struct KafkaConsumerConfiguration: Sendable, CustomStringConvertible {
     /// `heartbeat.interval.ms`; nil: a third of ``sessionTimeout``, at most 3 s, so a member misses
     /// two heartbeats before its session ends, whatever the session timeout.
     public var heartbeatInterval: Duration?
-    /// `max.poll.interval.ms`: the longest allowed gap between two ``KafkaConsumer/poll(maxMessages:timeout:)`` calls.
+    /// `max.poll.interval.ms`: the longest allowed gap between two ``KafkaConsumer/poll(maxMessages:timeout:first:)`` calls.
     public var maxPollInterval = Duration.seconds(300)
     /// `statistics.interval.ms`: how often ``KafkaConsumer/lag`` is refreshed; `nil` turns statistics off.
     public var statisticsInterval: Duration?

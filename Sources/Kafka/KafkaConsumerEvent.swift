@@ -1,5 +1,5 @@
 /// What a ``KafkaConsumer`` tells its owner, on the thread that called
-/// ``KafkaConsumer/poll(maxMessages:timeout:)`` (or ``KafkaConsumer/close(timeout:)``), while that call runs.
+/// ``KafkaConsumer/poll(maxMessages:timeout:first:)`` (or ``KafkaConsumer/close(timeout:)``), while that call runs.
 public enum KafkaConsumerEvent: Sendable {
     /// These partitions are now this consumer's; their messages follow.
     case assigned([KafkaTopicPartition])

@@ -1,6 +1,6 @@
 internal import CRdKafka
 
-/// One message handed to the application by ``KafkaConsumer/poll(maxMessages:timeout:)``. Its bytes
+/// One message handed to the application by ``KafkaConsumer/poll(maxMessages:timeout:first:)``. Its bytes
 /// are copied out of librdkafka, so it outlives the poll. Pass it back to
 /// ``KafkaConsumer/complete(_:)`` once its work is fully recorded.
 ///

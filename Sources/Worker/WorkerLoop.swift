@@ -136,20 +136,35 @@ final class WorkerLoop {
                 continue
             }
             guard machine.mayPoll else {
-                _ = wakeUp.wait(milliseconds: 5)
+                // The partitions feeding the lanes above the lightest are read meanwhile, checked
+                // again after a wait as short as a slot's.
+                let aheadLimit = machine.aheadLimit
+                if aheadLimit > 0, try taken(consumer.take(from: machine.partitionsAboveLightest, maxMessages: aheadLimit)) {
+                    continue
+                }
+                _ = wakeUp.wait(milliseconds: aheadLimit > 0 ? 2 : 5)
                 continue
             }
             let waitingForSlot = machine.waitsForSlot
-            let messages = consumer.poll(maxMessages: machine.pollLimit, timeout: machine.pollTimeout(now: clock.now))
+            let messages = consumer.poll(maxMessages: machine.pollLimit, timeout: machine.pollTimeout(now: clock.now),
+                                         first: machine.partitionsAboveLightest)
             if let rebalanceFailure { throw rebalanceFailure }
             handleConsumerEvents()
-            if !messages.isEmpty { metrics.consumed(messages, newest: &newestConsumed) }
-            try perform(machine.polled(messages))
+            try taken(messages)
             // Reading ahead with every batch slot taken and nothing new: wait for what frees a slot
             // (or for 2 ms, then poll again) rather than turn round at once, which kept a core busy.
             if waitingForSlot && messages.isEmpty { _ = wakeUp.wait(milliseconds: 2) }
         }
         try finish()
+    }
+
+    /// Feeds messages the consumer gave to the machine; whether there were any.
+    @discardableResult
+    private func taken(_ messages: [KafkaConsumerMessage]) throws -> Bool {
+        guard !messages.isEmpty else { return false }
+        metrics.consumed(messages, newest: &newestConsumed)
+        try perform(machine.polled(messages))
+        return true
     }
 
     /// Everything that arrived or came due since the last turn, fed to the machine.

@@ -161,6 +161,14 @@ extension WorkerLoop {
                 && messagesPlanning < 2 * batchSize
         }
 
+        /// How many messages the loop may take from ``partitionsAboveLightest`` while it may not
+        /// poll (``mayPoll``), so that the lanes above do not wait for the bulk's planning or batch
+        /// slots: `batch.size` while fewer than three polls' worth of messages are being planned
+        /// (one more than a poll needs), none while draining, paused or without such partitions.
+        var aheadLimit: Int {
+            draining || paused || partitionsAboveLightest.isEmpty ? 0 : max(0, min(batchSize, 3 * batchSize - messagesPlanning))
+        }
+
         /// How many messages the next poll may take: `batch.size` minus what waits for a batch
         /// beyond `read_ahead` (0 without lanes); `batch.size` while a full lane's partitions are held.
         var pollLimit: Int {
@@ -342,7 +350,8 @@ extension WorkerLoop {
         private mutating func noteLane(_ lane: Int, of partition: KafkaTopicPartition) {
             if lanes.priorityLanes.contains(lane) {
                 partitionsAboveLightest.insert(partition)
-            } else {
+            } else if !partitionsAboveLightest.isEmpty {
+                // Most deliveries are the lightest's, from partitions never in the set: no hashing then.
                 partitionsAboveLightest.remove(partition)
             }
         }

@@ -335,6 +335,43 @@ struct KafkaConsumerGroupTests {
         }
     }
 
+    @Test("take(from:) reads only the partitions named while the others hold a backlog; a poll takes the partitions asked first ahead of the others, whatever its room")
+    func partitionsTakenFirst() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["ahead": 3])
+            let first = KafkaTopicPartition(topic: "ahead", partition: 2)
+            _ = try cluster.produce((0..<4000).map { KafkaProducerMessage(topic: "ahead", partition: Int32($0 % 2), value: Array("bulk \($0)".utf8)) })
+            let consumer = try cluster.consumer(group: "aheads", topics: ["ahead"])
+            var polled = try consume(consumer, until: "the first bulk messages", completing: false) { $0.count >= 1 }
+            _ = try cluster.produce((0..<3).map { KafkaProducerMessage(topic: "ahead", partition: 2, value: Array("first \($0)".utf8)) })
+            var taken: [KafkaConsumerMessage] = []
+            try Deadline.wait(for: "the three messages of the partition named") {
+                taken += consumer.take(from: [first], maxMessages: 10)
+                return taken.count >= 3
+            }
+            #expect(taken.map(\.topicPartition) == [first, first, first] && taken.map(\.offset) == [0, 1, 2],
+                    "only the partition named, in order, though the others' backlog is prefetched")
+            // Three more in one produce, so one fetch: once the first is taken, the next two polls of one take the others.
+            _ = try cluster.produce((3..<6).map { KafkaProducerMessage(topic: "ahead", partition: 2, value: Array("first \($0)".utf8)) })
+            var ofOne: [KafkaConsumerMessage] = []
+            try Deadline.wait(for: "the next three messages of the partition asked first") {
+                ofOne += consumer.poll(maxMessages: 1, timeout: .milliseconds(100), first: [first])
+                return ofOne.filter { $0.topicPartition == first }.count >= 3
+            }
+            let firstFrom = ofOne.firstIndex { $0.topicPartition == first } ?? 0
+            #expect(ofOne[firstFrom...].map(\.offset) == [3, 4, 5] && ofOne[firstFrom...].allSatisfy { $0.topicPartition == first },
+                    "polls of one message give the partition asked first whatever the rotation: no bulk message between its three")
+            polled += ofOne.filter { $0.topicPartition != first }
+            let before = polled.count
+            polled += try consume(consumer, until: "the rest of the backlog", completing: false) { before + $0.count >= 4000 }
+            for partition in 0..<2 {
+                let offsets = polled.filter { $0.topicPartition.partition == partition }.map(\.offset)
+                #expect(offsets == Array(0..<2000), "partition \(partition)'s backlog once each, in order")
+            }
+            try consumer.close()
+        }
+    }
+
     @Test("a partition paused, revoked and assigned again is fetched: a new assignment starts unpaused")
     func reassignedPartitionIsNotLeftPaused() async throws {
         try await DedicatedThread.run {

@@ -27,14 +27,19 @@ struct LanesAndThrottlesStateMachineTests {
         try Self.oneSlotOfTen(readAhead: 100, bulk: 30, expecting: ["scheduled [0, 10]", "claim 10"])
     }
 
-    /// Concurrency 1, batches of 10, and `bulk` deliveries of one intent on partition 0 planned and
-    /// ticked (what that tick does is `expecting`).
-    private static func oneSlotOfTen(readAhead: Int, bulk: Int, expecting: [String]) throws -> Fixture {
-        var f = try Fixture {
-            $0.concurrency = 1
+    /// Batches of 10, transactional and bulk lanes.
+    private static func batchesOfTen(concurrency: Int, readAhead: Int) throws -> Fixture {
+        try Fixture {
+            $0.concurrency = concurrency
             $0.batchSize = 10
             $0.policies.lanes = Self.lanes(readAhead: readAhead)
         }
+    }
+
+    /// Concurrency 1, batches of 10, and `bulk` deliveries of one intent on partition 0 planned and
+    /// ticked (what that tick does is `expecting`).
+    private static func oneSlotOfTen(readAhead: Int, bulk: Int, expecting: [String]) throws -> Fixture {
+        var f = try Self.batchesOfTen(concurrency: 1, readAhead: readAhead)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<bulk), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == expecting)
         return f
@@ -80,6 +85,33 @@ struct LanesAndThrottlesStateMachineTests {
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk3", tokens: [102], extra: #""lane":"bulk","#),
                                            partition: 3, offset: 3)])
         #expect(f.machine.partitionsAboveLightest == [partition(0)])
+    }
+
+    @Test("while two polls' worth is being planned the loop may not poll, but may take up to a batch more from the partitions feeding the lanes above; none while draining")
+    func lanesAboveTakenWhilePollingWaits() throws {
+        var f = try Self.batchesOfTen(concurrency: 1, readAhead: 100)
+        let bulk = { (offset: Int64, count: Int) in
+            try (0..<count).map { index in
+                let offset = offset + Int64(index)
+                return Fixture.message(try Fixture.intent(id: "bulk\(offset)", tokens: [Int(offset)], extra: #""lane":"bulk","#), offset: offset)
+            }
+        }
+        _ = f.pollAndPlan(try bulk(0, 1))
+        #expect(f.machine.aheadLimit == 0, "no partition feeds the lanes above")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [1000], extra: #""lane":"transactional","#),
+                                           partition: 3, offset: 0)])
+        #expect(f.machine.aheadLimit == 10)
+        _ = f.perform(f.machine.polled(try bulk(1, 20)))
+        #expect(!f.machine.mayPoll, "two polls' worth (20) being planned")
+        #expect(f.machine.aheadLimit == 10, "one batch more, from partition 3 only")
+        _ = f.perform(f.machine.polled(try bulk(21, 6)))
+        #expect(f.machine.aheadLimit == 4, "26 being planned: up to 30")
+        _ = f.perform(f.machine.polled(try bulk(27, 4)))
+        #expect(f.machine.aheadLimit == 0, "30 being planned")
+        _ = f.pollAndPlan([])
+        #expect(f.machine.mayPoll && f.machine.aheadLimit == 10, "planned: partition 3's latest delivery is still transactional")
+        f.machine.drainRequested()
+        #expect(f.machine.aheadLimit == 0, "draining takes nothing more")
     }
 
     @Test("lanes of one weight: nothing is bulk at the sender")
@@ -133,11 +165,7 @@ struct LanesAndThrottlesStateMachineTests {
 
     @Test("every batch slot taken, the lanes above close a batch of their own in a shared slot as it frees, never one with bulk, and hold at most concurrency slots: one is left to bulk")
     func transactionalNeverJoinsBulkBatch() throws {
-        var f = try Fixture {
-            $0.concurrency = 2
-            $0.batchSize = 10
-            $0.policies.lanes = Self.lanes(readAhead: 100)
-        }
+        var f = try Self.batchesOfTen(concurrency: 2, readAhead: 100)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
         #expect(f.tick(1) == ["scheduled [0, 10]", "claim 10"], "bulk holds both shared slots")

@@ -75,9 +75,21 @@ final class ConsumerContext: Sendable {
         state.withLock { $0.consumerQueue = queue }
     }
 
-    /// The fetch queues of the assigned partitions not held, for one poll.
-    var partitionQueues: [RDKafkaConsumerQueue] {
-        state.withLock { state in state.partitions.values.compactMap { $0.held ? nil : $0.queue } }
+    /// The fetch queues of the assigned partitions not held, for one poll: those of `first`, and
+    /// the others.
+    func partitionQueues(first: Set<KafkaTopicPartition>) -> (first: [RDKafkaConsumerQueue], others: [RDKafkaConsumerQueue]) {
+        state.withLock { state in
+            var queues: (first: [RDKafkaConsumerQueue], others: [RDKafkaConsumerQueue]) = ([], [])
+            for (partition, entry) in state.partitions where !entry.held {
+                guard let queue = entry.queue else { continue }
+                if !first.isEmpty && first.contains(partition) {
+                    queues.first.append(queue)
+                } else {
+                    queues.others.append(queue)
+                }
+            }
+            return queues
+        }
     }
 
     /// Holds or releases those of `partitions` that are assigned; returns those whose hold changed
