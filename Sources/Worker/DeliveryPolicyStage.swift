@@ -77,8 +77,9 @@ struct DeliveryPolicyStage {
     }
 
     /// One decision per delivery, in order; at most one round trip to the store (more only in a
-    /// batch where a delivery is over a limit: ``RollingWindows``, and the background budget's
-    /// release time; or with releases of background pushes: whether they were replaced).
+    /// batch where a delivery is over a limit, or counts above a shorter window's limit in its
+    /// longest: ``RollingWindows``, and the background budget's release time; or with releases of
+    /// background pushes: whether they were replaced).
     func decide(_ planned: [PlannedDelivery]) throws(RedisError) -> Decisions {
         let now = clock.millisecondsSinceEpoch()
         var result = Decisions()
