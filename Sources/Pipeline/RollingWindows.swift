@@ -162,7 +162,7 @@ public struct RollingWindows: RollingWindowStore {
                 let count: Int64
                 if limit.windowMilliseconds == longest {
                     count = longestCounts[index]
-                } else if let asked = shorterCounts[index][offset] {
+                } else if !shorterCounts.isEmpty, let asked = shorterCounts[index][offset] {
                     // Asked after the batch's `ZADD`s: without the batch's later entries.
                     let addedLater = entries.indices[(index + 1)...].count {
                         added[$0] && entries[$0].key == entry.key && entries[$0].now >= from
@@ -200,7 +200,8 @@ public struct RollingWindows: RollingWindowStore {
     /// The counts of the shorter windows that an added entry's longest window leaves in doubt: a
     /// window whose limit is below the longest window's count (one at or below the smallest such
     /// limit is at or below it in every window inside the longest). Asked in one more round trip,
-    /// only for a batch that has one: per entry, per limit, nil where the longest count settles it.
+    /// only for a batch that has one: per entry, per limit, nil where the longest count settles it;
+    /// empty for a batch without one.
     private func shorterWindowCounts(_ entries: [Entry], added: [Bool], longestCounts: [Int64]) throws(RedisError) -> [[Int64?]] {
         var asked: [(entry: Int, limit: Int)] = []
         for (index, entry) in entries.enumerated() where added[index] {
@@ -210,8 +211,8 @@ public struct RollingWindows: RollingWindowStore {
                 asked.append((index, offset))
             }
         }
+        guard !asked.isEmpty else { return [] }
         var counts = entries.map { [Int64?](repeating: nil, count: $0.limits.count) }
-        guard !asked.isEmpty else { return counts }
         let replies = try connection.pipeline(asked.map { entry, limit in
             Self.countCommand(entries[entry], window: entries[entry].limits[limit].windowMilliseconds)
         })
