@@ -213,18 +213,21 @@ struct DeliveryPolicyStage {
         if let category = delivery.policy.category {
             let caps = namedCategoryCaps[category] ?? policies.frequencyCaps.limits(for: category).map(Self.limit)
             if !caps.isEmpty {
-                let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token, category: category)
+                let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token,
+                                                         category: category)
                 counted.append(entry(key, caps), of: index, for: .frequencyCap)
             }
         }
         if delivery.pushType == .background, policies.backgroundBudget.enabled {
             let limit = Self.limit(policies.backgroundBudget.limit)
-            counted.append(entry(RollingWindows.backgroundBudgetKey(token: delivery.token), [limit]), of: index, for: .backgroundBudget)
+            let key = RollingWindows.backgroundBudgetKey(token: delivery.token)
+            counted.append(entry(key, [limit]), of: index, for: .backgroundBudget)
         }
         if delivery.pushType == .liveActivity, delivery.policy.liveActivityEvent == .update, delivery.priority == .immediate,
            policies.liveActivityBudget.enabled {
             let limit = Self.limit(policies.liveActivityBudget.limit)
-            counted.append(entry(RollingWindows.liveActivityBudgetKey(token: delivery.token), [limit]), of: index, for: .liveActivityBudget)
+            let key = RollingWindows.liveActivityBudgetKey(token: delivery.token)
+            counted.append(entry(key, [limit]), of: index, for: .liveActivityBudget)
         }
     }
 

@@ -163,13 +163,17 @@ struct RollingWindowsTests {
         #expect(counts == [3, 2])
     }
 
-    @Test("a shorter window counted after its batch's adds leaves out the batch's later entries", arguments: StoreBackend.allCases)
+    @Test("a shorter window counted after its batch's adds leaves out the batch's later entries",
+          arguments: StoreBackend.allCases)
     func shorterWindowWithoutLaterEntries(backend: StoreBackend) async throws {
-        let limits = [RollingWindows.Limit(limit: 2, windowMilliseconds: Self.hour), RollingWindows.Limit(limit: 10, windowMilliseconds: Self.day)]
+        let limits = [RollingWindows.Limit(limit: 2, windowMilliseconds: Self.hour),
+                      RollingWindows.Limit(limit: 10, windowMilliseconds: Self.day)]
         let decisions = try await withStores(backend) { stores in
             let windows = stores.rollingWindows()
             let key = Self.entry("", at: 0).key
-            var decisions = try windows.count((1...2).map { RollingWindows.Entry(key: key, member: "d\($0)", now: Self.start, limits: limits) })
+            var decisions = try windows.count((1...2).map {
+                RollingWindows.Entry(key: key, member: "d\($0)", now: Self.start, limits: limits)
+            })
             // Two hours on, day counts 3, 4, 5 are above the hour's two: the hour is asked for each
             // once all three are added, and counted as if each came alone in its order.
             decisions += try windows.count((3...5).map {
