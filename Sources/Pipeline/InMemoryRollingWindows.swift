@@ -12,8 +12,7 @@ public final class InMemoryRollingWindows: RollingWindowStore, Sendable {
     public func count(_ entries: [RollingWindows.Entry]) -> [RollingWindows.Decision] {
         counted.withLock { counted in
             entries.map { entry in
-                let longest = entry.limits.map(\.windowMilliseconds).max() ?? 0
-                var members = counted[entry.key, default: []].filter { $0.at > entry.now - longest }
+                var members = counted[entry.key, default: []].filter { $0.at > entry.now - entry.longestWindow }
                 defer { counted[entry.key] = members.isEmpty ? nil : members }
                 if members.contains(where: { $0.member == entry.member }) { return .alreadyCounted }
                 for limit in entry.limits where members.count(where: { $0.at > entry.now - limit.windowMilliseconds }) >= limit.limit {

@@ -7,12 +7,14 @@ import Redis
 /// delivery counted again (a redelivery, a retry) is not counted twice.
 ///
 /// Plain commands, no Lua (shared/DESIGN.md §9: a command through `EVAL` runs at about a quarter of
-/// its plain rate): per entry `ZADD NX` (counts it, or finds it counted), a `ZCOUNT` per limit and
-/// `PEXPIRE`, all entries in one pipelined round trip per batch; every command of an entry names its
-/// one key, so any Redis Cluster slot. An entry is added first and checked after, so two workers
-/// racing for the last place both see the other's entry: neither overshoots (at worst both are
-/// over). An entry found over its limit is taken out again (`ZREM`) in a second round trip, only
-/// when a batch has one.
+/// its plain rate): per entry `ZADD NX` (counts it, or finds it counted), a `ZCOUNT` of its longest
+/// window and `PEXPIRE`, all entries in one pipelined round trip per batch; every command of an entry
+/// names its one key, so any Redis Cluster slot. A shorter window is counted only when the longest
+/// window's count is above its limit (else it cannot be over), in one more round trip for the
+/// batch's few such entries (``shorterWindowCounts(_:added:longestCounts:)``). An entry is added
+/// first and checked after, so two workers racing for the last place both see the other's entry:
+/// neither overshoots (at worst both are over). An entry found over its limit is taken out again
+/// (`ZREM`) in a further round trip, only when a batch has one.
 ///
 /// What left the longest window is dropped (`ZREMRANGEBYSCORE`, before the `ZADD`) by one entry in
 /// ``trimInterval`` only, chosen by its member (``trims(_:)``): a `ZCOUNT` counts by score, so older
@@ -48,6 +50,11 @@ public struct RollingWindows: RollingWindowStore {
             self.member = member
             self.now = now
             self.limits = limits
+        }
+
+        /// The longest of its limits' windows (ms), 0 without limits.
+        public var longestWindow: Int64 {
+            limits.reduce(0) { max($0, $1.windowMilliseconds) }
         }
     }
 
@@ -113,9 +120,9 @@ public struct RollingWindows: RollingWindowStore {
         guard !entries.isEmpty else { return [] }
         let trimming = entries.map { trimmingEvery || Self.trims($0.member) }
         var commands: [RedisCommand] = []
-        commands.reserveCapacity(entries.reduce(0) { $0 + 3 + $1.limits.count })
+        commands.reserveCapacity(entries.count * 4 + 1)
         for (entry, trims) in zip(entries, trimming) {
-            let longest = entry.limits.map(\.windowMilliseconds).max() ?? 0
+            let longest = entry.longestWindow
             if trims {
                 commands.append(Self.command("ZREMRANGEBYSCORE", entry.key) {
                     $0.append("-inf")
@@ -123,13 +130,23 @@ public struct RollingWindows: RollingWindowStore {
                 })
             }
             commands.append(Self.command("ZADD", entry.key) { $0.append("NX"); $0.append(Int(entry.now)); $0.append(entry.member) })
-            for limit in entry.limits {
-                commands.append(Self.command("ZCOUNT", entry.key) { $0.append(Int(entry.now - limit.windowMilliseconds + 1)); $0.append("+inf") })
-            }
+            commands.append(Self.countCommand(entry, window: longest))
             commands.append(Self.command("PEXPIRE", entry.key) { $0.append(Int(longest)) })
         }
         let replies = try connection.pipeline(commands)
         if let error = replies.lazy.compactMap(\.error).first { throw error }
+        var added: [Bool] = []
+        var longestCounts: [Int64] = []
+        added.reserveCapacity(entries.count)
+        longestCounts.reserveCapacity(entries.count)
+        var next = 0
+        for trims in trimming {
+            next += trims ? 1 : 0
+            added.append(replies[next].integer == 1)
+            longestCounts.append(replies[next + 1].integer ?? 0)
+            next += 3
+        }
+        let shorterCounts = try shorterWindowCounts(entries, added: added, longestCounts: longestCounts)
         var decisions: [Decision] = []
         decisions.reserveCapacity(entries.count)
         // Entries found over their limit stay in their sets until the `ZREM`s: the counts of the
@@ -138,17 +155,26 @@ public struct RollingWindows: RollingWindowStore {
         // Entries found counted without a trim before: the member may be one older than the
         // longest window, which counts anew.
         var askAgain: [Int] = []
-        var next = 0
         for (index, (entry, trims)) in zip(entries, trimming).enumerated() {
-            let added = replies[next + (trims ? 1 : 0)].integer
-            let counts = next + (trims ? 2 : 1)
+            let longest = entry.longestWindow
             let overLimit = entry.limits.enumerated().contains { offset, limit in
                 let from = entry.now - limit.windowMilliseconds + 1
+                let count: Int64
+                if limit.windowMilliseconds == longest {
+                    count = longestCounts[index]
+                } else if !shorterCounts.isEmpty, let asked = shorterCounts[index][offset] {
+                    // Asked after the batch's `ZADD`s: without the batch's later entries.
+                    let addedLater = entries.indices[(index + 1)...].count {
+                        added[$0] && entries[$0].key == entry.key && entries[$0].now >= from
+                    }
+                    count = asked - Int64(addedLater)
+                } else {
+                    return false
+                }
                 let earlierOver = over.count { $0.key == entry.key && $0.now >= from }
-                return (replies[counts + offset].integer ?? 0) - Int64(earlierOver) > Int64(limit.limit)
+                return count - Int64(earlierOver) > Int64(limit.limit)
             }
-            next = counts + entry.limits.count + 1
-            if added == 1 {
+            if added[index] {
                 decisions.append(overLimit ? .overLimit : .counted)
                 if overLimit { over.append(entry) }
             } else if over.contains(where: { $0.key == entry.key && $0.member == entry.member }) {
@@ -169,6 +195,37 @@ public struct RollingWindows: RollingWindowStore {
             decisions[index] = decision
         }
         return decisions
+    }
+
+    /// The counts of the shorter windows that an added entry's longest window leaves in doubt: a
+    /// window whose limit is below the longest window's count (one at or below the smallest such
+    /// limit is at or below it in every window inside the longest). Asked in one more round trip,
+    /// only for a batch that has one: per entry, per limit, nil where the longest count settles it;
+    /// empty for a batch without one.
+    private func shorterWindowCounts(_ entries: [Entry], added: [Bool], longestCounts: [Int64]) throws(RedisError) -> [[Int64?]] {
+        var asked: [(entry: Int, limit: Int)] = []
+        for (index, entry) in entries.enumerated() where added[index] {
+            let longest = entry.longestWindow
+            for (offset, limit) in entry.limits.enumerated()
+            where limit.windowMilliseconds < longest && Int64(limit.limit) < longestCounts[index] {
+                asked.append((index, offset))
+            }
+        }
+        guard !asked.isEmpty else { return [] }
+        var counts = entries.map { [Int64?](repeating: nil, count: $0.limits.count) }
+        let replies = try connection.pipeline(asked.map { entry, limit in
+            Self.countCommand(entries[entry], window: entries[entry].limits[limit].windowMilliseconds)
+        })
+        if let error = replies.lazy.compactMap(\.error).first { throw error }
+        for ((index, offset), reply) in zip(asked, replies) {
+            counts[index][offset] = reply.integer ?? 0
+        }
+        return counts
+    }
+
+    /// `ZCOUNT key <now - window + 1> +inf`: the entries counted in the window that ends at the entry's now.
+    private static func countCommand(_ entry: Entry, window: Int64) -> RedisCommand {
+        command("ZCOUNT", entry.key) { $0.append(Int(entry.now - window + 1)); $0.append("+inf") }
     }
 
     /// `ZRANGE key 0 0 WITHSCORES` per key, in one round trip.

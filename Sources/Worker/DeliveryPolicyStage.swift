@@ -45,6 +45,10 @@ struct DeliveryPolicyStage {
     }
 
     private let policies: DeliveryPolicies
+    /// The frequency caps' limits of each category a rule names, made once: asked per delivery, they
+    /// were three arrays made for each (docs/BENCHMARKS.md, issue 17, branch `policies4`). Another
+    /// category's are asked per delivery.
+    private let namedCategoryCaps: [String: [RollingWindows.Limit]]
     private let quietHours: QuietHours?
     private let windows: any RollingWindowStore
     /// Where a released background push learns whether a newer one replaced it.
@@ -53,6 +57,9 @@ struct DeliveryPolicyStage {
 
     init(policies: DeliveryPolicies, windows: any RollingWindowStore, deferredStore: any DeferredEntryStore, clock: WallClock) {
         self.policies = policies
+        let caps = policies.frequencyCaps
+        namedCategoryCaps = Dictionary(caps.rules.compactMap(\.category).map { ($0, caps.limits(for: $0).map(Self.limit)) },
+                                       uniquingKeysWith: { first, _ in first })
         quietHours = policies.quietHours.map(Self.window)
         self.windows = windows
         self.deferredStore = deferredStore
@@ -70,8 +77,9 @@ struct DeliveryPolicyStage {
     }
 
     /// One decision per delivery, in order; at most one round trip to the store (more only in a
-    /// batch where a delivery is over a limit: ``RollingWindows``, and the background budget's
-    /// release time; or with releases of background pushes: whether they were replaced).
+    /// batch where a delivery is over a limit, or counts above a shorter window's limit in its
+    /// longest: ``RollingWindows``, and the background budget's release time; or with releases of
+    /// background pushes: whether they were replaced).
     func decide(_ planned: [PlannedDelivery]) throws(RedisError) -> Decisions {
         let now = clock.millisecondsSinceEpoch()
         var result = Decisions()
@@ -87,15 +95,12 @@ struct DeliveryPolicyStage {
         }
         try suppressReplaced(planned, &result.decisions)
         // The rolling-window counts of the deliveries still to be sent: one entry per window key.
-        var entries: [RollingWindows.Entry] = []
-        var owners: [(index: Int, policy: CountedPolicy)] = []
+        var counted = CountedEntries()
         for (index, decision) in result.decisions.enumerated() {
             guard case .send(let delivery) = decision else { continue }
-            for (policy, entry) in countedPolicies(delivery, now: now) {
-                entries.append(entry)
-                owners.append((index, policy))
-            }
+            countPolicies(of: delivery, at: index, now: now, into: &counted)
         }
+        let (entries, owners) = (counted.entries, counted.owners)
         guard !entries.isEmpty else { return result }
         // Background pushes over their budget: (decision index, budget key).
         var overBudget: [(index: Int, key: String)] = []
@@ -136,6 +141,18 @@ struct DeliveryPolicyStage {
     /// The policies that count deliveries in rolling windows.
     private enum CountedPolicy {
         case frequencyCap, backgroundBudget, liveActivityBudget
+    }
+
+    /// A batch's rolling-window counts: one entry per window key, and whose it is (the delivery's
+    /// index in the batch, the policy).
+    private struct CountedEntries {
+        var entries: [RollingWindows.Entry] = []
+        var owners: [(index: Int, policy: CountedPolicy)] = []
+
+        mutating func append(_ entry: RollingWindows.Entry, of index: Int, for policy: CountedPolicy) {
+            entries.append(entry)
+            owners.append((index, policy))
+        }
     }
 
     /// The time to live alone, which needs no Redis: for `redis_unreachable: fail_open` while Redis
@@ -183,30 +200,35 @@ struct DeliveryPolicyStage {
         return release
     }
 
-    /// The rolling-window counts `planned` takes part in: its category's frequency caps (per user,
-    /// or per device without one), a background push's device budget, a priority-10 Live Activity
-    /// update's activity budget (`end` is never lowered, so never counted).
-    private func countedPolicies(_ planned: PlannedDelivery, now: Int64) -> [(CountedPolicy, RollingWindows.Entry)] {
+    /// Appends the rolling-window counts `planned` (the batch's `index`) takes part in: its
+    /// category's frequency caps (per user, or per device without one), a background push's device
+    /// budget, a priority-10 Live Activity update's activity budget (`end` is never lowered, so never
+    /// counted).
+    private func countPolicies(of planned: PlannedDelivery, at index: Int, now: Int64, into counted: inout CountedEntries) {
         let delivery = planned.delivery
         let member = delivery.notificationID.description
-        var counted: [(CountedPolicy, RollingWindows.Entry)] = []
-        let caps = policies.frequencyCaps.limits(for: delivery.policy.category)
-        if !caps.isEmpty, let category = delivery.policy.category {
-            let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token, category: category)
-            counted.append((.frequencyCap, RollingWindows.Entry(key: key, member: member, now: now, limits: caps.map(Self.limit))))
+        func entry(_ key: String, _ limits: [RollingWindows.Limit]) -> RollingWindows.Entry {
+            RollingWindows.Entry(key: key, member: member, now: now, limits: limits)
+        }
+        if let category = delivery.policy.category {
+            let caps = namedCategoryCaps[category] ?? policies.frequencyCaps.limits(for: category).map(Self.limit)
+            if !caps.isEmpty {
+                let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token,
+                                                         category: category)
+                counted.append(entry(key, caps), of: index, for: .frequencyCap)
+            }
         }
         if delivery.pushType == .background, policies.backgroundBudget.enabled {
-            counted.append((.backgroundBudget, RollingWindows.Entry(key: RollingWindows.backgroundBudgetKey(token: delivery.token),
-                                                                    member: member, now: now,
-                                                                    limits: [Self.limit(policies.backgroundBudget.limit)])))
+            let limit = Self.limit(policies.backgroundBudget.limit)
+            let key = RollingWindows.backgroundBudgetKey(token: delivery.token)
+            counted.append(entry(key, [limit]), of: index, for: .backgroundBudget)
         }
         if delivery.pushType == .liveActivity, delivery.policy.liveActivityEvent == .update, delivery.priority == .immediate,
            policies.liveActivityBudget.enabled {
-            counted.append((.liveActivityBudget, RollingWindows.Entry(key: RollingWindows.liveActivityBudgetKey(token: delivery.token),
-                                                                      member: member, now: now,
-                                                                      limits: [Self.limit(policies.liveActivityBudget.limit)])))
+            let limit = Self.limit(policies.liveActivityBudget.limit)
+            let key = RollingWindows.liveActivityBudgetKey(token: delivery.token)
+            counted.append(entry(key, [limit]), of: index, for: .liveActivityBudget)
         }
-        return counted
     }
 
     private static func limit(_ limit: DeliveryPolicies.RollingLimit) -> RollingWindows.Limit {

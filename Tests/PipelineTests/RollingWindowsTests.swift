@@ -140,6 +140,50 @@ struct RollingWindowsTests {
         #expect(sizes == [12, 1])
     }
 
+    @Test("a shorter window is counted only when the longest's count is above its limit", arguments: [StoreBackend.redis])
+    func shorterWindowAskedOnlyInDoubt(backend: StoreBackend) async throws {
+        let (decisions, counts) = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            let connection = try #require(stores.connection)
+            // `ZCOUNT`s so far: redis-server's `cmdstat_zcount:calls=…`.
+            func zcounts() throws -> Int {
+                let stats = try connection.send(RedisCommand("INFO", "commandstats")).string ?? ""
+                let line = stats.split(whereSeparator: \.isNewline).first { $0.hasPrefix("cmdstat_zcount:") }
+                return line.flatMap { Int($0.dropFirst("cmdstat_zcount:calls=".count).prefix { $0.isNumber }) } ?? 0
+            }
+            // Day counts 1, 2, 3: none above the hour's three, so the day's count alone settles each.
+            var decisions = try windows.count((1...3).map { Self.entry("d\($0)", at: Self.start + Int64($0)) })
+            var counts = [try zcounts()]
+            // Day count 4: the hour's count is asked, after.
+            decisions += try windows.count([Self.entry("d4", at: Self.start + 4)])
+            counts.append(try zcounts() - counts[0])
+            return (decisions, counts)
+        }
+        #expect(decisions == [.counted, .counted, .counted, .overLimit])
+        #expect(counts == [3, 2])
+    }
+
+    @Test("a shorter window counted after its batch's adds leaves out the batch's later entries",
+          arguments: StoreBackend.allCases)
+    func shorterWindowWithoutLaterEntries(backend: StoreBackend) async throws {
+        let limits = [RollingWindows.Limit(limit: 2, windowMilliseconds: Self.hour),
+                      RollingWindows.Limit(limit: 10, windowMilliseconds: Self.day)]
+        let decisions = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            let key = Self.entry("", at: 0).key
+            var decisions = try windows.count((1...2).map {
+                RollingWindows.Entry(key: key, member: "d\($0)", now: Self.start, limits: limits)
+            })
+            // Two hours on, day counts 3, 4, 5 are above the hour's two: the hour is asked for each
+            // once all three are added, and counted as if each came alone in its order.
+            decisions += try windows.count((3...5).map {
+                RollingWindows.Entry(key: key, member: "d\($0)", now: Self.start + 2 * Self.hour, limits: limits)
+            })
+            return decisions
+        }
+        #expect(decisions == [.counted, .counted, .counted, .counted, .overLimit])
+    }
+
     @Test("keys count apart: another recipient or category has its own places", arguments: StoreBackend.allCases)
     func keysApart(backend: StoreBackend) async throws {
         let decisions = try await withStores(backend) { stores in
