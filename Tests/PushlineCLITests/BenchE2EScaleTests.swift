@@ -84,7 +84,7 @@ struct BenchE2EScaleTests {
     /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
     /// `arguments`: it must succeed; its output's lines, and the whole of it for failure messages.
     private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String) {
-        let result = try await DedicatedThread.run {
+        let result = try await DedicatedThread.run(timeout: .seconds(240)) {
             try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
                                     ["bench", "e2e", "--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments)
         }
