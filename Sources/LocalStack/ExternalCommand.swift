@@ -17,6 +17,29 @@ public enum ExternalCommand {
     /// program's working directory (by default this process's).
     public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
                            environment: [String: String] = [:], currentDirectory: String? = nil) throws -> CommandResult {
+        try run(executable, arguments, standardInput: standardInput, environment: environment, currentDirectory: currentDirectory,
+                limit: nil)
+    }
+
+    /// ``run(_:_:standardInput:environment:currentDirectory:)`` within `timeLimit`: a program still
+    /// running when it passes is killed together with every process it started, and the call
+    /// throws with the end of its standard error: a benchmark run by a test that gives up on it
+    /// leaves no `pushline run`, `apns-sim` or `redis-server` behind.
+    /// Foundation's `Process` starts each program in a process group of its own, and the servers
+    /// the program starts (``ServerProcess``) stay in it, so one `SIGKILL` to the group reaches all
+    /// of them. (`PR_SET_PDEATHSIG` would not do: it fires when the *thread* that started the child
+    /// ends, and servers here are started from threads that end before them, `DedicatedThread`'s.)
+    /// Programs the program runs to completion through this call are in groups of their own and
+    /// are not killed; they end by themselves.
+    public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
+                           environment: [String: String] = [:], currentDirectory: String? = nil,
+                           timeLimit: Duration) throws -> CommandResult {
+        try run(executable, arguments, standardInput: standardInput, environment: environment, currentDirectory: currentDirectory,
+                limit: timeLimit)
+    }
+
+    private static func run(_ executable: String, _ arguments: [String], standardInput: Data?, environment: [String: String],
+                            currentDirectory: String?, limit timeLimit: Duration?) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
@@ -33,6 +56,7 @@ public enum ExternalCommand {
         } catch {
             throw LocalStackError("cannot start \(executable): \(error)")
         }
+        let limit = timeLimit.map { CommandTimeLimit($0, processGroup: process.processIdentifier) }
         if let standardInput { input.fileHandleForWriting.write(standardInput) }
         try? input.fileHandleForWriting.close()
         // Read both pipes to the end before waiting, so a chatty child cannot block on a full pipe.
@@ -45,6 +69,10 @@ public enum ExternalCommand {
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         errorRead.wait()
         process.waitUntilExit()
+        if let limit, limit.finish() {
+            throw LocalStackError("\(executable) did not finish within \(limit.duration): it was killed with the processes it started; "
+                                  + "its standard error ended: \(String(decoding: errorData.withLock { $0 }, as: UTF8.self).suffix(3000))")
+        }
         return CommandResult(
             status: process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),

@@ -43,18 +43,17 @@ public struct RollingWindows: RollingWindowStore {
         public var member: String
         /// Unix milliseconds.
         public var now: Int64
-        public var limits: [Limit]
+        public let limits: [Limit]
+        /// The longest of its limits' windows (ms), 0 without limits: made once, `count` reads it
+        /// several times per entry.
+        public let longestWindow: Int64
 
         public init(key: String, member: String, now: Int64, limits: [Limit]) {
             self.key = key
             self.member = member
             self.now = now
             self.limits = limits
-        }
-
-        /// The longest of its limits' windows (ms), 0 without limits.
-        public var longestWindow: Int64 {
-            limits.reduce(0) { max($0, $1.windowMilliseconds) }
+            longestWindow = limits.reduce(0) { max($0, $1.windowMilliseconds) }
         }
     }
 

@@ -47,12 +47,30 @@ public struct DeliveryPolicies: Sendable, Equatable {
 
         public init() {}
 
-        /// The limits a delivery of `category` is held to; none without a category.
-        public func limits(for category: String?) -> [RollingLimit] {
-            guard let category else { return [] }
-            let own = rules.filter { $0.category == category }.map(\.limit)
-            guard own.isEmpty, !exempt.contains(category) else { return own }
-            return rules.filter { $0.category == nil }.map(\.limit)
+        /// Every category's limits resolved once, each made a `Limit` by `convert`: a delivery's
+        /// are then a lookup, with no array made per delivery.
+        public func resolved<Limit: Sendable>(_ convert: (RollingLimit) -> Limit) -> Resolved<Limit> {
+            var named: [String: [Limit]] = [:]
+            for rule in rules {
+                guard let category = rule.category else { continue }
+                named[category, default: []].append(convert(rule.limit))
+            }
+            return Resolved(named: named, others: rules.filter { $0.category == nil }.map { convert($0.limit) }, exempt: exempt)
+        }
+
+        /// The caps resolved for every category (``resolved(_:)``): the limits of each category a
+        /// rule names, and those of every other category (the rules without one) unless exempt.
+        public struct Resolved<Limit: Sendable>: Sendable {
+            let named: [String: [Limit]]
+            let others: [Limit]
+            let exempt: Set<String>
+
+            /// The limits a delivery of `category` is held to; none without a category.
+            public func limits(for category: String?) -> [Limit] {
+                guard let category else { return [] }
+                if let own = named[category] { return own }
+                return exempt.contains(category) ? [] : others
+            }
         }
     }
 

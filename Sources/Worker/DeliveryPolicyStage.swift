@@ -45,10 +45,9 @@ struct DeliveryPolicyStage {
     }
 
     private let policies: DeliveryPolicies
-    /// The frequency caps' limits of each category a rule names, made once: asked per delivery, they
-    /// were three arrays made for each (docs/BENCHMARKS.md, issue 17, branch `policies4`). Another
-    /// category's are asked per delivery.
-    private let namedCategoryCaps: [String: [RollingWindows.Limit]]
+    /// The frequency caps' limits of every category, resolved once: asked per delivery, they were
+    /// three arrays made for each (docs/BENCHMARKS.md, issue 17, branch `policies4`).
+    private let frequencyCaps: DeliveryPolicies.FrequencyCaps.Resolved<RollingWindows.Limit>
     private let quietHours: QuietHours?
     private let windows: any RollingWindowStore
     /// Where a released background push learns whether a newer one replaced it.
@@ -57,9 +56,7 @@ struct DeliveryPolicyStage {
 
     init(policies: DeliveryPolicies, windows: any RollingWindowStore, deferredStore: any DeferredEntryStore, clock: WallClock) {
         self.policies = policies
-        let caps = policies.frequencyCaps
-        namedCategoryCaps = Dictionary(caps.rules.compactMap(\.category).map { ($0, caps.limits(for: $0).map(Self.limit)) },
-                                       uniquingKeysWith: { first, _ in first })
+        frequencyCaps = policies.frequencyCaps.resolved(Self.limit)
         quietHours = policies.quietHours.map(Self.window)
         self.windows = windows
         self.deferredStore = deferredStore
@@ -211,7 +208,7 @@ struct DeliveryPolicyStage {
             RollingWindows.Entry(key: key, member: member, now: now, limits: limits)
         }
         if let category = delivery.policy.category {
-            let caps = namedCategoryCaps[category] ?? policies.frequencyCaps.limits(for: category).map(Self.limit)
+            let caps = frequencyCaps.limits(for: category)
             if !caps.isEmpty {
                 let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token,
                                                          category: category)

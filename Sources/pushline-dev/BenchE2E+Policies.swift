@@ -57,9 +57,7 @@ enum BenchPolicies: String, CaseIterable {
     static func printRatios(_ results: [BenchE2EResult], rounds: Int) {
         for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
             for on in runs where on.settings.policies == .on {
-                guard let off = runs.first(where: { $0.settings.policies == .off && $0.workload == on.workload
-                                                    && $0.settings.redis == on.settings.redis
-                                                    && $0.settings.workers == on.settings.workers }) else { continue }
+                guard let off = on.runBeside(in: runs, where: \.policies, is: .off) else { continue }
                 let ratio = on.sustained.rate / off.sustained.rate
                 let complete = off.isComplete && on.isComplete ? "" : " (outcomes not complete: not judged)"
                 Swift.print((rounds > 1 ? "round \(round + 1), " : "")

@@ -79,9 +79,7 @@ struct BenchE2EResult {
         for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
             let prefix = rounds > 1 ? "round \(round + 1), " : ""
             for result in runs where result.workload != .tokens {
-                guard let tokens = runs.first(where: { $0.workload == .tokens && $0.settings.policies == result.settings.policies
-                                                       && $0.settings.redis == result.settings.redis
-                                                       && $0.settings.workers == result.settings.workers }) else { continue }
+                guard let tokens = result.runBeside(in: runs, where: \.workload, is: .tokens) else { continue }
                 Swift.print(prefix + String(format: "outcomes/s, %@ / tokens: %.2f", result.label(among: results),
                                             result.sustained.rate / tokens.sustained.rate))
                 guard let micro = result.workerMicroseconds, let tokensMicro = tokens.workerMicroseconds else { continue }
@@ -89,6 +87,28 @@ struct BenchE2EResult {
                                             micro / tokensMicro))
             }
         }
+    }
+
+    /// What the runs of one round (``BenchE2EScale/resultsByRound(_:rounds:)``) differ in.
+    struct RoundSettings: Equatable {
+        var workload: BenchWorkload
+        var policies: BenchPolicies
+        var redis: BenchRedisTarget.Kind
+        var workers: Int
+    }
+
+    private var roundSettings: RoundSettings {
+        RoundSettings(workload: workload, policies: settings.policies, redis: settings.redis, workers: settings.workers)
+    }
+
+    /// The run of `round` equal to this one in every setting but `setting`, which is `value` there:
+    /// the run a ratio of this round compares this one with (`\.workload, is: .tokens`: the tokens
+    /// run with the same policy mode, Redis deployment and worker count). Nil when the round has none.
+    func runBeside<Value>(in round: ArraySlice<BenchE2EResult>, where setting: WritableKeyPath<RoundSettings, Value>,
+                          is value: Value) -> BenchE2EResult? {
+        var wanted = roundSettings
+        wanted[keyPath: setting] = value
+        return round.first { $0.roundSettings == wanted }
     }
 
     /// "met" or "not met" when the outcomes are complete; otherwise not judged.

@@ -97,8 +97,7 @@ struct BenchE2EScale {
         }
         for (round, runs) in Self.resultsByRound(results, rounds: rounds).enumerated() {
             for result in runs where result.settings.redis.isCluster {
-                guard let single = runs.first(where: { $0.isSameLoad(as: result) && $0.settings.redis == .single
-                                                       && $0.settings.workers == result.settings.workers }) else { continue }
+                guard let single = result.runBeside(in: runs, where: \.redis, is: .single) else { continue }
                 let ratio = result.sustained.rate / single.sustained.rate
                 print(String(format: "round %d, %@, %d worker(s): outcomes/s %@ / single %.2f — goal ≥ %.1f: ", round + 1,
                              result.label(among: results), result.settings.workers, result.settings.redis.rawValue, ratio,
@@ -106,8 +105,7 @@ struct BenchE2EScale {
                       + result.judged(ratio >= Self.clusterRateGoal))
             }
             for result in runs where result.settings.workers > 1 {
-                guard let one = runs.first(where: { $0.isSameLoad(as: result) && $0.settings.redis == result.settings.redis
-                                                    && $0.settings.workers == 1 }),
+                guard let one = result.runBeside(in: runs, where: \.workers, is: 1),
                       let many = result.workerMicroseconds, let single = one.workerMicroseconds else { continue }
                 let ratio = many / single
                 print(String(format: "round %d, %@, %@: workers' CPU per outcome, %d workers / 1 worker %.2f — goal ≤ %.1f: ", round + 1,
@@ -130,12 +128,6 @@ struct BenchE2EScale {
 }
 
 extension BenchE2EResult {
-    /// Whether `other` ran the same workload with the policies in the same mode: the runs a round's
-    /// cluster / single and N workers / 1 worker ratios compare.
-    func isSameLoad(as other: BenchE2EResult) -> Bool {
-        workload == other.workload && settings.policies == other.settings.policies
-    }
-
     /// Each worker's CPU time per outcome of the run (all of the run's outcomes, whichever worker made them).
     var perWorkerMicroseconds: [Double?] { Array(cpuMicroseconds.prefix(settings.workers)) }
 

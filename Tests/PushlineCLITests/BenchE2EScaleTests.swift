@@ -83,10 +83,12 @@ struct BenchE2EScaleTests {
 
     /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
     /// `arguments`: it must succeed; its output's lines, and the whole of it for failure messages.
+    /// Killed with the processes it started after 240 s, before the thread is given up on.
     private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String) {
-        let result = try await DedicatedThread.run(timeout: .seconds(240)) {
+        let result = try await DedicatedThread.run(timeout: .seconds(250)) {
             try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
-                                    ["bench", "e2e", "--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments)
+                                    ["bench", "e2e", "--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments,
+                                    timeLimit: .seconds(240))
         }
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
         return (result.standardOutput.split(separator: "\n").map(String.init), result.standardOutput)

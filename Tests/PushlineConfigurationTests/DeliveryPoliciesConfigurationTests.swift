@@ -34,10 +34,11 @@ struct DeliveryPoliciesConfigurationTests {
               live_activity_budget: { enabled: false }
             """)).policies
         #expect(policies.timeToLive.fallback == .seconds(86_400))
-        #expect(policies.frequencyCaps.limits(for: "marketing") == [.init(limit: 3, window: .seconds(3_600)), .init(limit: 10, window: .seconds(86_400))])
-        #expect(policies.frequencyCaps.limits(for: "news") == [.init(limit: 20, window: .seconds(86_400))])
-        #expect(policies.frequencyCaps.limits(for: "security").isEmpty)
-        #expect(policies.frequencyCaps.limits(for: nil).isEmpty)
+        let caps = policies.frequencyCaps.resolved { $0 }
+        #expect(caps.limits(for: "marketing") == [.init(limit: 3, window: .seconds(3_600)), .init(limit: 10, window: .seconds(86_400))])
+        #expect(caps.limits(for: "news") == [.init(limit: 20, window: .seconds(86_400))])
+        #expect(caps.limits(for: "security").isEmpty)
+        #expect(caps.limits(for: nil).isEmpty)
         #expect(policies.backgroundBudget.limit == .init(limit: 2, window: .seconds(1_800)))
         #expect(!policies.liveActivityBudget.enabled)
     }
@@ -67,7 +68,7 @@ struct DeliveryPoliciesConfigurationTests {
                 rules:
                   - { category: marketing, limit: 3, window: 1h }
             """, environment: ["PUSHLINE_PIPELINES_MAIN_POLICIES_FREQUENCY_CAPS_RULES_0_LIMIT": "5"])).policies
-        #expect(policies.frequencyCaps.limits(for: "marketing") == [.init(limit: 5, window: .seconds(3_600))])
+        #expect(policies.frequencyCaps.resolved { $0 }.limits(for: "marketing") == [.init(limit: 5, window: .seconds(3_600))])
     }
 
     @Test("errors name the line and the key", arguments: [

@@ -96,6 +96,23 @@ struct DeliveryPolicyTests {
         #expect(try fixture.counter("pushline_interruption_level_deliveries_total", [("app", WorkerFixture.app), ("level", "active")]) == 5)
     }
 
+    @Test("a category no rule names is held to the rules without a category: the second news within the hour is FrequencyCapped")
+    func frequencyCapsOfAnUnnamedCategory() async throws {
+        let clock = TestClock(start: Self.start)
+        let fixture = try await Self.fixture(clock) {
+            $0.frequencyCaps.rules = [.init(category: "marketing", limit: .init(limit: 5, window: .seconds(3_600))),
+                                      .init(category: nil, limit: .init(limit: 1, window: .seconds(3_600)))]
+        }
+        let token = try WorkerFixture.token(4)
+        try await fixture.publish((1...2).map { WorkerFixture.intent(id: "n-\($0)", tokens: [token], extra: #""policy_category":"news","#) })
+        let outcomes = try await fixture.records(on: "pushline.outcomes", count: 2)
+        try await fixture.stop()
+
+        #expect(Self.count(outcomes, "accepted") == 1)
+        #expect(Self.count(outcomes, "suppressed", "FrequencyCapped") == 1)
+        #expect(fixture.harness.simulator.inbox().count == 1)
+    }
+
     @Test("frequency caps count per user across the user's devices")
     func frequencyCapsPerUser() async throws {
         let clock = TestClock(start: Self.start)
