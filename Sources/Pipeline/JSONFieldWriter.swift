@@ -55,12 +55,20 @@ struct JSONFieldWriter {
         return bytes
     }
 
+    /// The separator, the quoted key and its colon in one append: a byte at a time, each append
+    /// asked whether the buffer was shared (a call into the runtime), five times per field.
     private mutating func append(_ key: StaticString) {
-        if !isEmpty { bytes.append(UInt8(ascii: ",")) }
+        let separator = isEmpty ? 0 : 1
         isEmpty = false
-        bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        key.withUTF8Buffer { name in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: separator + name.count + 3) { field in
+                if separator == 1 { field[0] = UInt8(ascii: ",") }
+                field[separator] = UInt8(ascii: "\"")
+                _ = UnsafeMutableBufferPointer(rebasing: field[(separator + 1)...]).initialize(fromContentsOf: name)
+                field[separator + name.count + 1] = UInt8(ascii: "\"")
+                field[separator + name.count + 2] = UInt8(ascii: ":")
+                bytes.append(contentsOf: field)
+            }
+        }
     }
 }
