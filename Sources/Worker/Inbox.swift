@@ -12,16 +12,21 @@ final class Inbox<Item: Sendable>: Sendable {
         self.wakeUp = wakeUp
     }
 
+    /// Into an empty inbox (the usual case: the worker's thread takes everything at once), `arrived`
+    /// is kept as it is, not copied item by item.
     func append(contentsOf arrived: [Item]) {
-        items.withLock { $0.append(contentsOf: arrived) }
+        items.withLock { items in
+            if items.isEmpty { items = arrived } else { items.append(contentsOf: arrived) }
+        }
         wakeUp?.signal()
     }
 
-    /// Everything that arrived since the last call.
+    /// Everything that arrived since the last call, handed over without a copy.
     func take() -> [Item] {
         items.withLock { items in
-            defer { items.removeAll(keepingCapacity: true) }
-            return items
+            var taken: [Item] = []
+            swap(&taken, &items)
+            return taken
         }
     }
 }
