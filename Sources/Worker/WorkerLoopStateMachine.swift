@@ -22,7 +22,9 @@ extension WorkerLoop {
         /// Work that needs Redis, kept whole so it can be retried as a whole after an outage.
         enum RedisStep {
             case plan([MessageToPlan])
-            case claim([PlannedDelivery])
+            /// `ahead`: a batch of the lanes above the lightest, claimed ahead of the others at the
+            /// ``RedisStage``, also when it is claimed again after an outage.
+            case claim([PlannedDelivery], ahead: Bool)
             case record([SentDelivery])
         }
 
@@ -73,8 +75,6 @@ extension WorkerLoop {
         /// batches at the sender.
         private var priorityClaimJobs = 0
         private var priorityBatchesAtSender: Set<Int> = []
-        /// Set while a batch of the lanes above the lightest is submitted.
-        private var claimingPriority = false
         private var deliveriesRecording = 0
         /// The batch of each (pool, APNs topic) send at the sender, by send id.
         private var sends: [Int: Int] = [:]
@@ -257,9 +257,9 @@ extension WorkerLoop {
                 case .plan(let messages):
                     let kept = messages.filter { ledger.isTracked($0.entry) }
                     return kept.isEmpty ? nil : .plan(kept)
-                case .claim(let planned):
+                case .claim(let planned, let ahead):
                     let kept = planned.filter { ledger.isTracked($0.entry) }
-                    return kept.isEmpty ? nil : .claim(kept)
+                    return kept.isEmpty ? nil : .claim(kept, ahead: ahead)
                 case .record: return step
                 }
             }
@@ -415,7 +415,7 @@ extension WorkerLoop {
                 guard let error = error as? RedisError, error.isRetryable else { throw error }
                 redisFailed(error, now: now, into: &actions)
                 switch job {
-                case .claim(let planned, _): submit(.claim(planned), now: now, into: &actions)
+                case .claim(let planned, let ahead): submit(.claim(planned, ahead: ahead), now: now, into: &actions)
                 case .record(let sent): submit(.record(sent), now: now, into: &actions)
                 }
             }
@@ -461,15 +461,15 @@ extension WorkerLoop {
                 // ``plannedWithRegistry(_:for:now:)`` or ``registryFailed(_:_:now:)``.
                 messagesPlanning += messages.count
                 actions.append(.planWithRegistry(messages))
-            case .claim(let planned):
+            case .claim(let planned, let ahead):
                 // fail_open: the claims and collapse windows are skipped, and no encryption key can be read.
                 guard !outage.isOut else {
                     actions.append(.sendWithoutClaims(planned))
                     return
                 }
                 claimJobs += 1
-                if claimingPriority { priorityClaimJobs += 1 }
-                actions.append(.claim(planned, ahead: claimingPriority))
+                if ahead { priorityClaimJobs += 1 }
+                actions.append(.claim(planned, ahead: ahead))
             case .record(let sent):
                 // fail_open: what ``splitForOutage(_:into:)`` let through is produced without Redis.
                 guard !outage.isOut else {
@@ -701,7 +701,7 @@ extension WorkerLoop {
             }
             if outage.isOut && now >= outage.nextAttempt { actions.append(.ping) }
             if !outage.isOut, let due = deferred.nextDue, due <= now {
-                submit(.claim(deferred.takeDue(at: now)), now: now, into: &actions)
+                submit(.claim(deferred.takeDue(at: now), ahead: false), now: now, into: &actions)
             }
             if !outage.isOut {
                 let requests = throttle.requests(now: now)
@@ -710,19 +710,17 @@ extension WorkerLoop {
             let due = lanes.count >= batchSize || now >= openedAt + batchLinger
             let size = batchSize // read by the closures below, which cannot read `self` while `lanes` changes
             if draining || finishingRevocation {
-                if !lanes.isEmpty { closeBatch(now: now, into: &actions) { $0.takeAll() } }
+                if !lanes.isEmpty { closeBatch(now: now, ahead: false, into: &actions) { $0.takeAll() } }
             } else if due {
                 // The lanes above the lightest never share a batch with it: they close one of their
                 // own in any free slot (one more slot is kept for them, so under a bulk backlog they
                 // do not wait for a bulk batch to be answered), and the lightest lanes' batches hold
                 // only theirs (docs/policies.md).
                 if lanes.priorityCount > 0 && mayClosePriorityBatch {
-                    claimingPriority = true
-                    closeBatch(now: now, into: &actions) { $0.takePriority(size) }
-                    claimingPriority = false
+                    closeBatch(now: now, ahead: true, into: &actions) { $0.takePriority(size) }
                 }
                 if lanes.count > lanes.priorityCount && mayCloseLightestBatch {
-                    closeBatch(now: now, into: &actions) { $0.takeLightest(size) }
+                    closeBatch(now: now, ahead: false, into: &actions) { $0.takeLightest(size) }
                 }
             }
             updateLaneHolding(into: &actions)
@@ -730,14 +728,15 @@ extension WorkerLoop {
             return actions
         }
 
-        /// Claims the deliveries taken from the lanes as the next batch, counted by lane.
-        private mutating func closeBatch(now: MonotonicClock.Instant, into actions: inout [Action],
+        /// Claims the deliveries taken from the lanes as the next batch, counted by lane; `ahead`: a
+        /// batch of the lanes above the lightest.
+        private mutating func closeBatch(now: MonotonicClock.Instant, ahead: Bool, into actions: inout [Action],
                                          taking take: (inout LaneScheduler<PlannedDelivery>) -> [PlannedDelivery]) {
             let before = lanes.scheduled
             let batch = take(&lanes)
             if lanes.weights.count > 1 { actions.append(.countScheduled(zip(lanes.scheduled, before).map { $0 - $1 })) }
             if !lanes.isEmpty { openedAt = now }
-            submit(.claim(batch), now: now, into: &actions)
+            submit(.claim(batch, ahead: ahead), now: now, into: &actions)
         }
 
         /// Holds the partitions that fed a full lane and releases those of a lane that drained
@@ -799,7 +798,7 @@ extension WorkerLoop {
         /// whether Redis is out.
         func unsentAtStop() -> (deliveries: [PlannedDelivery], redisOut: Bool) {
             let unsent = waitingForRedis.flatMap { step -> [PlannedDelivery] in
-                if case .claim(let planned) = step { planned } else { [] }
+                if case .claim(let planned, _) = step { planned } else { [] }
             }
             return (unsent, outage.isOut)
         }

@@ -163,6 +163,20 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.claimJobs.last?.map(\.intentID) == ["tx2"])
     }
 
+    @Test("a claim of the lanes above that meets a Redis outage goes to the Redis stage ahead again once Redis answers, and is then sent, not as bulk")
+    func claimAheadKeptThroughOutage() throws {
+        var f = try Self.busySender()
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"])
+        #expect(try f.answerClaim() == ["batch of 10", "send #0 10 to sandbox as bulk"])
+        #expect(try f.failClaim(RedisError(.connectionRefused, "refused"), now: 2) == ["redis lost, waiting"])
+        #expect(f.claimsAhead.isEmpty)
+        #expect(f.perform(f.machine.redisReached(now: f.at(200))) == ["redis recovered", "claim 1"])
+        #expect(f.claimsAhead == [true], "claimed again, still ahead of the bulk claims")
+        #expect(f.claimJobs.last?.map(\.intentID) == ["tx"])
+        #expect(try f.answerClaim(now: 201) == ["batch of 1", "send #1 1 to sandbox"])
+    }
+
     @Test("every batch slot taken, the lanes above close a batch of their own in a shared slot as it frees, never one with bulk, and hold at most concurrency slots: one is left to bulk")
     func transactionalNeverJoinsBulkBatch() throws {
         var f = try Self.batchesOfTen(concurrency: 2, readAhead: 100)
