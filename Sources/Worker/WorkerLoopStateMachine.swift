@@ -136,20 +136,18 @@ extension WorkerLoop {
             priorityClaimJobs + priorityBatchesAtSender.count
         }
 
-        /// Batch slots: `concurrency`, and one more kept for the lanes above the lightest when there
-        /// are such lanes (docs/policies.md).
-        private var batchSlots: Int { lanes.priorityLanes.isEmpty ? concurrency : concurrency + 1 }
-
-        /// Whether the lanes above the lightest may close a batch of their own: a slot is free, and
-        /// they hold fewer than `concurrency`, so one is always left to the lightest lanes.
+        /// Whether the lanes above the lightest may close a batch: fewer than `concurrency` of their
+        /// batches are out. They have `concurrency` batch slots of their own beside the lightest
+        /// lanes' (docs/policies.md), so under a bulk backlog a delivery of theirs waits neither for
+        /// a bulk batch to be answered nor for the previous batch of its own lane.
         private var mayClosePriorityBatch: Bool {
-            batchesInProgress < batchSlots && priorityBatchesInProgress < concurrency
+            priorityBatchesInProgress < concurrency
         }
 
-        /// Whether the lightest lanes may close a batch: a slot is free, and they hold fewer than
-        /// `concurrency` (the slot kept for the lanes above is never theirs).
+        /// Whether the lightest lanes may close a batch: fewer than `concurrency` of their batches
+        /// are out (the lanes above's slots are never theirs).
         private var mayCloseLightestBatch: Bool {
-            batchesInProgress < batchSlots && batchesInProgress - priorityBatchesInProgress < concurrency
+            batchesInProgress - priorityBatchesInProgress < concurrency
         }
 
         /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
@@ -386,7 +384,7 @@ extension WorkerLoop {
         }
 
         private mutating func handle(_ outcome: RedisStage.Outcome, now: MonotonicClock.Instant, into actions: inout [Action]) throws {
-            // Whether it is the claim of the batch of the slot kept for the lanes above the lightest.
+            // Whether it is the claim of a batch of the lanes above the lightest.
             var priority = false
             switch outcome {
             case .claimed(_, let ahead), .failed(.claim(_, let ahead), _):
@@ -567,7 +565,7 @@ extension WorkerLoop {
 
         /// Whether the sender sends `delivery` as bulk (``APNsSender/send(_:pool:bulk:answered:)``):
         /// it is in a lane no heavier than the others, and some lane is heavier — the lanes that
-        /// have the batch slot kept for them (``LaneScheduler/priorityLanes``).
+        /// have batch slots of their own (``LaneScheduler/priorityLanes``).
         private func isBulk(_ delivery: PlannedDelivery) -> Bool {
             !lanes.priorityLanes.isEmpty && !lanes.priorityLanes.contains(laneNames.index(of: delivery.delivery.policy.lane))
         }
@@ -713,9 +711,8 @@ extension WorkerLoop {
                 if !lanes.isEmpty { closeBatch(now: now, ahead: false, into: &actions) { $0.takeAll() } }
             } else if due {
                 // The lanes above the lightest never share a batch with it: they close one of their
-                // own in any free slot (one more slot is kept for them, so under a bulk backlog they
-                // do not wait for a bulk batch to be answered), and the lightest lanes' batches hold
-                // only theirs (docs/policies.md).
+                // own in a slot of their own (so under a bulk backlog they do not wait for a bulk
+                // batch to be answered), and the lightest lanes' batches hold only theirs (docs/policies.md).
                 if lanes.priorityCount > 0 && mayClosePriorityBatch {
                     closeBatch(now: now, ahead: true, into: &actions) { $0.takePriority(size) }
                 }

@@ -126,29 +126,29 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(try f.answerClaim() == ["batch of 2", "send #0 2 to sandbox"])
     }
 
-    @Test("every batch slot taken by bulk: a transactional delivery does not wait for one, it goes at once in a batch of its own beyond concurrency, one such batch at a time")
+    @Test("every batch slot of bulk's taken: a transactional delivery does not wait for one, it goes at once in a batch of its own in a slot of the lanes above (with concurrency 1, one such batch at a time)")
     func transactionalHasASlotOfItsOwn() throws {
         var f = try Self.busySender()
-        #expect(f.tick(1) == [], "the bulk lane does not get the slot kept for the lanes above it")
+        #expect(f.tick(1) == [], "the bulk lane does not get the lanes above's slot")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
         #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"])
         #expect(f.claimJobs.last?.map(\.intentID) == ["tx"], "the transactional delivery alone")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
-        #expect(f.tick(3) == [], "the extra slot is taken: the next transactional delivery waits for a slot")
+        #expect(f.tick(3) == [], "the lanes above's one slot (concurrency 1) is taken: the next transactional delivery waits for it")
         _ = try f.answerClaim()
         _ = try f.answerClaim()
         _ = try f.answerSend()
         #expect(f.tick(4) == ["scheduled [0, 10]", "claim 10"],
-                "the bulk batch answered, the transactional one still at the sender: bulk's slot is bulk's (with concurrency 1, the lanes above hold one slot at most); tx2 does not join it")
+                "the bulk batch answered, the transactional one still at the sender: bulk's slot is bulk's; tx2 does not join it")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx3", tokens: [102], extra: #""lane":"transactional","#), offset: 3)])
-        #expect(f.tick(5) == [], "the extra slot is still taken")
+        #expect(f.tick(5) == [], "the lanes above's slot is still taken")
         _ = try f.answerSend()
-        #expect(f.tick(6) == ["scheduled [2, 0]", "claim 2"], "the extra slot is free again")
+        #expect(f.tick(6) == ["scheduled [2, 0]", "claim 2"], "the lanes above's slot is free again")
         #expect(f.claimJobs.last?.map(\.intentID) == ["tx2", "tx3"])
         #expect(f.machine.queuedByLane == [0, 10])
     }
 
-    @Test("a claim of the lanes above goes to the Redis stage ahead; answered before the bulk claim submitted earlier, its batch still holds the slot kept for the lanes above, and the bulk batch is still bulk's")
+    @Test("a claim of the lanes above goes to the Redis stage ahead; answered before the bulk claim submitted earlier, its batch still holds a slot of the lanes above, and the bulk batch is still bulk's")
     func claimAheadAnsweredOutOfOrder() throws {
         var f = try Self.busySender()
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
@@ -156,10 +156,10 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.claimsAhead == [false, true], "only the transactional batch's claim is ahead")
         #expect(try f.answerClaim(at: 1) == ["batch of 1", "send #0 1 to sandbox"])
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
-        #expect(f.tick(2) == [], "the transactional batch at the sender holds the extra slot")
+        #expect(f.tick(2) == [], "the transactional batch at the sender holds the lanes above's one slot (concurrency 1)")
         #expect(try f.answerClaim() == ["batch of 10", "send #1 10 to sandbox as bulk"])
         _ = try f.answerSend()
-        #expect(f.tick(3) == ["scheduled [1, 0]", "claim 1"], "the transactional send answered frees the extra slot")
+        #expect(f.tick(3) == ["scheduled [1, 0]", "claim 1"], "the transactional send answered frees the lanes above's slot")
         #expect(f.claimJobs.last?.map(\.intentID) == ["tx2"])
     }
 
@@ -177,36 +177,37 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(try f.answerClaim(now: 201) == ["batch of 1", "send #1 1 to sandbox"])
     }
 
-    @Test("every batch slot taken, the lanes above close a batch of their own in a shared slot as it frees, never one with bulk, and hold at most concurrency slots: one is left to bulk")
-    func transactionalNeverJoinsBulkBatch() throws {
+    @Test("every bulk slot taken, the lanes above close batches of their own in slots of their own, the next without waiting for the previous one's answer, up to concurrency of them; never one with bulk, never in a slot bulk freed")
+    func lanesAboveHaveSlotsOfTheirOwn() throws {
         var f = try Self.batchesOfTen(concurrency: 2, readAhead: 100)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<30), extra: #""lane":"bulk","#), offset: 0)])
         #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
-        #expect(f.tick(1) == ["scheduled [0, 10]", "claim 10"], "bulk holds both shared slots")
+        #expect(f.tick(1) == ["scheduled [0, 10]", "claim 10"], "bulk holds both its slots")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
-        #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"], "the slot kept for the lanes above")
+        #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"], "a slot of the lanes above")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)])
-        #expect(f.tick(3) == [], "all three slots taken")
-        _ = try f.answerClaim()
-        _ = try f.answerSend()
-        #expect(f.tick(4) == ["scheduled [1, 0]", "claim 1"], "a bulk batch answered: tx2 takes its slot in a batch of its own, the 10 bulk deliveries waiting do not join it")
+        #expect(f.tick(3) == ["scheduled [1, 0]", "claim 1"], "the second slot of the lanes above: tx2 does not wait for tx's batch")
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx3", tokens: [102], extra: #""lane":"transactional","#), offset: 3)])
+        #expect(f.tick(4) == [], "the lanes above hold concurrency (2) batches, bulk its 2")
         _ = try f.answerClaim()
         _ = try f.answerSend()
-        #expect(f.tick(5) == ["scheduled [0, 10]", "claim 10"], "the lanes above hold two slots (concurrency): the one freed is bulk's")
+        #expect(f.tick(5) == ["scheduled [0, 10]", "claim 10"], "a bulk batch answered: its slot is bulk's, tx3 neither takes it nor joins the bulk batch")
         #expect(f.machine.queuedByLane == [1, 0])
-        for job in f.claimJobs {
-            #expect(Set(job.map { $0.intentID == "bulk" }).count == 1, "no batch mixes bulk and transactional")
-        }
+        #expect(f.claimJobs.map { Set($0.map(\.intentID)) } == [["bulk"], ["tx"], ["tx2"], ["bulk"]], "no batch mixes bulk and transactional")
+        _ = try f.answerClaim(at: 1)
+        _ = try f.answerSend()
+        #expect(f.tick(6) == ["scheduled [1, 0]", "claim 1"], "tx's batch answered frees a slot of the lanes above: tx3 goes")
+        #expect(f.claimJobs.last?.map(\.intentID) == ["tx3"])
+        #expect(f.machine.queuedByLane == [0, 0])
     }
 
-    @Test("reading ahead with every batch slot taken, the open batch waits for a slot: the loop polls without waiting for Kafka; a delivery for the slot kept for the lanes above, or a slot answered, ends the wait")
+    @Test("reading ahead with every batch slot taken, the open batch waits for a slot: the loop polls without waiting for Kafka; a delivery for a free slot of the lanes above, or a slot answered, ends the wait")
     func openBatchWaitsForSlot() throws {
         var f = try Self.busySender()
         #expect(f.machine.waitsForSlot, "the one slot holds bulk, 20 bulk deliveries wait, no lane above has work")
         #expect(f.machine.pollTimeout(now: f.at(1)) == .zero)
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
-        #expect(!f.machine.waitsForSlot, "the transactional delivery can take the slot kept for it")
+        #expect(!f.machine.waitsForSlot, "the transactional delivery can take the lanes above's free slot")
         #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"])
         #expect(f.machine.waitsForSlot, "both slots taken")
         _ = try f.answerClaim()
