@@ -100,7 +100,7 @@ struct LaneSchedulerTests {
         #expect(lanes.takeAll().filter { $0.hasPrefix("bulk") } == ["bulk0", "bulk1", "bulk2", "bulk5", "bulk6", "bulk7", "bulk8", "bulk9"])
     }
 
-    @Test("the slot kept for the lanes above the lightest takes from them only, heaviest first, each in order, and leaves the round as it was")
+    @Test("a batch of the lanes above the lightest takes from them only, heaviest first, each in order, and leaves the round as it was")
     func takePriorityLeavesTheLightestLane() {
         var lanes = scheduler()
         lanes.enqueue(items("bulk", 100), lane: 2)

@@ -163,7 +163,7 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.claimJobs.last?.map(\.intentID) == ["tx2"])
     }
 
-    @Test("a claim of the lanes above that meets a Redis outage goes to the Redis stage ahead again once Redis answers, and is then sent, not as bulk")
+    @Test("a claim of the lanes above that meets a Redis outage goes to the Redis stage ahead again once Redis answers, and its batch holds a slot of the lanes above")
     func claimAheadKeptThroughOutage() throws {
         var f = try Self.busySender()
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)])
@@ -175,6 +175,8 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.claimsAhead == [true], "claimed again, still ahead of the bulk claims")
         #expect(f.claimJobs.last?.map(\.intentID) == ["tx"])
         #expect(try f.answerClaim(now: 201) == ["batch of 1", "send #1 1 to sandbox"])
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx2", tokens: [101], extra: #""lane":"transactional","#), offset: 2)], now: 202)
+        #expect(f.tick(202) == [], "its batch at the sender holds the lanes above's one slot (concurrency 1): tx2 waits")
     }
 
     @Test("every bulk slot taken, the lanes above close batches of their own in slots of their own, the next without waiting for the previous one's answer, up to concurrency of them; never one with bulk, never in a slot bulk freed")
@@ -229,7 +231,7 @@ struct LanesAndThrottlesStateMachineTests {
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#),
                                            partition: 1, offset: 0)])
         #expect(f.machine.queuedByLane == [1, 20])
-        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"], "held once; the transactional delivery takes the slot kept for it")
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"], "held once; the transactional delivery takes a slot of the lanes above")
         _ = try f.answerClaim()
         _ = try f.answerSend()
         _ = try f.answerClaim()
