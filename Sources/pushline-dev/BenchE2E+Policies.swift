@@ -53,18 +53,23 @@ enum BenchPolicies: String, CaseIterable {
 
     /// Per workload measured both ways, the rate with policies on over the rate with them off: in
     /// each of `rounds` rounds (``BenchE2EScale``), the on run over the off run beside it (same
-    /// Redis deployment and worker count).
+    /// Redis deployment and worker count); then its median over the rounds (``RatiosOverRounds``).
     static func printRatios(_ results: [BenchE2EResult], rounds: Int) {
+        var ratios = RatiosOverRounds()
         for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
             for on in runs where on.settings.policies == .on {
                 guard let off = on.runBeside(in: runs, where: \.policies, is: .off) else { continue }
                 let ratio = on.sustained.rate / off.sustained.rate
-                let complete = off.isComplete && on.isComplete ? "" : " (outcomes not complete: not judged)"
+                let judged = off.isComplete && on.isComplete
+                let name = "[\(on.workload.rawValue)] policies on / off"
                 Swift.print((rounds > 1 ? "round \(round + 1), " : "")
-                            + String(format: "[%@] policies on / off: %.2f (%d / %d outcomes/s) — goal ≥ %.2f%@", on.workload.rawValue,
-                                     ratio, Int(on.sustained.rate), Int(off.sustained.rate), rateGoal, complete))
+                            + String(format: "%@: %.2f (%d / %d outcomes/s) — goal ≥ %.2f%@", name,
+                                     ratio, Int(on.sustained.rate), Int(off.sustained.rate), rateGoal,
+                                     judged ? "" : " (outcomes not complete: not judged)"))
+                ratios.add(ratio, to: name, goal: .atLeast(rateGoal), judged: judged)
             }
         }
+        ratios.print(rounds: rounds)
     }
 
     /// Issue 17: the rate with the policies on, at least this share of the rate with them off.

@@ -102,7 +102,10 @@ enum BenchE2ECommand: Command {
           --workers N,N…          pushline run processes in the group (default 1); several:
                                   each in turn. See "Scaling runs" below
           --rounds R              the runs of --redis × --workers, each workload and --policies
-                                  mode in turn, R times alternating (default 1)
+                                  mode in turn, R times alternating (default 1); with R > 1,
+                                  each ratio's median and range over the rounds, and its goal
+                                  judged on all of them: met when the median round and two
+                                  thirds of the rounds meet it (RatiosOverRounds.swift)
           -h, --help              show this help
 
         Scaling runs (issue 16): with several --redis or --workers values, or --rounds, each

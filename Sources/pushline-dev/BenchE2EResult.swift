@@ -63,7 +63,8 @@ struct BenchE2EResult {
     }
 
     /// The workloads side by side; then, per round of `rounds`, each workload's rate and worker CPU
-    /// per outcome against the `tokens` run of the same round with the same settings.
+    /// per outcome against the `tokens` run of the same round with the same settings; then, over
+    /// the rounds, each ratio's median and range (``RatiosOverRounds``).
     static func printSideBySide(_ results: [BenchE2EResult], rawRate: Double, rounds: Int) {
         guard results.count > 1 else { return }
         Swift.print("workload    outcomes  complete  outcomes/s   / h2load  worker µs  server µs  redis µs  p99 read back")
@@ -76,17 +77,23 @@ struct BenchE2EResult {
                            pad(String(format: "%.1f ms", percentile(result.readBack, 0.99)), 13)]
             Swift.print(columns.joined(separator: "  "))
         }
+        var ratios = RatiosOverRounds()
         for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
             let prefix = rounds > 1 ? "round \(round + 1), " : ""
             for result in runs where result.workload != .tokens {
                 guard let tokens = result.runBeside(in: runs, where: \.workload, is: .tokens) else { continue }
-                Swift.print(prefix + String(format: "outcomes/s, %@ / tokens: %.2f", result.label(among: results),
-                                            result.sustained.rate / tokens.sustained.rate))
+                let judged = result.isComplete && tokens.isComplete
+                let rateName = "outcomes/s, \(result.label(among: results)) / tokens"
+                let rate = result.sustained.rate / tokens.sustained.rate
+                Swift.print(prefix + rateName + String(format: ": %.2f", rate))
+                ratios.add(rate, to: rateName, goal: result.workload.rateGoalAgainstTokens, judged: judged)
                 guard let micro = result.workerMicroseconds, let tokensMicro = tokens.workerMicroseconds else { continue }
-                Swift.print(prefix + String(format: "worker CPU per outcome, %@ / tokens: %.2f", result.label(among: results),
-                                            micro / tokensMicro))
+                let cpuName = "worker CPU per outcome, \(result.label(among: results)) / tokens"
+                Swift.print(prefix + cpuName + String(format: ": %.2f", micro / tokensMicro))
+                ratios.add(micro / tokensMicro, to: cpuName, goal: result.workload.workerCPUGoalAgainstTokens, judged: judged)
             }
         }
+        ratios.print(rounds: rounds)
     }
 
     /// What the runs of one round (``BenchE2EScale/resultsByRound(_:rounds:)``) differ in.

@@ -81,7 +81,8 @@ struct BenchE2EScale {
         workers.enumerated().map { ("pushline run \($0.offset + 1)", $0.element.processID) } + [server] + redis.processes
     }
 
-    /// With more than one run per workload: each run's figures, then the ratios of each round.
+    /// With more than one run per workload: each run's figures, then the ratios of each round, then
+    /// each ratio over the rounds (``RatiosOverRounds``).
     func printComparison(_ results: [BenchE2EResult]) {
         guard results.count > 1, rounds > 1 || redis.count > 1 || workers.count > 1 else { return }
         print("workload     redis    workers  outcomes/s  workers µs (each)            server µs  redis µs (nodes summed)  redis cmds/outcome  cmds/read")
@@ -95,25 +96,29 @@ struct BenchE2EScale {
                    BenchE2EResult.pad(String(format: "%.2f", result.redisCommandsPerOutcome), 18),
                    BenchE2EResult.pad(String(format: "%.1f", result.redisCommandsPerRead), 9)].joined(separator: "  "))
         }
+        var ratios = RatiosOverRounds()
         for (round, runs) in Self.resultsByRound(results, rounds: rounds).enumerated() {
             for result in runs where result.settings.redis.isCluster {
                 guard let single = result.runBeside(in: runs, where: \.redis, is: .single) else { continue }
                 let ratio = result.sustained.rate / single.sustained.rate
-                print(String(format: "round %d, %@, %d worker(s): outcomes/s %@ / single %.2f — goal ≥ %.1f: ", round + 1,
-                             result.label(among: results), result.settings.workers, result.settings.redis.rawValue, ratio,
-                             Self.clusterRateGoal)
+                let name = String(format: "%@, %d worker(s): outcomes/s %@ / single", result.label(among: results),
+                                  result.settings.workers, result.settings.redis.rawValue)
+                print(String(format: "round %d, %@ %.2f — goal ≥ %.1f: ", round + 1, name, ratio, Self.clusterRateGoal)
                       + result.judged(ratio >= Self.clusterRateGoal))
+                ratios.add(ratio, to: name, goal: .atLeast(Self.clusterRateGoal), judged: result.isComplete)
             }
             for result in runs where result.settings.workers > 1 {
                 guard let one = result.runBeside(in: runs, where: \.workers, is: 1),
                       let many = result.workerMicroseconds, let single = one.workerMicroseconds else { continue }
                 let ratio = many / single
-                print(String(format: "round %d, %@, %@: workers' CPU per outcome, %d workers / 1 worker %.2f — goal ≤ %.1f: ", round + 1,
-                             result.label(among: results), result.settings.redis.rawValue, result.settings.workers, ratio,
-                             Self.workerCPUGoal)
+                let name = String(format: "%@, %@: workers' CPU per outcome, %d workers / 1 worker", result.label(among: results),
+                                  result.settings.redis.rawValue, result.settings.workers)
+                print(String(format: "round %d, %@ %.2f — goal ≤ %.1f: ", round + 1, name, ratio, Self.workerCPUGoal)
                       + result.judged(ratio <= Self.workerCPUGoal))
+                ratios.add(ratio, to: name, goal: .atMost(Self.workerCPUGoal), judged: result.isComplete)
             }
         }
+        ratios.print(rounds: rounds)
     }
 
     /// `results` split into the `count` rounds they ran in, each round's runs in their order.

@@ -43,6 +43,18 @@ enum BenchWorkload: String, CaseIterable {
         var outcomes: Int { byStatus.values.reduce(0, +) }
     }
 
+    /// What the workload's rate is held to against the `tokens` rate of the same round: sealing
+    /// every delivery keeps ≥ 85 % of it (issue 19).
+    var rateGoalAgainstTokens: RatiosOverRounds.Goal? {
+        self == .sealed ? .atLeast(0.85) : nil
+    }
+
+    /// What the worker's CPU per delivery is held to against the `tokens` run's: user-addressed
+    /// deliveries cost ≤ 1.3 × token-addressed ones (issue 15).
+    var workerCPUGoalAgainstTokens: RatiosOverRounds.Goal? {
+        self == .users || self == .mixed ? .atMost(1.3) : nil
+    }
+
     /// The locales of the mixed workload's users (the example app has strings for each).
     static let locales = ["en", "de", "ja", "ar", "fr", "es", "pt-BR", "ru"]
     /// Registry users, reused in turn by the intents addressed to users.

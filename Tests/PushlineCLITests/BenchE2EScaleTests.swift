@@ -20,7 +20,7 @@ struct BenchE2EScaleTests {
         #expect(cluster.contains { $0.components(separatedBy: "redis-server :").count - 1 == 3 }, "\(cluster)")
     }
 
-    @Test("policies both, two rounds: off and on alternate, the rows say which, and each round has its on / off ratio")
+    @Test("policies both, two rounds: off and on alternate, the rows say which, each round has its on / off ratio, and a summary over the rounds follows")
     func policiesBothInRounds() async throws {
         let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--rounds", "2")
         #expect(lines.filter { $0.hasPrefix("[tokens] policies ") } == ["[tokens] policies off", "[tokens] policies on",
@@ -31,6 +31,8 @@ struct BenchE2EScaleTests {
             #expect(lines.contains { $0.hasPrefix("round \(round), [tokens] policies on / off: ") && $0.contains("— goal ≥ 0.85") },
                     "\(output)")
         }
+        #expect(lines.contains { $0.hasPrefix("over 2 rounds, [tokens] policies on / off: median ") && $0.contains("; goal ≥ 0.85 in ") },
+                "\(output)")
     }
 
     @Test("policies both with one and two workers: each worker ratio compares runs of the same policy mode")
@@ -53,7 +55,7 @@ struct BenchE2EScaleTests {
         }
     }
 
-    @Test("two rounds of tokens and sealed: each round's sealed / tokens ratios divide by that round's tokens run")
+    @Test("two rounds of tokens and sealed: each round's sealed / tokens ratios divide by that round's tokens run, and the summary over the rounds takes their median")
     func workloadRatiosPairTheSameRound() async throws {
         let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--workloads", "tokens,sealed", "--rounds", "2")
         // The side-by-side rows: `<workload>  <outcomes>  yes  <outcomes/s>  <÷ h2load>  <worker µs> …`,
@@ -62,18 +64,32 @@ struct BenchE2EScaleTests {
         let rates = rows.map { (workload: String($0[0]), rate: Double($0[3]) ?? 0, worker: Double($0[5]) ?? 0) }
         #expect(rates.map(\.workload) == ["tokens", "sealed", "tokens", "sealed"], "\(output)")
         guard rates.count == 4 else { return }
+        var rateRatios: [Double] = []
         for round in 1...2 {
             let (tokens, sealed) = (rates[2 * round - 2], rates[2 * round - 1])
             let printed = try #require(lines.first { $0.hasPrefix("round \(round), outcomes/s, sealed / tokens: ") }, "\(output)")
             let ratio = try #require(Double(printed.split(separator: " ").last ?? ""), "\(printed)")
             // Rates are printed whole, the ratio to 0.01.
             #expect(abs(ratio - sealed.rate / tokens.rate) < 0.006, "round \(round): printed \(ratio)\n\(output)")
+            rateRatios.append(sealed.rate / tokens.rate)
             let cpu = try #require(lines.first { $0.hasPrefix("round \(round), worker CPU per outcome, sealed / tokens: ") },
                                    "\(output)")
             let cpuRatio = try #require(Double(cpu.split(separator: " ").last ?? ""), "\(cpu)")
             // The table's µs are rounded to 0.1.
             #expect(abs(cpuRatio - sealed.worker / tokens.worker) < 0.02, "round \(round): printed \(cpuRatio)\n\(output)")
         }
+        // `over 2 rounds, outcomes/s, sealed / tokens: median 1.02 (0.98 to 1.06); goal ≥ 0.85 in 1 of 2 rounds — not met (…)`:
+        // the median of two is their mean; met only when both rounds are (two thirds of two).
+        let prefix = "over 2 rounds, outcomes/s, sealed / tokens: median "
+        let summary = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+        let median = try #require(Double(summary.dropFirst(prefix.count).prefix { $0 != " " }), "\(summary)")
+        #expect(abs(median - (rateRatios[0] + rateRatios[1]) / 2) < 0.006, "\(summary), rounds \(rateRatios)")
+        let meeting = rateRatios.filter { $0 >= 0.85 }.count
+        #expect(summary.contains("; goal ≥ 0.85 in \(meeting) of 2 rounds — " + (meeting == 2 ? "met" : "not met")), "\(summary)")
+        // The CPU ratio of sealed has no goal: its summary is the median and range alone.
+        let cpuSummary = try #require(lines.first { $0.hasPrefix("over 2 rounds, worker CPU per outcome, sealed / tokens: median ") },
+                                      "\(output)")
+        #expect(!cpuSummary.contains("goal"), "\(cpuSummary)")
     }
 
     /// Intents per run: enough that their outcomes reach the reader over several reads, or the
