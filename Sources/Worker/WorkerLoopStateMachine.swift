@@ -384,17 +384,14 @@ extension WorkerLoop {
         }
 
         private mutating func handle(_ outcome: RedisStage.Outcome, now: MonotonicClock.Instant, into actions: inout [Action]) throws {
-            // Whether it is the claim of a batch of the lanes above the lightest.
-            var priority = false
             switch outcome {
             case .claimed(_, let ahead), .failed(.claim(_, let ahead), _):
                 claimJobs -= 1
-                priority = ahead
                 if ahead { priorityClaimJobs -= 1 }
             case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
             }
             switch outcome {
-            case .claimed(let claims, _):
+            case .claimed(let claims, let ahead):
                 // Claims taken for handed-back messages are still sent and settled (outputs aside):
                 // the next owner meets them settled and emits their outcome, once.
                 let deferring = claims.deferred.filter { ledger.isTracked($0.entry) }
@@ -403,7 +400,8 @@ extension WorkerLoop {
                 if !recorded.isEmpty { actions.append(.complete(recorded)) }
                 produce(claims.outputs, into: &actions)
                 let batch = send(claims.admitted, holdingClaims: true, into: &actions)
-                if priority, let batch { priorityBatchesAtSender.insert(batch) }
+                // The batch of a claim of the lanes above the lightest holds one of their slots.
+                if ahead, let batch { priorityBatchesAtSender.insert(batch) }
             case .recorded(let sent, let tokenEvents):
                 produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
                 // Copies deferred behind these deliveries' claims (this worker's own) are claimed
