@@ -128,7 +128,8 @@ extension WorkerLoop {
         /// Deliveries taken and not yet recorded (`pushline_inflight_deliveries`).
         var deliveriesInFlight: Int { ledger.deliveriesInFlight }
 
-        /// Batches being claimed or at the sender: what `concurrency` bounds.
+        /// Batches of every lane being claimed or at the sender (`concurrency` bounds the lightest
+        /// lanes' and the lanes above's apart: ``mayCloseLightestBatch``, ``mayClosePriorityBatch``).
         private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
 
         /// Batches of the lanes above the lightest being claimed or at the sender.
@@ -150,12 +151,17 @@ extension WorkerLoop {
             batchesInProgress - priorityBatchesInProgress < concurrency
         }
 
-        /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
-        /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
-        /// batch, or a full lane's partitions are held, so what a poll brings is for the other
-        /// lanes), and fewer than two polls' worth of messages are being planned.
+        /// Whether the loop may poll for more: the lightest lanes have a free batch slot
+        /// (``mayCloseLightestBatch``: without lanes of different weights, fewer than `concurrency`
+        /// batches of any kind are being claimed or at the sender) — or, with lanes, fewer than
+        /// `read_ahead` deliveries wait beyond the open batch, or a full lane's partitions are held,
+        /// so what a poll brings is for the other lanes — and fewer than two polls' worth of
+        /// messages are being planned. The lanes above's batches do not count: they hold slots of
+        /// their own, so one in flight does not keep the bulk from being read while a bulk slot is
+        /// free; and while they may not poll, the lanes above's partitions are still read
+        /// (``aheadLimit``).
         var mayPoll: Bool {
-            !draining && (batchesInProgress < concurrency || lanes.count < readAhead || laneHolding.isHolding)
+            !draining && (mayCloseLightestBatch || lanes.count < readAhead || laneHolding.isHolding)
                 && messagesPlanning < 2 * batchSize
         }
 
