@@ -15,31 +15,19 @@ public enum ExternalCommand {
     /// message naming the program, so a missing tool fails clearly (a test fails instead of skipping).
     /// `environment` adds to (or replaces in) this process's environment; `currentDirectory` is the
     /// program's working directory (by default this process's).
-    public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
-                           environment: [String: String] = [:], currentDirectory: String? = nil) throws -> CommandResult {
-        try run(executable, arguments, standardInput: standardInput, environment: environment, currentDirectory: currentDirectory,
-                limit: nil)
-    }
-
-    /// ``run(_:_:standardInput:environment:currentDirectory:)`` within `timeLimit`: a program still
-    /// running when it passes is killed together with every process it started, and the call
-    /// throws with the end of its standard error: a benchmark run by a test that gives up on it
-    /// leaves no `pushline run`, `apns-sim` or `redis-server` behind.
-    /// Foundation's `Process` starts each program in a process group of its own, and the servers
-    /// the program starts (``ServerProcess``) stay in it, so one `SIGKILL` to the group reaches all
-    /// of them. (`PR_SET_PDEATHSIG` would not do: it fires when the *thread* that started the child
-    /// ends, and servers here are started from threads that end before them, `DedicatedThread`'s.)
-    /// Programs the program runs to completion through this call are in groups of their own and
-    /// are not killed; they end by themselves.
+    ///
+    /// With a `timeLimit`, a program still running when it passes is killed together with every
+    /// process it started, and the call throws with the end of its standard error: a benchmark run
+    /// by a test that gives up on it leaves no `pushline run`, `apns-sim` or `redis-server` behind
+    /// (``CommandTimeLimit``). Foundation's `Process` starts each program in a process group of its
+    /// own, and the servers the program starts (``ServerProcess``) stay in it, so one `SIGKILL` to
+    /// the group reaches all of them. (`PR_SET_PDEATHSIG` would not do: it fires when the *thread*
+    /// that started the child ends, and servers here are started from threads that end before them,
+    /// `DedicatedThread`'s.) Programs the program runs to completion through this call are in groups
+    /// of their own and are not killed; they end by themselves.
     public static func run(_ executable: String, _ arguments: [String], standardInput: Data? = nil,
                            environment: [String: String] = [:], currentDirectory: String? = nil,
-                           timeLimit: Duration) throws -> CommandResult {
-        try run(executable, arguments, standardInput: standardInput, environment: environment, currentDirectory: currentDirectory,
-                limit: timeLimit)
-    }
-
-    private static func run(_ executable: String, _ arguments: [String], standardInput: Data?, environment: [String: String],
-                            currentDirectory: String?, limit timeLimit: Duration?) throws -> CommandResult {
+                           timeLimit: Duration? = nil) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }

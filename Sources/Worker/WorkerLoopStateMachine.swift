@@ -128,7 +128,8 @@ extension WorkerLoop {
         /// Deliveries taken and not yet recorded (`pushline_inflight_deliveries`).
         var deliveriesInFlight: Int { ledger.deliveriesInFlight }
 
-        /// Batches being claimed or at the sender: what `concurrency` bounds.
+        /// Batches of every lane being claimed or at the sender (`concurrency` bounds the lightest
+        /// lanes' and the lanes above's apart: ``mayCloseLightestBatch``, ``mayClosePriorityBatch``).
         private var batchesInProgress: Int { claimJobs + batchesAtSender.count }
 
         /// Batches of the lanes above the lightest being claimed or at the sender.
@@ -150,12 +151,17 @@ extension WorkerLoop {
             batchesInProgress - priorityBatchesInProgress < concurrency
         }
 
-        /// Whether the loop may poll for more: fewer than `concurrency` batches are being claimed
-        /// or at the sender (or, with lanes, fewer than `read_ahead` deliveries wait beyond the open
-        /// batch, or a full lane's partitions are held, so what a poll brings is for the other
-        /// lanes), and fewer than two polls' worth of messages are being planned.
+        /// Whether the loop may poll for more: the lightest lanes have a free batch slot
+        /// (``mayCloseLightestBatch``: without lanes of different weights, fewer than `concurrency`
+        /// batches of any kind are being claimed or at the sender) — or, with lanes, fewer than
+        /// `read_ahead` deliveries wait beyond the open batch, or a full lane's partitions are held,
+        /// so what a poll brings is for the other lanes — and fewer than two polls' worth of
+        /// messages are being planned. The lanes above's batches do not count: they hold slots of
+        /// their own, so one in flight does not keep the bulk from being read while a bulk slot is
+        /// free; and while they may not poll, the lanes above's partitions are still read
+        /// (``aheadLimit``).
         var mayPoll: Bool {
-            !draining && (batchesInProgress < concurrency || lanes.count < readAhead || laneHolding.isHolding)
+            !draining && (mayCloseLightestBatch || lanes.count < readAhead || laneHolding.isHolding)
                 && messagesPlanning < 2 * batchSize
         }
 
@@ -384,17 +390,14 @@ extension WorkerLoop {
         }
 
         private mutating func handle(_ outcome: RedisStage.Outcome, now: MonotonicClock.Instant, into actions: inout [Action]) throws {
-            // Whether it is the claim of a batch of the lanes above the lightest.
-            var priority = false
             switch outcome {
             case .claimed(_, let ahead), .failed(.claim(_, let ahead), _):
                 claimJobs -= 1
-                priority = ahead
                 if ahead { priorityClaimJobs -= 1 }
             case .recorded(let sent, _), .failed(.record(let sent), _): deliveriesRecording -= sent.count
             }
             switch outcome {
-            case .claimed(let claims, _):
+            case .claimed(let claims, let ahead):
                 // Claims taken for handed-back messages are still sent and settled (outputs aside):
                 // the next owner meets them settled and emits their outcome, once.
                 let deferring = claims.deferred.filter { ledger.isTracked($0.entry) }
@@ -403,7 +406,8 @@ extension WorkerLoop {
                 if !recorded.isEmpty { actions.append(.complete(recorded)) }
                 produce(claims.outputs, into: &actions)
                 let batch = send(claims.admitted, holdingClaims: true, into: &actions)
-                if priority, let batch { priorityBatchesAtSender.insert(batch) }
+                // The batch of a claim of the lanes above the lightest holds one of their slots.
+                if ahead, let batch { priorityBatchesAtSender.insert(batch) }
             case .recorded(let sent, let tokenEvents):
                 produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
                 // Copies deferred behind these deliveries' claims (this worker's own) are claimed

@@ -203,6 +203,23 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.machine.queuedByLane == [0, 0])
     }
 
+    @Test("a batch of the lanes above out does not stop the polling while a bulk slot is free (read_ahead 0): the bulk's batches stop it, up to concurrency of them")
+    func lanesAboveBatchLeavesBulkPolling() throws {
+        var f = try Self.batchesOfTen(concurrency: 1, readAhead: 0)
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 0)])
+        #expect(f.tick(1) == ["scheduled [1, 0]", "claim 1"])
+        #expect(f.machine.mayPoll, "the lanes above's one slot (concurrency 1) is taken, bulk's is free")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: [0, 1, 2], extra: #""lane":"bulk","#), offset: 1)], now: 1)
+        #expect(f.tick(2) == ["scheduled [0, 3]", "claim 3"], "the bulk batch goes in its own slot beside the transactional one")
+        #expect(!f.machine.mayPoll, "bulk's one slot taken, nothing read ahead")
+        #expect(try f.answerClaim() == ["batch of 1", "send #0 1 to sandbox"])
+        _ = try f.answerSend()
+        #expect(!f.machine.mayPoll, "the lanes above's slot free again, bulk's still taken")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.machine.mayPoll, "bulk's batch answered")
+    }
+
     @Test("reading ahead with every batch slot taken, the open batch waits for a slot: the loop polls without waiting for Kafka; a delivery for a free slot of the lanes above, or a slot answered, ends the wait")
     func openBatchWaitsForSlot() throws {
         var f = try Self.busySender()
