@@ -47,7 +47,7 @@ enum BenchE2ECommand: Command {
                        lanes transactional (4) and bulk (1); transactional intents at T/s for S s
                        on the last partition, first idle, then while N bulk intents pre-loaded on
                        the other partitions drain; their p99 from created_at to completed_at in
-                       both phases, and the ratio (goal ≤ 2)
+                       both phases, and the ratio (goal ≤ 2); with --rounds R, R such runs
                deferred instead of steps 3–4 (issue 17, BenchE2E+Deferred.swift): a pipeline with
                        quiet hours from a minute before now to \(deferredWindowMinutes) minutes after
                        the current minute (UTC); the N tokens intents pre-loaded are all deferred,
@@ -180,7 +180,15 @@ enum BenchE2ECommand: Command {
                     }
                 }
             }
-            if runsLanes { try measureLanes(settings, lanes, bench: bench) }
+            if runsLanes {
+                var ratios = RatiosOverRounds()
+                for round in 1...scale.rounds {
+                    if scale.rounds > 1 { progress("lanes: round \(round) of \(scale.rounds)") }
+                    let run = try measureLanes(settings, lanes, bench: bench)
+                    ratios.add(run.ratio, to: latencyRatioName, goal: .atMost(latencyRatioGoal), judged: run.judged)
+                }
+                ratios.print(rounds: scale.rounds)
+            }
             if runsDeferred {
                 let tokensRate = results.first { $0.policies == .off && $0.result.workload == .tokens }?.result.sustained.rate
                 printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokensRate: tokensRate)

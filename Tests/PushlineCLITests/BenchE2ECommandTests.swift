@@ -32,6 +32,35 @@ struct BenchE2ECommandTests {
         #expect(result.standardError.contains("mixed: registering 50000 users'"))
     }
 
+    @Test("the lanes workload in two rounds: every intent ends accepted, each round prints its backlog / idle p99 ratio, and the summary takes their median")
+    func lanesInRounds() async throws {
+        let result = try await DedicatedThread.run(timeout: .seconds(250)) {
+            try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
+                                    ["bench", "e2e", "--workloads", "lanes", "--intents", "20000", "--h2load-requests", "2000",
+                                     "--half-load-seconds", "1", "--rounds", "2"], timeLimit: .seconds(240))
+        }
+        #expect(result.status == 0, "\(result.standardError.suffix(3000))")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        // 200 transactional intents (200/s for 1 s) idle, as many beside the backlog, and the backlog (the warm-up intent not counted).
+        #expect(lines.filter { $0 == "[lanes] outcomes: accepted 20400" }.count == 2, "\(result.standardOutput)")
+        // `[lanes] p99 created_at → completed_at, backlog / idle: 38.0 / 29.0 ms = 1.31 — goal ≤ 2: met`
+        let prefix = "[lanes] p99 created_at → completed_at, backlog / idle: "
+        let ratios = lines.filter { $0.hasPrefix(prefix) }.compactMap { line in
+            line.split(separator: "=").last.flatMap { Double($0.split(separator: " ").first ?? "") }
+        }
+        #expect(ratios.count == 2, "\(result.standardOutput)")
+        guard ratios.count == 2 else { return }
+        let summaryPrefix = "over 2 rounds, [lanes] p99 created_at → completed_at, backlog / idle: median "
+        let summary = try #require(lines.first { $0.hasPrefix(summaryPrefix) }, "\(result.standardOutput)")
+        let median = try #require(Double(summary.dropFirst(summaryPrefix.count).prefix { $0 != " " }), "\(summary)")
+        // Each round's ratio is printed to 0.01, their median (the mean of two) too.
+        #expect(abs(median - (ratios[0] + ratios[1]) / 2) <= 0.011, "\(summary), rounds \(ratios)")
+        // Rounded to 0.01, a ratio next to the goal cannot say on which side it fell.
+        guard ratios.allSatisfy({ abs($0 - 2) > 0.01 }) else { return }
+        let meeting = ratios.filter { $0 <= 2 }.count
+        #expect(summary.contains("; goal ≤ 2.0 in \(meeting) of 2 rounds — " + (meeting == 2 ? "met" : "not met")), "\(summary)")
+    }
+
     @Test("an unknown workload is a usage error that lists the workloads")
     func unknownWorkload() throws {
         let result = try pushlineDev("bench", "e2e", "--workloads", "tokens,everything")
