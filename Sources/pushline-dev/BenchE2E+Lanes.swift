@@ -151,13 +151,13 @@ extension BenchE2ECommand {
                          percentile(atSender, 0.99)))
         }
         let ratio = busyP99 / max(idleP99, 0.001)
-        print(String(format: "%@: %.1f / %.1f ms = %.2f — goal ≤ 2: %@", latencyRatioName, busyP99, idleP99,
-                     ratio, during.isEmpty ? "not judged (no transactional intent was created while the backlog drained)"
-                        : ratio <= latencyRatioGoal ? "met" : "NOT met"))
+        print(String(format: "%@: %.1f / %.1f ms = %.2f — goal %@: %@", latencyRatioName, busyP99, idleP99,
+                     ratio, latencyRatioGoal.text, during.isEmpty ? "not judged (no transactional intent was created while the backlog drained)"
+                        : latencyRatioGoal.isMet(by: ratio) ? "met" : "NOT met"))
         return (ratio, !during.isEmpty)
     }
 
     /// Issue 17: the transactional lane's p99 under the bulk backlog, at most twice its idle p99.
-    static let latencyRatioGoal = 2.0
+    static let latencyRatioGoal = RatiosOverRounds.Goal.atMost(2)
     static let latencyRatioName = "[lanes] p99 created_at → completed_at, backlog / idle"
 }

@@ -185,7 +185,7 @@ enum BenchE2ECommand: Command {
                 for round in 1...scale.rounds {
                     if scale.rounds > 1 { progress("lanes: round \(round) of \(scale.rounds)") }
                     let run = try measureLanes(settings, lanes, bench: bench)
-                    ratios.add(run.ratio, to: latencyRatioName, goal: .atMost(latencyRatioGoal), judged: run.judged)
+                    ratios.add(run.ratio, to: latencyRatioName, goal: latencyRatioGoal, judged: run.judged)
                 }
                 ratios.print(rounds: scale.rounds)
             }

@@ -5,8 +5,8 @@ import LocalStack
 /// `pushline-dev bench e2e`'s scaling runs (issue 16): the Redis deployments (`--redis`) and worker
 /// counts (`--workers`) each workload runs with, alternated `--rounds` times, and their comparison.
 struct BenchE2EScale {
-    static let clusterRateGoal = 0.9
-    static let workerCPUGoal = 1.1
+    static let clusterRateGoal = RatiosOverRounds.Goal.atLeast(0.9)
+    static let workerCPUGoal = RatiosOverRounds.Goal.atMost(1.1)
 
     let redis: [BenchRedisTarget.Kind]
     let workers: [Int]
@@ -103,9 +103,9 @@ struct BenchE2EScale {
                 let ratio = result.sustained.rate / single.sustained.rate
                 let name = String(format: "%@, %d worker(s): outcomes/s %@ / single", result.label(among: results),
                                   result.settings.workers, result.settings.redis.rawValue)
-                print(String(format: "round %d, %@ %.2f — goal ≥ %.1f: ", round + 1, name, ratio, Self.clusterRateGoal)
-                      + result.judged(ratio >= Self.clusterRateGoal))
-                ratios.add(ratio, to: name, goal: .atLeast(Self.clusterRateGoal), judged: result.isComplete)
+                print(String(format: "round %d, %@ %.2f — goal %@: ", round + 1, name, ratio, Self.clusterRateGoal.text)
+                      + result.judged(Self.clusterRateGoal.isMet(by: ratio)))
+                ratios.add(ratio, to: name, goal: Self.clusterRateGoal, judged: result.isComplete)
             }
             for result in runs where result.settings.workers > 1 {
                 guard let one = result.runBeside(in: runs, where: \.workers, is: 1),
@@ -113,9 +113,9 @@ struct BenchE2EScale {
                 let ratio = many / single
                 let name = String(format: "%@, %@: workers' CPU per outcome, %d workers / 1 worker", result.label(among: results),
                                   result.settings.redis.rawValue, result.settings.workers)
-                print(String(format: "round %d, %@ %.2f — goal ≤ %.1f: ", round + 1, name, ratio, Self.workerCPUGoal)
-                      + result.judged(ratio <= Self.workerCPUGoal))
-                ratios.add(ratio, to: name, goal: .atMost(Self.workerCPUGoal), judged: result.isComplete)
+                print(String(format: "round %d, %@ %.2f — goal %@: ", round + 1, name, ratio, Self.workerCPUGoal.text)
+                      + result.judged(Self.workerCPUGoal.isMet(by: ratio)))
+                ratios.add(ratio, to: name, goal: Self.workerCPUGoal, judged: result.isComplete)
             }
         }
         ratios.print(rounds: rounds)

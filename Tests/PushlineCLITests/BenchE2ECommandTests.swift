@@ -43,7 +43,7 @@ struct BenchE2ECommandTests {
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         // 200 transactional intents (200/s for 1 s) idle, as many beside the backlog, and the backlog (the warm-up intent not counted).
         #expect(lines.filter { $0 == "[lanes] outcomes: accepted 20400" }.count == 2, "\(result.standardOutput)")
-        // `[lanes] p99 created_at → completed_at, backlog / idle: 38.0 / 29.0 ms = 1.31 — goal ≤ 2: met`
+        // `[lanes] p99 created_at → completed_at, backlog / idle: 38.0 / 29.0 ms = 1.31 — goal ≤ 2.0: met`
         let prefix = "[lanes] p99 created_at → completed_at, backlog / idle: "
         let ratios = lines.filter { $0.hasPrefix(prefix) }.compactMap { line in
             line.split(separator: "=").last.flatMap { Double($0.split(separator: " ").first ?? "") }
