@@ -16,6 +16,8 @@ public final class KafkaProducer: Sendable {
     private let nextID = Atomic<UInt64>(1)
     private let closed = Atomic<Bool>(false)
     private let enqueueTimeout: Duration
+    /// The topics looked up ahead (``lookUp(topics:timeout:)``), kept for the producer's life.
+    private let topicsLookedUp = Mutex<[RDKafkaTopic]>([])
 
     /// - Parameter eventHandler: receives delivery reports and errors on the producer's event thread.
     public init(configuration: KafkaProducerConfiguration,
@@ -29,6 +31,31 @@ public final class KafkaProducer: Sendable {
 
     deinit {
         events.requestStop()
+    }
+
+    /// Asks the cluster for each topic's metadata now, and keeps a handle on it, so that the first
+    /// messages to it go out at once. Otherwise librdkafka looks up a topic it has not produced to
+    /// only on its once-a-second scan of unknown topics, holding those first messages up to a second
+    /// (its author's workaround for it, confluentinc/librdkafka#3202; docs/kafka.md). Asking by name
+    /// creates the topic where the cluster creates topics on first use, as the first message would.
+    /// - Returns: the partition count of each topic whose metadata came back; a topic the cluster
+    ///   does not answer for within `timeout` (the first such ends the lookups) is left to librdkafka's
+    ///   own lookup when a message comes for it. Nothing fails.
+    public func lookUp(topics: [String], timeout: Duration) -> [String: Int] {
+        var partitionCounts: [String: Int] = [:]
+        for name in topics {
+            guard let topic = RDKafkaTopic(name, of: client) else { continue }
+            topicsLookedUp.withLock { $0.append(topic) }
+            var metadata: UnsafePointer<rd_kafka_metadata>?
+            guard rd_kafka_metadata(client.handle, 0, topic.handle, &metadata, timeout.timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR,
+                  let metadata else { break }
+            defer { rd_kafka_metadata_destroy(metadata) }
+            let answered = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
+            if let found = answered.first(where: { String(cString: $0.topic) == name }), found.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+                partitionCounts[name] = Int(found.partition_cnt)
+            }
+        }
+        return partitionCounts
     }
 
     /// Enqueues the messages, in order, and returns their ids. Each message later gets exactly one

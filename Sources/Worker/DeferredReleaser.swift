@@ -63,6 +63,8 @@ final class DeferredReleaser: Sendable {
         let producer = try KafkaProducer(configuration: configuration.producer) { event in
             if case .deliveryReports(let arrived) = event { reports.append(contentsOf: arrived) }
         }
+        // Its first releases would otherwise wait up to a second for librdkafka to find the topic (docs/kafka.md).
+        _ = producer.lookUp(topics: [intentsTopic], timeout: .seconds(2))
         var released = Released()
         var store: (any DeferredEntryStore)?
         while !stopping.load(ordering: .acquiring) {

@@ -112,6 +112,14 @@ final class WorkerLoop {
     func run() throws {
         logger.info("worker started", metadata: ["topics": .string(configuration.consumer.topics.joined(separator: ",")),
                                                  "group": .string(configuration.consumer.groupID)])
+        // Before the first intent is taken: the first outcomes would otherwise wait up to a second for
+        // librdkafka to find their topic, and the pipeline behind them (docs/kafka.md).
+        let outputTopics = [configuration.outcomesTopic, configuration.tokenEventsTopic, configuration.dlqTopic]
+        let found = producer.lookUp(topics: outputTopics, timeout: .seconds(2))
+        if found.count < outputTopics.count {
+            logger.warning("output topics not found at start; their first records wait for librdkafka's lookup",
+                           metadata: ["topics": .string(outputTopics.filter { found[$0] == nil }.joined(separator: ","))])
+        }
         // Quiet hours, the background budget: deferred deliveries go back onto the intents topic when due, beside the loop.
         let releaser = DeferredReleaser(configuration: configuration, stores: stores, metrics: metrics, logger: logger)
         releaser?.start()

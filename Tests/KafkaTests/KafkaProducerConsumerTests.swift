@@ -49,6 +49,30 @@ struct KafkaProducerConsumerTests {
         }
     }
 
+    @Test("topics looked up ahead report their partition counts, and messages to them are delivered")
+    func lookUpTopicsAhead() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["outcomes": 3, "dead-letters": 1])
+            let reports = EventLog<KafkaDeliveryReport>()
+            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.mock.bootstrapServers)) { event in
+                if case .deliveryReports(let batch) = event { reports.append(contentsOf: batch) }
+            }
+            #expect(producer.lookUp(topics: ["outcomes", "dead-letters"], timeout: .seconds(10)) == ["outcomes": 3, "dead-letters": 1])
+            let ids = try producer.send((0..<30).map { KafkaProducerMessage(topic: "outcomes", value: Array("o\($0)".utf8)) })
+            try producer.close()
+            #expect(reports.all.map(\.id).sorted() == ids)
+            #expect(reports.all.allSatisfy { (try? $0.result.get()) != nil })
+        }
+    }
+
+    @Test("looking up topics on a cluster that does not answer finds none and fails nothing")
+    func lookUpWithoutCluster() async throws {
+        try await DedicatedThread.run {
+            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: "127.0.0.1:1")) { _ in }
+            #expect(producer.lookUp(topics: ["outcomes", "dead-letters"], timeout: .milliseconds(300)).isEmpty)
+        }
+    }
+
     @Test("a message librdkafka cannot place gets a failed report naming the partition")
     func unknownPartitionFails() async throws {
         try await DedicatedThread.run {
