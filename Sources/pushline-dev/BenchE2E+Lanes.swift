@@ -8,7 +8,8 @@ import Runtime
 /// The `lanes` workload of `pushline-dev bench e2e` (issue 17): `transactional` intents at a steady
 /// rate, first on an idle pipeline, then while a backlog of `bulk` intents drains, and the p99 of
 /// each from `created_at` to the outcome. The pipeline has the lanes `transactional` (weight 4) and
-/// `bulk` (1), and bulk keeps to `apns.bulk.streams` 100 while transactional sends; bulk intents go
+/// `bulk` (1), and bulk keeps to `apns.bulk.streams` 100 and to `lightest_batches` (1 unless
+/// `--lightest-batches` says otherwise) batches while transactional sends; bulk intents go
 /// to every intents partition but the last, transactional ones to the last (lanes by partition:
 /// docs/policies.md says why a lane cannot overtake a backlog ahead of it in its own partition).
 extension BenchE2ECommand {
@@ -27,7 +28,7 @@ extension BenchE2ECommand {
 
         /// What the workload sets without `--lightest-batches` (docs/BENCHMARKS.md, "Lanes,
         /// thirteenth round", measured the curve).
-        static let defaultLightestBatches = "none"
+        static let defaultLightestBatches = "1"
 
         /// `--lightest-batches`: a count of 1–64, or `none`.
         static func lightestBatches(_ text: String?) throws(UsageError) -> Int? {
