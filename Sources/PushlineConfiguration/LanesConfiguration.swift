@@ -22,6 +22,12 @@ public struct LanesConfiguration: Sendable, Equatable {
     /// (`read_ahead`): it keeps reading intents while the sender is busy, up to this, so the lanes
     /// have something to choose from. Only with lanes.
     public var readAhead = 5_000
+    /// Batches of the lightest lanes the worker keeps out (claimed or at the sender) while a lane
+    /// above them had a delivery within `lightestQuiet` (`lightest_batches`; not set: `concurrency`,
+    /// no bound), so that bulk leaves the machine room for the lanes above (docs/policies.md).
+    public var lightestBatches: Int?
+    /// How long after its last delivery a lane above still counts as active (`lightest_quiet`).
+    public var lightestQuiet = Duration.seconds(1)
 
     public init() {}
 
@@ -31,7 +37,8 @@ public struct LanesConfiguration: Sendable, Equatable {
         return defaultLane.flatMap { name in lanes.firstIndex { $0.name == name } } ?? 0
     }
 
-    /// Reads `lanes:` (`default`, `read_ahead`, `weights: {<lane>: <weight>}`).
+    /// Reads `lanes:` (`default`, `read_ahead`, `lightest_batches`, `lightest_quiet`,
+    /// `weights: {<lane>: <weight>}`).
     static func read(_ section: inout ConfigurationSection) -> LanesConfiguration {
         defer { section.finish() }
         var lanes = LanesConfiguration()
@@ -57,6 +64,8 @@ public struct LanesConfiguration: Sendable, Equatable {
             }
         }
         lanes.readAhead = section.value("read_ahead", .integer(0...1_000_000)) ?? lanes.readAhead
+        lanes.lightestBatches = section.value("lightest_batches", .integer(1...64))
+        lanes.lightestQuiet = section.value("lightest_quiet", .duration(.milliseconds(1)...Duration.seconds(3_600))) ?? lanes.lightestQuiet
         return lanes
     }
 }

@@ -58,6 +58,9 @@ extension WorkerLoop {
         private let readAhead: Int
         /// (Set whenever a delivery opens a batch; read only while one is open.)
         private var openedAt = MonotonicClock.Instant(nanoseconds: 0)
+        /// Batch slots of the lightest lanes: fewer while a lane above is active, with
+        /// `lanes.lightest_batches` (``LightestSlots``).
+        private var lightestSlots: LightestSlots
         /// Partitions held because a lane is full (``LaneHolding``).
         private var laneHolding: LaneHolding
         /// Planned deliveries a throttle holds until its token bucket lets them go (docs/policies.md).
@@ -109,6 +112,8 @@ extension WorkerLoop {
             laneNames = configuration.policies.lanes
             lanes = LaneScheduler(weights: configuration.policies.lanes.lanes.isEmpty ? [1] : configuration.policies.lanes.lanes.map(\.weight))
             readAhead = configuration.policies.lanes.lanes.isEmpty ? 0 : configuration.policies.lanes.readAhead
+            lightestSlots = LightestSlots(concurrency: configuration.concurrency, bound: configuration.policies.lanes.lightestBatches,
+                                          quiet: configuration.policies.lanes.lightestQuiet)
             laneHolding = LaneHolding(lanes: configuration.policies.lanes.lanes.count,
                                       highWater: max(configuration.policies.lanes.readAhead, configuration.batchSize))
             throttle = ThrottleGate(throttles: configuration.policies.throttles) { throttle, delivery in
@@ -146,9 +151,10 @@ extension WorkerLoop {
         }
 
         /// Whether the lightest lanes may close a batch: fewer than `concurrency` of their batches
-        /// are out (the lanes above's slots are never theirs).
+        /// are out (the lanes above's slots are never theirs), or fewer than `lightest_batches`
+        /// while a lane above is active (``LightestSlots``).
         private var mayCloseLightestBatch: Bool {
-            batchesInProgress - priorityBatchesInProgress < concurrency
+            batchesInProgress - priorityBatchesInProgress < lightestSlots.current
         }
 
         /// Whether the loop may poll for more: the lightest lanes have a free batch slot
@@ -336,7 +342,7 @@ extension WorkerLoop {
             let lane = laneNames.index(of: first.delivery.policy.lane)
             if deliveries.allSatisfy({ $0.delivery.policy.lane == first.delivery.policy.lane }) {
                 lanes.enqueue(deliveries, lane: lane)
-                noteLane(lane, of: first.message.topicPartition)
+                noteLane(lane, of: first.message.topicPartition, now: now)
                 if laneHolding.isFull(lanes.count(inLane: lane)) {
                     laneHolding.fed(lane: lane, from: deliveries.lazy.map(\.message.topicPartition))
                 }
@@ -344,16 +350,18 @@ extension WorkerLoop {
                 for delivery in deliveries {
                     let lane = laneNames.index(of: delivery.delivery.policy.lane)
                     lanes.enqueue([delivery], lane: lane)
-                    noteLane(lane, of: delivery.message.topicPartition)
+                    noteLane(lane, of: delivery.message.topicPartition, now: now)
                     if laneHolding.isFull(lanes.count(inLane: lane)) { laneHolding.fed(lane: lane, from: [delivery.message.topicPartition]) }
                 }
             }
         }
 
-        /// Remembers whether `partition`'s latest delivery went to a lane above the lightest.
-        private mutating func noteLane(_ lane: Int, of partition: KafkaTopicPartition) {
+        /// Remembers whether `partition`'s latest delivery went to a lane above the lightest, and
+        /// when a lane above last had one (``LightestSlots``).
+        private mutating func noteLane(_ lane: Int, of partition: KafkaTopicPartition, now: MonotonicClock.Instant) {
             if lanes.priorityLanes.contains(lane) {
                 partitionsAboveLightest.insert(partition)
+                lightestSlots.aboveSeen(now: now)
             } else if !partitionsAboveLightest.isEmpty {
                 // Most deliveries are the lightest's, from partitions never in the set: no hashing then.
                 partitionsAboveLightest.remove(partition)
@@ -709,6 +717,7 @@ extension WorkerLoop {
                 let requests = throttle.requests(now: now)
                 if !requests.isEmpty { actions.append(.takeTokens(requests)) }
             }
+            lightestSlots.update(now: now)
             let due = lanes.count >= batchSize || now >= openedAt + batchLinger
             let size = batchSize // read by the closures below, which cannot read `self` while `lanes` changes
             if draining || finishingRevocation {

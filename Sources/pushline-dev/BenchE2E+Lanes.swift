@@ -8,7 +8,8 @@ import Runtime
 /// The `lanes` workload of `pushline-dev bench e2e` (issue 17): `transactional` intents at a steady
 /// rate, first on an idle pipeline, then while a backlog of `bulk` intents drains, and the p99 of
 /// each from `created_at` to the outcome. The pipeline has the lanes `transactional` (weight 4) and
-/// `bulk` (1), and bulk keeps to `apns.bulk.streams` 100 while transactional sends; bulk intents go
+/// `bulk` (1), and bulk keeps to `apns.bulk.streams` 100 and to `lightest_batches` (1 unless
+/// `--lightest-batches` says otherwise) batches while transactional sends; bulk intents go
 /// to every intents partition but the last, transactional ones to the last (lanes by partition:
 /// docs/policies.md says why a lane cannot overtake a backlog ahead of it in its own partition).
 extension BenchE2ECommand {
@@ -22,6 +23,22 @@ extension BenchE2ECommand {
         var seconds: Int
         /// The pipeline's `policies.lanes.read_ahead` (`--read-ahead`).
         var readAhead: Int
+        /// The pipeline's `policies.lanes.lightest_batches` (`--lightest-batches`; nil: not set).
+        var lightestBatches: Int?
+
+        /// What the workload sets without `--lightest-batches` (docs/BENCHMARKS.md, "Lanes,
+        /// thirteenth round", measured the curve).
+        static let defaultLightestBatches = "1"
+
+        /// `--lightest-batches`: a count of 1–64, or `none`.
+        static func lightestBatches(_ text: String?) throws(UsageError) -> Int? {
+            let text = text ?? defaultLightestBatches
+            if text == "none" { return nil }
+            guard let count = Int(text), (1...64).contains(count) else {
+                throw UsageError(message: "--lightest-batches must be 1–64 or none, got \"\(text)\"")
+            }
+            return count
+        }
     }
 
     /// Intents of the transactional lane are numbered from here, apart from the backlog's.
@@ -48,6 +65,7 @@ extension BenchE2ECommand {
         var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.policies = ["  lanes:", "    default: bulk", "    read_ahead: \(lanes.readAhead)",
                                   "    weights:", "      transactional: 4", "      bulk: 1"]
+            + (lanes.lightestBatches.map { ["    lightest_batches: \($0)"] } ?? [])
         configuration.bulkStreams = bulkStreams
         progress("lanes: starting pushline run")
         let reader = try OutcomeReader(bootstrapServers: cluster.bootstrapServers, topic: "pushline.outcomes")
@@ -128,7 +146,7 @@ extension BenchE2ECommand {
         let statuses = Dictionary(grouping: idle + busy, by: \.status).mapValues(\.count)
         func percentile(_ values: [Double], _ fraction: Double) -> Double { BenchE2EResult.percentile(values.sorted(), fraction) }
         print("[lanes] pushline run (batch.size \(settings.batchSize.map(String.init) ?? "500"), lanes transactional 4 / bulk 1, "
-            + "read_ahead \(lanes.readAhead)) → \(serverName) process (TLS); mock Kafka (1 broker, \(settings.partitions) intent partitions: "
+            + "read_ahead \(lanes.readAhead), lightest_batches \(lanes.lightestBatches.map(String.init) ?? "not set")) → \(serverName) process (TLS); mock Kafka (1 broker, \(settings.partitions) intent partitions: "
             + "bulk on 0–\(settings.partitions - 2), transactional on \(settings.partitions - 1)), redis-server; worker's kafka.properties "
             + "\(settings.kafkaProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
         print("[lanes] outcomes: \(statuses.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")

@@ -16,7 +16,7 @@ enum BenchE2ECommand: Command {
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd] [--policies off|on|both]
-                                  [--transactional-rate T] [--read-ahead A]
+                                  [--transactional-rate T] [--read-ahead A] [--lightest-batches L]
                                   [--redis single|cluster|cluster-replicas[,…]] [--workers N[,…]] [--rounds R]
 
         Measures the whole pipeline on this machine. Starts, in this process, librdkafka's mock
@@ -88,6 +88,8 @@ enum BenchE2ECommand: Command {
                                   (BenchE2E+Policies.swift, docs/policies.md)
           --transactional-rate T  lanes: transactional intents per second (default 200)
           --read-ahead A          lanes: the pipeline's policies.lanes.read_ahead (default 5000)
+          --lightest-batches L    lanes: the pipeline's policies.lanes.lightest_batches, 1–64, or
+                                  none (default \(LanesSettings.defaultLightestBatches))
           --kafka-property K=V    a librdkafka property for the worker (kafka.properties);
                                   repeatable. Default: fetch.wait.max.ms=2 — librdkafka's mock
                                   broker holds a fetch that finds nothing new for the whole
@@ -127,7 +129,7 @@ enum BenchE2ECommand: Command {
     static let arguments = ArgumentSpec(valueOptions: [
         "--workloads", "--intents", "--tokens", "--half-load-seconds", "--batch-size", "--partitions", "--h2load-requests", "--server",
         "--policies",
-        "--transactional-rate", "--read-ahead",
+        "--transactional-rate", "--read-ahead", "--lightest-batches",
         "--redis", "--workers", "--rounds",
     ], repeatableOptions: ["--kafka-property"])
 
@@ -157,7 +159,8 @@ enum BenchE2ECommand: Command {
         settings.kafkaProperties = try arguments.keyValues("--kafka-property", over: settings.kafkaProperties)
         let policyModes = try BenchPolicies.modes(arguments)
         let lanes = LanesSettings(backlog: settings.intents, transactionalPerSecond: try arguments.positiveInteger("--transactional-rate", default: 200),
-                                  seconds: settings.halfLoadSeconds, readAhead: try arguments.positiveInteger("--read-ahead", default: 5_000))
+                                  seconds: settings.halfLoadSeconds, readAhead: try arguments.positiveInteger("--read-ahead", default: 5_000),
+                                  lightestBatches: try LanesSettings.lightestBatches(arguments.optional("--lightest-batches")))
         let scale = try BenchE2EScale(arguments, workloads: workloads, partitions: settings.partitions)
         do {
             progress("starting \(serverName) (load average \(loadAverage()))")

@@ -34,6 +34,22 @@ struct LanesAndThrottlesConfigurationTests {
         #expect(lanes.index(of: "nope") == 2)
     }
 
+    @Test("lightest_batches bounds the lightest lanes' batches within lightest_quiet of a lane above; not set by default, quiet 1s")
+    func lightestBatches() throws {
+        let defaults = try policies("policies:\n  lanes:\n    weights: { transactional: 4, bulk: 1 }\n").lanes
+        #expect(defaults.lightestBatches == nil)
+        #expect(defaults.lightestQuiet == .seconds(1))
+        let lanes = try policies("""
+            policies:
+              lanes:
+                lightest_batches: 1
+                lightest_quiet: 250ms
+                weights: { transactional: 4, bulk: 1 }
+            """).lanes
+        #expect(lanes.lightestBatches == 1)
+        #expect(lanes.lightestQuiet == .milliseconds(250))
+    }
+
     @Test("without default the first lane written is the default")
     func firstLaneIsDefault() throws {
         let lanes = try policies("policies:\n  lanes:\n    weights: { transactional: 4, bulk: 1 }\n").lanes

@@ -203,6 +203,34 @@ struct LanesAndThrottlesStateMachineTests {
         #expect(f.machine.queuedByLane == [0, 0])
     }
 
+    @Test("with lightest_batches 1, bulk keeps one batch out while a transactional delivery came within lightest_quiet, and concurrency of them once it has been quiet that long")
+    func bulkLeavesRoomWhileLanesAboveAreActive() throws {
+        var f = try Fixture {
+            $0.concurrency = 3
+            $0.batchSize = 10
+            $0.policies.lanes = Self.lanes(readAhead: 100)
+            $0.policies.lanes.lightestBatches = 1
+            $0.policies.lanes.lightestQuiet = .milliseconds(1_000)
+        }
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "bulk", tokens: Array(0..<60), extra: #""lane":"bulk","#), offset: 0)])
+        #expect(f.tick(0) == ["scheduled [0, 10]", "claim 10"])
+        #expect(f.tick(1) == ["scheduled [0, 10]", "claim 10"], "no lane above seen yet: bulk may take up to concurrency (3) slots")
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "tx", tokens: [100], extra: #""lane":"transactional","#), offset: 1)], now: 2)
+        #expect(f.tick(2) == ["scheduled [1, 0]", "claim 1"], "the transactional batch goes; bulk, with 2 out, closes none")
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(3) == [], "one bulk batch still out: the bound (1) while transactional was seen within the quiet period")
+        #expect(f.machine.waitsForSlot)
+        _ = try f.answerClaim()
+        _ = try f.answerSend()
+        #expect(f.tick(4) == ["scheduled [0, 10]", "claim 10"], "no bulk batch out: one may go")
+        #expect(f.tick(5) == [])
+        #expect(f.tick(1_001) == [], "999 ms after the transactional delivery: still bounded")
+        #expect(f.tick(1_002) == ["scheduled [0, 10]", "claim 10"], "quiet for lightest_quiet: bulk has its concurrency slots again")
+        #expect(f.tick(1_003) == ["scheduled [0, 10]", "claim 10"])
+        #expect(f.tick(1_004) == [], "3 bulk batches out")
+    }
+
     @Test("a batch of the lanes above out does not stop the polling while a bulk slot is free (read_ahead 0): the bulk's batches stop it, up to concurrency of them")
     func lanesAboveBatchLeavesBulkPolling() throws {
         var f = try Self.batchesOfTen(concurrency: 1, readAhead: 0)

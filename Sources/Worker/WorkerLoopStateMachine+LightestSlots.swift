@@ -1,0 +1,43 @@
+import Runtime
+
+extension WorkerLoop.StateMachine {
+    /// How many batches of the lightest lanes may be out (claimed or at the sender): `concurrency`,
+    /// or fewer (`policies.lanes.lightest_batches`) while a lane above them had a delivery within
+    /// `lightest_quiet`. Under a bulk backlog bulk otherwise keeps both cores busy — the worker,
+    /// apns-sim or APNs' connection, Redis — and each hop of a transactional delivery waits for a
+    /// CPU; with fewer bulk batches out while transactional work trickles, it waits less, and bulk
+    /// drains slower by what the figures show (docs/policies.md, "Bulk leaves room").
+    ///
+    /// Pure: the time comes with the calls.
+    struct LightestSlots {
+        private let concurrency: Int
+        private let whileAboveActive: Int
+        private let quiet: Duration
+        /// When a delivery of a lane above last joined its lane; nil before the first.
+        private var aboveSeenAt: MonotonicClock.Instant?
+        /// The slots as of the latest call.
+        private(set) var current: Int
+
+        /// - Parameters:
+        ///   - bound: `lightest_batches`; nil: no bound (always `concurrency`).
+        init(concurrency: Int, bound: Int?, quiet: Duration) {
+            self.concurrency = concurrency
+            whileAboveActive = min(concurrency, bound ?? concurrency)
+            self.quiet = quiet
+            current = concurrency
+        }
+
+        /// A delivery of a lane above the lightest joined its lane at `now`.
+        mutating func aboveSeen(now: MonotonicClock.Instant) {
+            aboveSeenAt = now
+            current = whileAboveActive
+        }
+
+        /// The slots at `now`: back to `concurrency` once the lanes above have been quiet for `quiet`.
+        mutating func update(now: MonotonicClock.Instant) {
+            guard let seen = aboveSeenAt, now >= seen + quiet else { return }
+            aboveSeenAt = nil
+            current = concurrency
+        }
+    }
+}
