@@ -50,8 +50,7 @@ public final class KafkaProducer: Sendable {
             guard rd_kafka_metadata(client.handle, 0, topic.handle, &metadata, timeout.timeoutMilliseconds) == RD_KAFKA_RESP_ERR_NO_ERROR,
                   let metadata else { break }
             defer { rd_kafka_metadata_destroy(metadata) }
-            let answered = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
-            if let found = answered.first(where: { String(cString: $0.topic) == name }), found.err == RD_KAFKA_RESP_ERR_NO_ERROR {
+            if let found = metadata.pointee.topic(named: name), found.err == RD_KAFKA_RESP_ERR_NO_ERROR {
                 partitionCounts[name] = Int(found.partition_cnt)
             }
         }

@@ -27,8 +27,7 @@ public final class KafkaTopicReader: Sendable {
         let result = rd_kafka_metadata(client.handle, 1, nil, &metadata, configuration.requestTimeout.timeoutMilliseconds)
         guard result == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else { throw KafkaError(result, "read the metadata of \(topic)") }
         defer { rd_kafka_metadata_destroy(metadata) }
-        let topics = UnsafeBufferPointer(start: metadata.pointee.topics, count: Int(metadata.pointee.topic_cnt))
-        guard let found = topics.first(where: { String(cString: $0.topic) == topic }) else {
+        guard let found = metadata.pointee.topic(named: topic) else {
             throw KafkaError(code: .unknownTopicOrPartition, reason: "the cluster has no topic \(topic)", isRetryable: false)
         }
         guard found.err == RD_KAFKA_RESP_ERR_NO_ERROR else { throw KafkaError(found.err, "read the metadata of \(topic)") }

@@ -15,8 +15,8 @@ extension WorkerLoop.StateMachine {
         private let quiet: Duration
         /// When a delivery of a lane above last joined its lane; nil before the first.
         private var aboveSeenAt: MonotonicClock.Instant?
-        /// The slots as of the latest call.
-        private(set) var current: Int
+        /// The slots: `whileAboveActive` from a lane above's delivery until an ``update(now:)`` finds it `quiet` ago.
+        var current: Int { aboveSeenAt == nil ? concurrency : whileAboveActive }
 
         /// - Parameters:
         ///   - bound: `lightest_batches`; nil: no bound (always `concurrency`).
@@ -24,20 +24,17 @@ extension WorkerLoop.StateMachine {
             self.concurrency = concurrency
             whileAboveActive = min(concurrency, bound ?? concurrency)
             self.quiet = quiet
-            current = concurrency
         }
 
         /// A delivery of a lane above the lightest joined its lane at `now`.
         mutating func aboveSeen(now: MonotonicClock.Instant) {
             aboveSeenAt = now
-            current = whileAboveActive
         }
 
         /// The slots at `now`: back to `concurrency` once the lanes above have been quiet for `quiet`.
         mutating func update(now: MonotonicClock.Instant) {
             guard let seen = aboveSeenAt, now >= seen + quiet else { return }
             aboveSeenAt = nil
-            current = concurrency
         }
     }
 }

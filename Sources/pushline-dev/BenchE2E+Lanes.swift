@@ -28,11 +28,11 @@ extension BenchE2ECommand {
 
         /// What the workload sets without `--lightest-batches` (docs/BENCHMARKS.md, "Lanes,
         /// thirteenth round", measured the curve).
-        static let defaultLightestBatches = "1"
+        static let defaultLightestBatches = 1
 
         /// `--lightest-batches`: a count of 1–64, or `none`.
         static func lightestBatches(_ text: String?) throws(UsageError) -> Int? {
-            let text = text ?? defaultLightestBatches
+            guard let text else { return defaultLightestBatches }
             if text == "none" { return nil }
             guard let count = Int(text), (1...64).contains(count) else {
                 throw UsageError(message: "--lightest-batches must be 1–64 or none, got \"\(text)\"")
