@@ -39,6 +39,25 @@ struct DeferredStoreTests {
         #expect(steps.6 == 0)
     }
 
+    @Test("an id whose body is gone (kept half-way by a crash) is dropped by the take; the others in its shard are taken and leased",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func takeDropsAnIdWithoutBody(backend: StoreBackend) async throws {
+        let steps = try await withStores(backend) { stores in
+            let connection = try #require(stores.connection)
+            let store = DeferredStore(connection: connection, pipeline: "notifications", configuration: .init(shards: 1, lease: .seconds(10)))
+            try store.keep((1...5).map { entry($0, releaseAt: 1_000) })
+            let removed = try connection.pipeline([RedisCommand("HDEL", "pushline:deferred:{notifications:0}:entries", "delivery-3")])
+            let taken = try store.takeDue(now: 1_500)
+            let countAfterTake = try store.count()
+            let again = try store.takeDue(now: 1_500)
+            return (removed.first?.integer, taken, countAfterTake, again)
+        }
+        #expect(steps.0 == 1, "the body was there to remove")
+        #expect(steps.1.sorted { $0.id < $1.id } == [1, 2, 4, 5].map { entry($0, releaseAt: 1_000) })
+        #expect(steps.2 == 4, "the id without a body left the shard")
+        #expect(steps.3.isEmpty, "the others are leased")
+    }
+
     @Test("in memory (the demo without redis-server): the same lease; due entries taken once within it, again after it unless completed")
     func inMemoryLease() {
         let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))
