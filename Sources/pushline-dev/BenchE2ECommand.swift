@@ -12,7 +12,7 @@ enum BenchE2ECommand: Command {
     static let name = "bench e2e"
     static let summary = "deliveries per second and latency of `pushline run` on mock Kafka, redis-server and apns-sim"
     static let help = """
-        Usage: pushline-dev bench e2e [--workloads tokens,sealed,users,mixed,lanes,deferred] [--intents N] [--tokens K]
+        Usage: pushline-dev bench e2e [--workloads tokens,sealed,unsealed,users,mixed,lanes,deferred] [--intents N] [--tokens K]
                                   [--half-load-seconds S] [--batch-size B] [--partitions P]
                                   [--h2load-requests R] [--kafka-property KEY=VALUE]…
                                   [--server apns-sim|nghttpd] [--policies off|on|both]
@@ -36,6 +36,9 @@ enum BenchE2ECommand: Command {
                sealed  tokens, with every delivery sealed for a Notification Service Extension
                        (chat_message_sealed, docs/service-extension.md): a device key registered
                        for every token before its intents are produced
+               unsealed sealed's intents with chat_message_unsealed, its template without
+                       encrypt (the photo URL and the sender in the clear, no keys): sealed's rate
+                       is judged against it, encryption on against off (goal ≥ 0.85)
                users   the same chat_message, each to a user of the token registry with K devices
                        (50,000 users, registered before the worker starts): addressing alone differs
                mixed   what backends publish: 70 % to users with 1–4 devices in 8 locales

@@ -63,8 +63,8 @@ struct BenchE2EResult {
     }
 
     /// The workloads side by side; then, per round of `rounds`, each workload's rate and worker CPU
-    /// per outcome against the `tokens` run of the same round with the same settings; then, over
-    /// the rounds, each ratio's median and range (``RatiosOverRounds``).
+    /// per outcome against the runs of its ``BenchWorkload/baselines`` in the same round with the
+    /// same settings; then, over the rounds, each ratio's median and range (``RatiosOverRounds``).
     static func printSideBySide(_ results: [BenchE2EResult], rawRate: Double, rounds: Int) {
         guard results.count > 1 else { return }
         Swift.print("workload    outcomes  complete  outcomes/s   / h2load  worker µs  server µs  redis µs  p99 read back")
@@ -81,16 +81,18 @@ struct BenchE2EResult {
         for (round, runs) in BenchE2EScale.resultsByRound(results, rounds: rounds).enumerated() {
             let prefix = rounds > 1 ? "round \(round + 1), " : ""
             for result in runs where result.workload != .tokens {
-                guard let tokens = result.runBeside(in: runs, where: \.workload, is: .tokens) else { continue }
-                let judged = result.isComplete && tokens.isComplete
-                let rateName = "outcomes/s, \(result.label(among: results)) / tokens"
-                let rate = result.sustained.rate / tokens.sustained.rate
-                Swift.print(prefix + rateName + String(format: ": %.2f", rate))
-                ratios.add(rate, to: rateName, goal: result.workload.rateGoalAgainstTokens, judged: judged)
-                guard let micro = result.workerMicroseconds, let tokensMicro = tokens.workerMicroseconds else { continue }
-                let cpuName = "worker CPU per outcome, \(result.label(among: results)) / tokens"
-                Swift.print(prefix + cpuName + String(format: ": %.2f", micro / tokensMicro))
-                ratios.add(micro / tokensMicro, to: cpuName, goal: result.workload.workerCPUGoalAgainstTokens, judged: judged)
+                for baseline in result.workload.baselines {
+                    guard let base = result.runBeside(in: runs, where: \.workload, is: baseline) else { continue }
+                    let judged = result.isComplete && base.isComplete
+                    let rateName = "outcomes/s, \(result.label(among: results)) / \(baseline)"
+                    let rate = result.sustained.rate / base.sustained.rate
+                    Swift.print(prefix + rateName + String(format: ": %.2f", rate))
+                    ratios.add(rate, to: rateName, goal: result.workload.rateGoal(against: baseline), judged: judged)
+                    guard let micro = result.workerMicroseconds, let baseMicro = base.workerMicroseconds else { continue }
+                    let cpuName = "worker CPU per outcome, \(result.label(among: results)) / \(baseline)"
+                    Swift.print(prefix + cpuName + String(format: ": %.2f", micro / baseMicro))
+                    ratios.add(micro / baseMicro, to: cpuName, goal: result.workload.workerCPUGoal(against: baseline), judged: judged)
+                }
             }
         }
         ratios.print(rounds: rounds)

@@ -32,6 +32,29 @@ struct BenchE2ECommandTests {
         #expect(result.standardError.contains("mixed: registering 50000 users'"))
     }
 
+    @Test("sealed beside unsealed and tokens in two rounds: every delivery accepted, sealed's rate and worker CPU set beside both, its goal judged against unsealed (encryption off) only")
+    func sealedBesideUnsealed() async throws {
+        let result = try await DedicatedThread.run {
+            try pushlineDev("bench", "e2e", "--workloads", "tokens,unsealed,sealed", "--intents", "5000", "--h2load-requests", "2000",
+                         "--half-load-seconds", "1", "--rounds", "2")
+        }
+        #expect(result.status == 0, "\(result.standardError.suffix(3000))")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        for workload in ["tokens", "unsealed", "sealed"] {
+            #expect(lines.filter { $0 == "[\(workload)] outcomes: accepted 5000; complete (every delivery has its expected outcome)" }.count == 2,
+                    "\(workload): \(result.standardOutput)")
+        }
+        for ratio in ["outcomes/s, sealed / unsealed", "outcomes/s, sealed / tokens", "worker CPU per outcome, sealed / unsealed",
+                      "outcomes/s, unsealed / tokens"] {
+            #expect(lines.filter { $0.hasPrefix("round 1, \(ratio): ") || $0.hasPrefix("round 2, \(ratio): ") }.count == 2, "\(ratio)")
+        }
+        let judged = try #require(lines.first { $0.hasPrefix("over 2 rounds, outcomes/s, sealed / unsealed: median ") }, "\(result.standardOutput)")
+        #expect(judged.contains("; goal ≥ 0.85 in "), "\(judged)")
+        let besideTokens = try #require(lines.first { $0.hasPrefix("over 2 rounds, outcomes/s, sealed / tokens: median ") }, "\(result.standardOutput)")
+        #expect(!besideTokens.contains("goal"), "\(besideTokens)")
+        #expect(!lines.contains { $0.hasPrefix("round 1, outcomes/s, unsealed / unsealed") })
+    }
+
     @Test("the lanes workload in two rounds: every intent ends accepted, each round prints its backlog / idle p99 ratio, and the summary takes their median")
     func lanesInRounds() async throws {
         let result = try await DedicatedThread.run(timeout: .seconds(250)) {
@@ -65,7 +88,7 @@ struct BenchE2ECommandTests {
     func unknownWorkload() throws {
         let result = try pushlineDev("bench", "e2e", "--workloads", "tokens,everything")
         #expect(result.status == 2)
-        #expect(result.standardError.contains("unknown workload \"everything\"; workloads: tokens, sealed, users, mixed"))
+        #expect(result.standardError.contains("unknown workload \"everything\"; workloads: tokens, sealed, unsealed, users, mixed"))
     }
 
     @Test("a --kafka-property without KEY=VALUE is a usage error that names the option and the value")
