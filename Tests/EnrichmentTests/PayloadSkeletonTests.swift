@@ -46,13 +46,14 @@ struct PayloadSkeletonTests {
     func exampleSkeletons() throws {
         let app = try #require(catalog.app(Self.exampleApp))
         #expect(Self.skeletonNames(app) == ["background_sync", "cart_reminder", "chat_message", "chat_message_sealed",
-                                                       "chat_message_sealed_or_placeholder", "order_update", "smoke_alarm"])
+                                                       "chat_message_sealed_or_placeholder", "chat_message_unsealed", "order_update", "smoke_alarm"])
     }
 
     @Test("a service extension's payload filled into its skeleton is byte for byte what the general path writes, with the same plaintext and placeholder payload", arguments: [
         #""template":"chat_message_sealed","locale":"en","args":{"sender":"Anna","sender_id":"u-anna","chat":{"id":"4521"},"message_id":"m-1","text":"Rope is in the car","photo":"https://media.example.com/p/1.jpg"}"#,
         #""template":"chat_message_sealed","args":{"sender":"Q \"x\" \\ y","sender_id":7,"chat":{"id":7},"message_id":{"n":[1,2.5,true]},"text":"line\nnext 🎉","photo":"https://MEDIA.example.com:8443/p?q=1#f"}"#,
         #""template":"chat_message_sealed_or_placeholder","args":{"sender":"Bo","text":"t"}"#,
+        #""template":"chat_message_unsealed","locale":"en","args":{"sender":"Anna","sender_id":"u-anna","chat":{"id":"4521"},"message_id":"m-1","text":"Rope is in the car","photo":"https://media.example.com/p/1.jpg"}"#,
     ])
     func sameBytesForAServiceExtension(_ members: String) throws {
         let intent = try intent(members)

@@ -73,7 +73,8 @@ struct TemplateFileTests {
         let catalog = try EnrichmentCatalog.load(templatesDirectory: RepositoryPaths.file("Config/templates"),
                                                  localesDirectory: RepositoryPaths.file("Config/locales"))
         #expect(catalog.templateNames(of: "com.example.pushline") ==
-                    ["background_sync", "cart_reminder", "chat_message", "chat_message_sealed", "chat_message_sealed_or_placeholder", "delivery_activity",
+                    ["background_sync", "cart_reminder", "chat_message", "chat_message_sealed", "chat_message_sealed_or_placeholder",
+                     "chat_message_unsealed", "delivery_activity",
                      "order_update", "smoke_alarm"])
     }
 }
