@@ -78,14 +78,13 @@ struct BenchE2EScaleTests {
             // The table's µs are rounded to 0.1.
             #expect(abs(cpuRatio - sealed.worker / tokens.worker) < 0.02, "round \(round): printed \(cpuRatio)\n\(output)")
         }
-        // `over 2 rounds, outcomes/s, sealed / tokens: median 1.02 (0.98 to 1.06); goal ≥ 0.85 in 1 of 2 rounds — not met (…)`:
-        // the median of two is their mean; met only when both rounds are (two thirds of two).
+        // `over 2 rounds, outcomes/s, sealed / tokens: median 1.02 (0.98 to 1.06)`: the median of two is
+        // their mean. No goal against tokens: sealed's is judged against unsealed (BenchE2ECommandTests).
         let prefix = "over 2 rounds, outcomes/s, sealed / tokens: median "
         let summary = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
         let median = try #require(Double(summary.dropFirst(prefix.count).prefix { $0 != " " }), "\(summary)")
         #expect(abs(median - (rateRatios[0] + rateRatios[1]) / 2) < 0.006, "\(summary), rounds \(rateRatios)")
-        let meeting = rateRatios.filter { $0 >= 0.85 }.count
-        #expect(summary.contains("; goal ≥ 0.85 in \(meeting) of 2 rounds — " + (meeting == 2 ? "met" : "not met")), "\(summary)")
+        #expect(!summary.contains("goal"), "\(summary)")
         // The CPU ratio of sealed has no goal: its summary is the median and range alone.
         let cpuSummary = try #require(lines.first { $0.hasPrefix("over 2 rounds, worker CPU per outcome, sealed / tokens: median ") },
                                       "\(output)")
