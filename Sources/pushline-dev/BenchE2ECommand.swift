@@ -120,9 +120,11 @@ enum BenchE2ECommand: Command {
         goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
         workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis), and with
         --policies both the rate with policies on / off (goal ≥ 0.85).
-        In scaling runs the workers start first, and the intents are produced once the workers'
-        logs show the partitions shared (a late joiner would cost the mock broker's rebalance
-        delay inside the measured phase). --workers may not exceed --partitions.
+        When some run has more than one worker, every run starts its workers first, and the
+        intents are produced once the workers' logs show the partitions shared (a late joiner
+        would cost the mock broker's rebalance delay inside the measured phase); otherwise they
+        are pre-loaded before the worker starts, as in a single run. --workers may not exceed
+        --partitions.
         --redis cluster(-replicas) does not run the sealed workload (its key registry is set up on one
         server).
 
@@ -222,7 +224,7 @@ enum BenchE2ECommand: Command {
         var policies = BenchPolicies.off
         var redis = BenchRedisTarget.Kind.single
         var workers = 1
-        /// Scaling runs: the workers start first, the intents are produced once the group has settled.
+        /// Runs with several workers: the workers start first, the intents are produced once the group has settled.
         var workersFirst = false
     }
 

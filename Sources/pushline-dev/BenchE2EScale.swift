@@ -42,19 +42,22 @@ struct BenchE2EScale {
                     var run = settings
                     run.redis = kind
                     run.workers = count
-                    run.workersFirst = isScaling
+                    run.workersFirst = startsWorkersFirst
                     return run
                 }
             }
         }
     }
 
-    /// Whether these are scaling runs rather than the plain benchmark (one worker, one redis-server,
-    /// once). Then every run starts its workers first and produces the intents once the group has
-    /// settled: a member that joins after the mock broker's first 3-second window costs a second
+    /// Whether every run starts its workers first and produces the intents once the group has
+    /// settled: when some run has more than one worker (then all do, so that they are measured
+    /// alike). A member that joins after the mock broker's first 3-second window costs a second
     /// rebalance, during which the partitions handed over wait for `session.timeout.ms` − 1 s
     /// (rdkafka_mock_cgrp.c), which would measure the mock's group protocol, not the workers.
-    var isScaling: Bool { redis != [.single] || workers != [1] || rounds > 1 }
+    /// One worker has no group to wait for: its intents are pre-loaded before it starts, however
+    /// many rounds or deployments, so that producing them does not share the machine's cores with
+    /// the pipeline being measured.
+    var startsWorkersFirst: Bool { workers.contains { $0 > 1 } }
 
     /// Waits until the workers' logs show each of them owning some of the `partitions` intents
     /// partitions and together all of them.

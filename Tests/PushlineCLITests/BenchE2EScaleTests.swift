@@ -4,11 +4,11 @@ import Testing
 /// `pushline-dev bench e2e --redis … --workers …` (issue 16's benchmark), run small: it must finish
 /// with every delivery's outcome in each combination and print the comparison; the figures are not
 /// judged here (tests never assert timings).
-@Suite("pushline-dev bench e2e: Redis Cluster and several workers", .timeLimit(.minutes(5)))
+@Suite("pushline-dev bench e2e: Redis Cluster and several workers", .timeLimit(.minutes(6)))
 struct BenchE2EScaleTests {
     @Test("single and cluster × one and two workers: every run complete, then the table and each round's ratios")
     func singleAndClusterWithOneAndTwoWorkers() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--redis", "single,cluster", "--workers", "1,2")
+        let (lines, output, _) = try await Self.benchE2E("--intents", Self.intents, "--redis", "single,cluster", "--workers", "1,2")
         let complete = lines.filter { $0 == "[tokens] outcomes: accepted \(Self.intents); complete (every delivery has its expected outcome)" }
         #expect(complete.count == 4, "\(output)")
         #expect(lines.contains { $0.hasPrefix("workload     redis    workers") })
@@ -22,7 +22,7 @@ struct BenchE2EScaleTests {
 
     @Test("policies both, two rounds: off and on alternate, the rows say which, each round has its on / off ratio, and a summary over the rounds follows")
     func policiesBothInRounds() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--rounds", "2")
+        let (lines, output, _) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--rounds", "2")
         #expect(lines.filter { $0.hasPrefix("[tokens] policies ") } == ["[tokens] policies off", "[tokens] policies on",
                                                                         "[tokens] policies off", "[tokens] policies on"])
         #expect(lines.filter { $0.hasPrefix("tokens off   single ") }.count == 2, "\(output)")
@@ -37,7 +37,7 @@ struct BenchE2EScaleTests {
 
     @Test("policies both with one and two workers: each worker ratio compares runs of the same policy mode")
     func workerRatiosPairTheSamePolicyMode() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--workers", "1,2")
+        let (lines, output, _) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--workers", "1,2")
         // The table's rows: `tokens off   single   1   <outcomes/s>   <workers µs> (…)`.
         func workersMicroseconds(_ mode: String, _ workers: Int) -> Double? {
             let row: [Substring] = ["tokens", Substring(mode), "single", Substring(String(workers))]
@@ -55,40 +55,66 @@ struct BenchE2EScaleTests {
         }
     }
 
-    @Test("two rounds of tokens and sealed: each round's sealed / tokens ratios divide by that round's tokens run, and the summary over the rounds takes their median")
+    @Test("two rounds of tokens, unsealed and sealed with one worker: each round's ratios divide by that round's runs, the summaries take their median, sealed's goal is judged against unsealed only, and every run pre-loads its intents before the worker starts")
     func workloadRatiosPairTheSameRound() async throws {
-        let (lines, output) = try await Self.benchE2E("--intents", Self.intents, "--workloads", "tokens,sealed", "--rounds", "2")
-        // The side-by-side rows: `<workload>  <outcomes>  yes  <outcomes/s>  <÷ h2load>  <worker µs> …`,
-        // in the order the runs were made: round 1's tokens and sealed, then round 2's.
-        let rows = lines.map { $0.split(separator: " ") }.filter { $0.count > 5 && $0[2] == "yes" }
-        let rates = rows.map { (workload: String($0[0]), rate: Double($0[3]) ?? 0, worker: Double($0[5]) ?? 0) }
-        #expect(rates.map(\.workload) == ["tokens", "sealed", "tokens", "sealed"], "\(output)")
-        guard rates.count == 4 else { return }
-        var rateRatios: [Double] = []
-        for round in 1...2 {
-            let (tokens, sealed) = (rates[2 * round - 2], rates[2 * round - 1])
-            let printed = try #require(lines.first { $0.hasPrefix("round \(round), outcomes/s, sealed / tokens: ") }, "\(output)")
-            let ratio = try #require(Double(printed.split(separator: " ").last ?? ""), "\(printed)")
-            // Rates are printed whole, the ratio to 0.01.
-            #expect(abs(ratio - sealed.rate / tokens.rate) < 0.006, "round \(round): printed \(ratio)\n\(output)")
-            rateRatios.append(sealed.rate / tokens.rate)
-            let cpu = try #require(lines.first { $0.hasPrefix("round \(round), worker CPU per outcome, sealed / tokens: ") },
-                                   "\(output)")
-            let cpuRatio = try #require(Double(cpu.split(separator: " ").last ?? ""), "\(cpu)")
-            // The table's µs are rounded to 0.1.
-            #expect(abs(cpuRatio - sealed.worker / tokens.worker) < 0.02, "round \(round): printed \(cpuRatio)\n\(output)")
+        let (lines, output, progress) = try await Self.benchE2E("--intents", Self.intents, "--workloads", "tokens,unsealed,sealed", "--rounds", "2")
+        for workload in ["tokens", "unsealed", "sealed"] {
+            #expect(lines.filter { $0 == "[\(workload)] outcomes: accepted \(Self.intents); complete (every delivery has its expected outcome)" }.count == 2,
+                    "\(workload): \(output)")
         }
-        // `over 2 rounds, outcomes/s, sealed / tokens: median 1.02 (0.98 to 1.06)`: the median of two is
-        // their mean. No goal against tokens: sealed's is judged against unsealed (BenchE2ECommandTests).
-        let prefix = "over 2 rounds, outcomes/s, sealed / tokens: median "
-        let summary = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
-        let median = try #require(Double(summary.dropFirst(prefix.count).prefix { $0 != " " }), "\(summary)")
-        #expect(abs(median - (rateRatios[0] + rateRatios[1]) / 2) < 0.006, "\(summary), rounds \(rateRatios)")
-        #expect(!summary.contains("goal"), "\(summary)")
-        // The CPU ratio of sealed has no goal: its summary is the median and range alone.
-        let cpuSummary = try #require(lines.first { $0.hasPrefix("over 2 rounds, worker CPU per outcome, sealed / tokens: median ") },
-                                      "\(output)")
-        #expect(!cpuSummary.contains("goal"), "\(cpuSummary)")
+        // The side-by-side rows: `<workload>  <outcomes>  yes  <outcomes/s>  <÷ h2load>  <worker µs> …`,
+        // in the order the runs were made: round 1's three, then round 2's.
+        let rows = lines.map { $0.split(separator: " ") }.filter { $0.count > 5 && $0[2] == "yes" }
+        let runs = rows.map { (workload: String($0[0]), rate: Double($0[3]) ?? 0, worker: Double($0[5]) ?? 0) }
+        #expect(runs.map(\.workload) == ["tokens", "unsealed", "sealed", "tokens", "unsealed", "sealed"], "\(output)")
+        guard runs.count == 6 else { return }
+        func run(_ workload: String, round: Int) -> (workload: String, rate: Double, worker: Double) {
+            runs[3 * (round - 1) + ["tokens", "unsealed", "sealed"].firstIndex(of: workload)!]
+        }
+        var sealedRateRatios: [String: [Double]] = [:]
+        for round in 1...2 {
+            for (workload, baseline) in [("sealed", "tokens"), ("sealed", "unsealed"), ("unsealed", "tokens")] {
+                let (measured, base) = (run(workload, round: round), run(baseline, round: round))
+                let rate = try #require(lines.first { $0.hasPrefix("round \(round), outcomes/s, \(workload) / \(baseline): ") }, "\(output)")
+                let rateRatio = try #require(Double(rate.split(separator: " ").last ?? ""), "\(rate)")
+                // Rates are printed whole, the ratio to 0.01.
+                #expect(abs(rateRatio - measured.rate / base.rate) < 0.006, "\(rate)\n\(output)")
+                if workload == "sealed" { sealedRateRatios[baseline, default: []].append(measured.rate / base.rate) }
+                let cpu = try #require(lines.first { $0.hasPrefix("round \(round), worker CPU per outcome, \(workload) / \(baseline): ") },
+                                       "\(output)")
+                let cpuRatio = try #require(Double(cpu.split(separator: " ").last ?? ""), "\(cpu)")
+                // The table's µs are rounded to 0.1.
+                #expect(abs(cpuRatio - measured.worker / base.worker) < 0.02, "\(cpu)\n\(output)")
+            }
+        }
+        // `over 2 rounds, outcomes/s, sealed / tokens: median 1.02 (0.98 to 1.06)`: the median of two is their mean.
+        for baseline in ["tokens", "unsealed"] {
+            let ratios = sealedRateRatios[baseline] ?? []
+            let prefix = "over 2 rounds, outcomes/s, sealed / \(baseline): median "
+            let summary = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+            let median = try #require(Double(summary.dropFirst(prefix.count).prefix { $0 != " " }), "\(summary)")
+            #expect(ratios.count == 2 && abs(median - (ratios[0] + ratios[1]) / 2) < 0.006, "\(summary), rounds \(ratios)")
+            if baseline == "tokens" {
+                #expect(!summary.contains("goal"), "sealed's goal is judged against unsealed: \(summary)")
+            } else {
+                // Met only when both rounds are (two thirds of two).
+                let meeting = ratios.filter { $0 >= 0.85 }.count
+                #expect(summary.contains("; goal ≥ 0.85 in \(meeting) of 2 rounds — " + (meeting == 2 ? "met" : "not met")), "\(summary)")
+            }
+        }
+        // The CPU ratios of sealed have no goal: their summaries are the median and range alone.
+        for baseline in ["tokens", "unsealed"] {
+            let cpuSummary = try #require(lines.first { $0.hasPrefix("over 2 rounds, worker CPU per outcome, sealed / \(baseline): median ") },
+                                          "\(output)")
+            #expect(!cpuSummary.contains("goal"), "\(cpuSummary)")
+        }
+        #expect(!lines.contains { $0.contains("unsealed / unsealed") }, "\(output)")
+        // One worker has no group to wait for: each run's intents are all produced before its worker
+        // starts, so that producing them does not share the cores with the pipeline being measured.
+        let steps = progress.split(separator: "\n").filter { $0.contains("pre-loaded \(Self.intents)/\(Self.intents) intents") || $0.contains("pushline run (") }
+        let expectedSteps = (0..<6).flatMap { _ in ["pre-loaded", "pushline run"] }
+        #expect(steps.map { $0.contains("pre-loaded") ? "pre-loaded" : "pushline run" } == expectedSteps, "\(steps)")
+        #expect(!progress.contains("to share 4 partitions"), "\(progress.suffix(3000))")
     }
 
     /// Intents per run: enough that their outcomes reach the reader over several reads, or the
@@ -97,16 +123,17 @@ struct BenchE2EScaleTests {
     private static let intents = "20000"
 
     /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
-    /// `arguments`: it must succeed; its output's lines, and the whole of it for failure messages.
-    /// Killed with the processes it started after 240 s, before the thread is given up on.
-    private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String) {
-        let result = try await DedicatedThread.run(timeout: .seconds(250)) {
+    /// `arguments`: it must succeed; its output's lines, the whole of it for failure messages, and
+    /// its progress (standard error). Killed with the processes it started after 320 s (six runs of
+    /// a debug build, beside other suites), before the thread is given up on.
+    private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String, progress: String) {
+        let result = try await DedicatedThread.run(timeout: .seconds(330)) {
             try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
                                     ["bench", "e2e", "--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments,
-                                    timeLimit: .seconds(240))
+                                    timeLimit: .seconds(320))
         }
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
-        return (result.standardOutput.split(separator: "\n").map(String.init), result.standardOutput)
+        return (result.standardOutput.split(separator: "\n").map(String.init), result.standardOutput, result.standardError)
     }
 
     @Test("more workers than partitions is a usage error that names both")
