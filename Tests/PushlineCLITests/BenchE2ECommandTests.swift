@@ -13,12 +13,8 @@ struct BenchE2ECommandTests {
 
     @Test("the mixed workload beside tokens: every delivery ends with its expected outcome (accepted, suppressed copies, invalid), side by side, with the read-back p99 of each status and the wait from completed_at to read back")
     func mixedBesideTokens() async throws {
-        // Beside the other bench suites, a debug build's two runs took more than the default 100 s.
-        let result = try await DedicatedThread.run(timeout: .seconds(250)) {
-            try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
-                                    ["bench", "e2e", "--workloads", "tokens,mixed", "--intents", "20000", "--h2load-requests", "2000",
-                                     "--half-load-seconds", "1"], timeLimit: .seconds(240))
-        }
+        let result = try await benchE2E(["--workloads", "tokens,mixed", "--intents", "20000", "--h2load-requests", "2000",
+                                         "--half-load-seconds", "1"])
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         // 20,000 mixed intents: 200 invalid, 600 copies, and user intents with 1–4 devices each.
@@ -36,11 +32,8 @@ struct BenchE2ECommandTests {
 
     @Test("the lanes workload in two rounds: every intent ends accepted, each round prints its backlog / idle p99 ratio, and the summary takes their median")
     func lanesInRounds() async throws {
-        let result = try await DedicatedThread.run(timeout: .seconds(250)) {
-            try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
-                                    ["bench", "e2e", "--workloads", "lanes", "--intents", "20000", "--h2load-requests", "2000",
-                                     "--half-load-seconds", "1", "--rounds", "2"], timeLimit: .seconds(240))
-        }
+        let result = try await benchE2E(["--workloads", "lanes", "--intents", "20000", "--h2load-requests", "2000",
+                                         "--half-load-seconds", "1", "--rounds", "2"])
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         // 200 transactional intents (200/s for 1 s) idle, as many beside the backlog, and the backlog (the warm-up intent not counted).

@@ -57,8 +57,10 @@ struct BenchE2EScaleTests {
 
     @Test("two rounds of tokens, unsealed and sealed with one worker: each round's ratios divide by that round's runs, the summaries take their median, sealed's goal is judged against unsealed only, and every run pre-loads its intents before the worker starts")
     func workloadRatiosPairTheSameRound() async throws {
-        let (lines, output, progress) = try await Self.benchE2E("--intents", Self.intents, "--workloads", "tokens,unsealed,sealed", "--rounds", "2")
-        for workload in ["tokens", "unsealed", "sealed"] {
+        let workloads = ["tokens", "unsealed", "sealed"]
+        let (lines, output, progress) = try await Self.benchE2E("--intents", Self.intents, "--workloads", workloads.joined(separator: ","),
+                                                                "--rounds", "2")
+        for workload in workloads {
             #expect(lines.filter { $0 == "[\(workload)] outcomes: accepted \(Self.intents); complete (every delivery has its expected outcome)" }.count == 2,
                     "\(workload): \(output)")
         }
@@ -66,10 +68,10 @@ struct BenchE2EScaleTests {
         // in the order the runs were made: round 1's three, then round 2's.
         let rows = lines.map { $0.split(separator: " ") }.filter { $0.count > 5 && $0[2] == "yes" }
         let runs = rows.map { (workload: String($0[0]), rate: Double($0[3]) ?? 0, worker: Double($0[5]) ?? 0) }
-        #expect(runs.map(\.workload) == ["tokens", "unsealed", "sealed", "tokens", "unsealed", "sealed"], "\(output)")
-        guard runs.count == 6 else { return }
+        #expect(runs.map(\.workload) == workloads + workloads, "\(output)")
+        guard runs.count == 2 * workloads.count else { return }
         func run(_ workload: String, round: Int) -> (workload: String, rate: Double, worker: Double) {
-            runs[3 * (round - 1) + ["tokens", "unsealed", "sealed"].firstIndex(of: workload)!]
+            runs[workloads.count * (round - 1) + workloads.firstIndex(of: workload)!]
         }
         var sealedRateRatios: [String: [Double]] = [:]
         for round in 1...2 {
@@ -80,7 +82,7 @@ struct BenchE2EScaleTests {
                 // The ratio is printed to 0.01 and the rates cut to whole outcomes per second (less than 1 off each).
                 let ratio = measured.rate / base.rate
                 #expect(abs(rateRatio - ratio) <= 0.005 + ratio * (1 / measured.rate + 1 / base.rate) + 0.0001, "\(rate)\n\(output)")
-                if workload == "sealed" { sealedRateRatios[baseline, default: []].append(measured.rate / base.rate) }
+                if workload == "sealed" { sealedRateRatios[baseline, default: []].append(ratio) }
                 let cpu = try #require(lines.first { $0.hasPrefix("round \(round), worker CPU per outcome, \(workload) / \(baseline): ") },
                                        "\(output)")
                 let cpuRatio = try #require(Double(cpu.split(separator: " ").last ?? ""), "\(cpu)")
@@ -89,6 +91,7 @@ struct BenchE2EScaleTests {
             }
         }
         // `over 2 rounds, outcomes/s, sealed / tokens: median 1.02 (0.98 to 1.06)`: the median of two is their mean.
+        // The CPU ratios of sealed have no goal: their summaries are the median and range alone.
         for baseline in ["tokens", "unsealed"] {
             let ratios = sealedRateRatios[baseline] ?? []
             let prefix = "over 2 rounds, outcomes/s, sealed / \(baseline): median "
@@ -102,9 +105,6 @@ struct BenchE2EScaleTests {
                 let meeting = ratios.filter { $0 >= 0.85 }.count
                 #expect(summary.contains("; goal ≥ 0.85 in \(meeting) of 2 rounds — " + (meeting == 2 ? "met" : "not met")), "\(summary)")
             }
-        }
-        // The CPU ratios of sealed have no goal: their summaries are the median and range alone.
-        for baseline in ["tokens", "unsealed"] {
             let cpuSummary = try #require(lines.first { $0.hasPrefix("over 2 rounds, worker CPU per outcome, sealed / \(baseline): median ") },
                                           "\(output)")
             #expect(!cpuSummary.contains("goal"), "\(cpuSummary)")
@@ -113,7 +113,7 @@ struct BenchE2EScaleTests {
         // One worker has no group to wait for: each run's intents are all produced before its worker
         // starts, so that producing them does not share the cores with the pipeline being measured.
         let steps = progress.split(separator: "\n").filter { $0.contains("pre-loaded \(Self.intents)/\(Self.intents) intents") || $0.contains("pushline run (") }
-        let expectedSteps = (0..<6).flatMap { _ in ["pre-loaded", "pushline run"] }
+        let expectedSteps = (0..<runs.count).flatMap { _ in ["pre-loaded", "pushline run"] }
         #expect(steps.map { $0.contains("pre-loaded") ? "pre-loaded" : "pushline run" } == expectedSteps, "\(steps)")
         #expect(!progress.contains("to share 4 partitions"), "\(progress.suffix(3000))")
     }
@@ -125,14 +125,10 @@ struct BenchE2EScaleTests {
 
     /// `pushline-dev bench e2e` run small (2,000 h2load requests, a one-second half load) with
     /// `arguments`: it must succeed; its output's lines, the whole of it for failure messages, and
-    /// its progress (standard error). Killed with the processes it started after 320 s (six runs of
-    /// a debug build, beside other suites), before the thread is given up on.
+    /// its progress (standard error). Up to six runs of 20,000 intents: 320 s.
     private static func benchE2E(_ arguments: String...) async throws -> (lines: [String], output: String, progress: String) {
-        let result = try await DedicatedThread.run(timeout: .seconds(330)) {
-            try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"),
-                                    ["bench", "e2e", "--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments,
-                                    timeLimit: .seconds(320))
-        }
+        let result = try await PushlineCLITests.benchE2E(["--h2load-requests", "2000", "--half-load-seconds", "1"] + arguments,
+                                                         limit: .seconds(320))
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
         return (result.standardOutput.split(separator: "\n").map(String.init), result.standardOutput, result.standardError)
     }

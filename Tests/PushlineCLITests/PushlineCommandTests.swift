@@ -12,6 +12,15 @@ func pushlineDev(_ arguments: String...) throws -> CommandResult {
     try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"), arguments)
 }
 
+/// `pushline-dev bench e2e arguments…` on a thread of its own, killed with the processes it started
+/// after `limit`, ten seconds before the thread is given up on: several runs of a debug build,
+/// beside the other bench suites, take more than the thread's default 100 s.
+func benchE2E(_ arguments: [String], limit: Duration = .seconds(240)) async throws -> CommandResult {
+    try await DedicatedThread.run(timeout: limit + .seconds(10)) {
+        try ExternalCommand.run(RepositoryPaths.builtExecutable("pushline-dev"), ["bench", "e2e"] + arguments, timeLimit: limit)
+    }
+}
+
 /// Writes `contents` to a fresh temporary file and returns its path.
 func temporaryFile(_ contents: String, name: String = "payload.json") throws -> String {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-cli-\(UUID().uuidString)")
