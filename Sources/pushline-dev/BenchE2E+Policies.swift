@@ -67,6 +67,7 @@ enum BenchPolicies: String, CaseIterable {
                                      ratio, Int(on.sustained.rate), Int(off.sustained.rate), rateGoal.text,
                                      judged ? "" : " (outcomes not complete: not judged)"))
                 ratios.add(ratio, to: name, goal: rateGoal, judged: judged)
+                ratios.addSpeedAdjusted(ratio, of: on, over: off, name: name, goal: rateGoal, round: rounds > 1 ? "round \(round + 1), " : "")
             }
         }
         ratios.print(rounds: rounds)

@@ -119,7 +119,11 @@ enum BenchE2ECommand: Command {
         commands per delivery (INFO commandstats over the masters), and per round the ratios the
         goals judge: cluster / single deliveries per second (goal ≥ 0.9, same workers), and the
         workers' summed CPU per delivery, N workers / 1 worker (goal ≤ 1.1, same Redis), and with
-        --policies both the rate with policies on / off (goal ≥ 0.85).
+        --policies both the rate with policies on / off (goal ≥ 0.85). Each of these ratios is
+        printed again "speed-adjusted": multiplied (a rate) or divided (CPU per delivery) by the
+        server's CPU per delivery in the one run over the other's. The server does the same work
+        per request in both, so that quotient is how much slower the machine ran, which moves
+        every process alike; it takes out most of a round's swing (docs/BENCHMARKS.md).
         When some run has more than one worker, every run starts its workers first, and the
         intents are produced once the workers' logs show the partitions shared (a late joiner
         would cost the mock broker's rebalance delay inside the measured phase); otherwise they

@@ -109,6 +109,7 @@ struct BenchE2EScale {
                 print(String(format: "round %d, %@ %.2f — goal %@: ", round + 1, name, ratio, Self.clusterRateGoal.text)
                       + result.judged(Self.clusterRateGoal.isMet(by: ratio)))
                 ratios.add(ratio, to: name, goal: Self.clusterRateGoal, judged: result.isComplete)
+                ratios.addSpeedAdjusted(ratio, of: result, over: single, name: name, goal: Self.clusterRateGoal, round: "round \(round + 1), ")
             }
             for result in runs where result.settings.workers > 1 {
                 guard let one = result.runBeside(in: runs, where: \.workers, is: 1),
@@ -119,6 +120,8 @@ struct BenchE2EScale {
                 print(String(format: "round %d, %@ %.2f — goal %@: ", round + 1, name, ratio, Self.workerCPUGoal.text)
                       + result.judged(Self.workerCPUGoal.isMet(by: ratio)))
                 ratios.add(ratio, to: name, goal: Self.workerCPUGoal, judged: result.isComplete)
+                ratios.addSpeedAdjusted(ratio, of: result, over: one, perOutcome: true, name: name, goal: Self.workerCPUGoal,
+                                        round: "round \(round + 1), ")
             }
         }
         ratios.print(rounds: rounds)
@@ -143,6 +146,17 @@ extension BenchE2EResult {
     var workerMicroseconds: Double? { Self.sum(perWorkerMicroseconds) }
 
     var serverMicroseconds: Double? { cpuMicroseconds.count > settings.workers ? cpuMicroseconds[settings.workers] : nil }
+
+    /// How much slower the machine ran this run than `other`, by the server's CPU time per outcome
+    /// (above 1: slower); nil when either is unknown. The server (apns-sim or nghttpd) does the same
+    /// work for each request in runs that differ only in policies, the Redis deployment or the
+    /// number of workers, so what moves its CPU per outcome between them is the machine's speed,
+    /// which moves every process's alike (docs/BENCHMARKS.md, "The machine's speed taken out"). Not
+    /// for workloads whose requests differ.
+    func serverSlowdown(against other: BenchE2EResult) -> Double? {
+        guard let mine = serverMicroseconds, let theirs = other.serverMicroseconds, theirs > 0 else { return nil }
+        return mine / theirs
+    }
 
     /// Every redis-server's CPU time per outcome, summed (a cluster's replicas included).
     var redisMicroseconds: Double? { Self.sum(Array(cpuMicroseconds.dropFirst(settings.workers + 1).dropLast())) }

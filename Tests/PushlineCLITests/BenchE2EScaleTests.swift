@@ -6,7 +6,7 @@ import Testing
 /// judged here (tests never assert timings).
 @Suite("pushline-dev bench e2e: Redis Cluster and several workers", .timeLimit(.minutes(6)))
 struct BenchE2EScaleTests {
-    @Test("single and cluster × one and two workers: every run complete, then the table and each round's ratios")
+    @Test("single and cluster × one and two workers: every run complete, then the table and each round's ratios, each also speed-adjusted")
     func singleAndClusterWithOneAndTwoWorkers() async throws {
         let (lines, output, _) = try await Self.benchE2E("--intents", Self.intents, "--redis", "single,cluster", "--workers", "1,2")
         let complete = lines.filter { $0 == "[tokens] outcomes: accepted \(Self.intents); complete (every delivery has its expected outcome)" }
@@ -15,12 +15,16 @@ struct BenchE2EScaleTests {
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 1 worker(s): outcomes/s cluster / single ") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, 2 worker(s): outcomes/s cluster / single ") })
         #expect(lines.contains { $0.hasPrefix("round 1, tokens, cluster: workers' CPU per outcome, 2 workers / 1 worker ") })
+        // Each beside its value with the machine's speed taken out (the policies test checks the arithmetic).
+        #expect(lines.contains { $0.hasPrefix("round 1, tokens, 1 worker(s): outcomes/s cluster / single, speed-adjusted: ") })
+        #expect(lines.contains { $0.hasPrefix("round 1, tokens, 2 worker(s): outcomes/s cluster / single, speed-adjusted: ") })
+        #expect(lines.contains { $0.hasPrefix("round 1, tokens, cluster: workers' CPU per outcome, 2 workers / 1 worker, speed-adjusted: ") })
         // Three redis-server (the masters, no replicas) in the cluster runs, each named in the CPU line.
         let cluster = lines.filter { $0.hasPrefix("[tokens] CPU per outcome") && $0.contains("pushline run 2") }
         #expect(cluster.contains { $0.components(separatedBy: "redis-server :").count - 1 == 3 }, "\(cluster)")
     }
 
-    @Test("policies both, two rounds: off and on alternate, the rows say which, each round has its on / off ratio, and a summary over the rounds follows")
+    @Test("policies both, two rounds: off and on alternate, the rows say which, each round has its on / off ratio and its speed-adjusted one (times the on run's server µs per outcome over the off run's, from the rows), each judged against 0.85, and summaries over the rounds follow")
     func policiesBothInRounds() async throws {
         let (lines, output, _) = try await Self.benchE2E("--intents", Self.intents, "--policies", "both", "--rounds", "2")
         #expect(lines.filter { $0.hasPrefix("[tokens] policies ") } == ["[tokens] policies off", "[tokens] policies on",
@@ -33,6 +37,46 @@ struct BenchE2EScaleTests {
         }
         #expect(lines.contains { $0.hasPrefix("over 2 rounds, [tokens] policies on / off: median ") && $0.contains("; goal ≥ 0.85 in ") },
                 "\(output)")
+        // The table's rows in run order: `tokens on    single   1   <outcomes/s>   <workers µs> (…)   <server µs> …`.
+        func serverMicroseconds(_ mode: String) -> [Double] {
+            let row: [Substring] = ["tokens", Substring(mode), "single"]
+            let rows = lines.map { $0.split(separator: " ") }.filter { $0.count > 7 && Array($0.prefix(3)) == row }
+            return rows.compactMap { Double($0[7]) }
+        }
+        let on = serverMicroseconds("on"), off = serverMicroseconds("off")
+        try #require(on.count == 2 && off.count == 2, "\(output)")
+        var adjustedByRound: [Double] = []
+        for round in 1...2 {
+            // `round 1, [tokens] policies on / off: 0.91 (21034 / 23114 outcomes/s) — goal ≥ 0.85`
+            let raw = try #require(lines.first { $0.hasPrefix("round \(round), [tokens] policies on / off: ") }, "\(output)")
+            let rates = try #require(raw.split(separator: "(").dropFirst().first?.prefix { $0 != ")" }.split(separator: " ").compactMap { Double($0) },
+                                     "\(raw)")
+            try #require(rates.count == 2, "\(raw)")
+            // `round 1, [tokens] policies on / off, speed-adjusted: 0.88 (server µs per outcome 9.1 / 9.4) — goal ≥ 0.85: met`
+            let prefix = "round \(round), [tokens] policies on / off, speed-adjusted: "
+            let line = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+            let adjusted = try #require(Double(line.dropFirst(prefix.count).prefix { $0 != " " }), "\(line)")
+            #expect(line.contains("(server µs per outcome \(String(format: "%.1f", on[round - 1])) / \(String(format: "%.1f", off[round - 1])))"),
+                    "round \(round): the rows' server µs are \(on[round - 1]) (on) and \(off[round - 1]) (off)\n\(line)")
+            // The rows' µs are rounded to 0.1, the printed value to 0.01.
+            let expected = rates[0] / rates[1] * on[round - 1] / off[round - 1]
+            #expect(abs(adjusted - expected) <= 0.006 + expected * 0.05 / min(on[round - 1], off[round - 1]),
+                    "round \(round): printed \(adjusted), from the rows \(expected)\n\(output)")
+            // Judged on the unrounded value: a printed 0.85 may be either.
+            if abs(adjusted - 0.85) > 0.005 {
+                #expect(line.hasSuffix("— goal ≥ 0.85: " + (adjusted >= 0.85 ? "met" : "not met")), "\(line)")
+            }
+            adjustedByRound.append(adjusted)
+        }
+        // `over 2 rounds, [tokens] policies on / off, speed-adjusted: median 0.88 (0.86 to 0.90); goal ≥ 0.85 in 2 of 2 rounds — met …`
+        let summaryPrefix = "over 2 rounds, [tokens] policies on / off, speed-adjusted: median "
+        let summary = try #require(lines.first { $0.hasPrefix(summaryPrefix) }, "\(output)")
+        let median = try #require(Double(summary.dropFirst(summaryPrefix.count).prefix { $0 != " " }), "\(summary)")
+        #expect(abs(median - (adjustedByRound[0] + adjustedByRound[1]) / 2) <= 0.006, "\(summary) against \(adjustedByRound)")
+        if adjustedByRound.allSatisfy({ abs($0 - 0.85) > 0.005 }) {
+            let meeting = adjustedByRound.filter { $0 >= 0.85 }.count
+            #expect(summary.contains("; goal ≥ 0.85 in \(meeting) of 2 rounds"), "\(summary)")
+        }
     }
 
     @Test("policies both with one and two workers: each worker ratio compares runs of the same policy mode")
