@@ -182,3 +182,21 @@ extension BenchE2EResult {
         values.contains { $0 == nil } || values.isEmpty ? nil : values.compactMap { $0 }.reduce(0, +)
     }
 }
+
+extension RatiosOverRounds {
+    /// Prints and notes one round's `ratio` of runs `a` over `b` with the machine's speed taken out,
+    /// under `name` + ", speed-adjusted": `ratio` read in the server's CPU time instead of the clock's
+    /// (``BenchE2EResult/serverSlowdown(against:)``): a rate ratio times how much slower the machine
+    /// ran `a` than `b`, a ratio of CPU per outcome (`perOutcome`) divided by it. Nothing when a run's
+    /// server CPU is unknown.
+    mutating func addSpeedAdjusted(_ ratio: Double, of a: BenchE2EResult, over b: BenchE2EResult, perOutcome: Bool = false,
+                                   name: String, goal: Goal, round: String) {
+        guard let slowdown = a.serverSlowdown(against: b) else { return }
+        let adjusted = perOutcome ? ratio / slowdown : ratio * slowdown
+        let judged = a.isComplete && b.isComplete
+        Swift.print(String(format: "%@%@, speed-adjusted: %.2f (server µs per outcome %.1f / %.1f) — goal %@: ", round, name, adjusted,
+                           a.serverMicroseconds ?? 0, b.serverMicroseconds ?? 0, goal.text)
+                    + (judged ? (goal.isMet(by: adjusted) ? "met" : "not met") : "not judged (outcomes not complete)"))
+        add(adjusted, to: name + ", speed-adjusted", goal: goal, judged: judged)
+    }
+}
