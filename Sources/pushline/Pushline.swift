@@ -1,4 +1,5 @@
 import CLI
+import TLS
 
 /// The `pushline` command line.
 @main
@@ -15,6 +16,8 @@ enum Pushline {
     )
 
     static func main() {
+        // `pushline run` returns from its stop while threads of the sender may still be in OpenSSL.
+        OpenSSLCleanupAtExit.disable()
         tool.main()
     }
 }
