@@ -82,7 +82,7 @@ let package = Package(
         // The production binary: no simulator, local stack or benchmark (`pushline-dev` has those).
         .executableTarget(name: "pushline", dependencies: ["CLI", "CJemallocOptions", "APNsCore", "APNsClient", "Enrichment", "Kafka", "Runtime",
                                                          "PushlineConfiguration", "Redis", "Worker", "OutputTopics",
-                                                         "APNsTelemetry", "Telemetry", "TLS"],
+                                                         "APNsTelemetry", "Telemetry"],
                           // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
                           // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
@@ -113,7 +113,7 @@ let package = Package(
         ),
         .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "Digests"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "CLinux"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "CLinux", "PushlineTestKit"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),
         .testTarget(name: "APNsClientTests", dependencies: ["APNsClient", "APNsCore", "TLS", "PushlineTestKit"]),
         .testTarget(name: "EnrichmentTests", dependencies: ["Enrichment", "APNsCore", "ICU", "PushlineTestKit"]),

@@ -81,6 +81,8 @@ public final class APNsSender: Sendable {
     /// state per answer (the worker's claims) keeps what a crash leaves uncertain to what is at APNs.
     /// A `bulk` batch yields to the others: they go first, and while they are being sent bulk keeps
     /// to ``SenderConfiguration/bulkStreamsWhileAboveBulkSends`` streams, when that is set.
+    /// Cancelling the calling task ends the wait for answers: it throws `CancellationError`, and the
+    /// pool goes on with what it holds (sent, retried or expired as usual), its outcomes unread.
     public func send(_ notifications: [APNsNotification], pool poolName: String, bulk: Bool = false,
                      answered: ([(index: Int, result: DeliveryResult)]) -> Void) async throws {
         // Each request goes straight into its delivery, and each result reads its notification in
@@ -119,10 +121,14 @@ public final class APNsSender: Sendable {
         // The deliveries are made here, on the caller's thread, so the pool's loop — the sender's
         // busiest thread — only sends them; they are freed here too, once the last outcome is in.
         let deliveries = batch.deliveries
+        var answeredCount = 0
+        // Ends early only when the caller's task is cancelled (an AsyncStream's iteration ends then).
         for await outcomes in batch.outcomes(submit: { [loop] batch in loop.execute { handle.pool.submit(batch) } }) {
+            answeredCount += outcomes.count
             answered(outcomes)
         }
         withExtendedLifetime(deliveries) {}
+        if answeredCount < count { throw CancellationError() }
     }
 
     /// Closes every connection and stops the sender's loop; deliveries still waiting fail.

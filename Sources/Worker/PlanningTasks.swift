@@ -24,6 +24,7 @@ final class PlanningTasks: Sendable {
     private let planner: DeliveryPlanner
     private let planned: Inbox<Planned>
     private let plannedWithRegistry: Inbox<PlannedWithRegistry>
+    private let tasks = DetachedTasks()
 
     init(planner: DeliveryPlanner, wakeUp: Semaphore) {
         self.planner = planner
@@ -64,7 +65,7 @@ final class PlanningTasks: Sendable {
     }
 
     private func startTask(_ messages: [PolledMessage], priority: TaskPriority?) {
-        Task.detached(priority: priority) { [self] in
+        tasks.start(priority: priority) { [self] in
             // One catalog snapshot for the task: a reload applies from the next one.
             let enricher = planner.catalog.enricher
             let plans = messages.map { message, entry in
@@ -84,7 +85,7 @@ final class PlanningTasks: Sendable {
     /// users (``DeliveryStages/recipients(of:)``), without waiting; the plans arrive through
     /// ``takeWithRegistry()``.
     func start(_ messages: [WorkerLoop.MessageToPlan], found: [UserQuery: UserRecipients]) {
-        Task.detached { [self] in
+        tasks.start { [self] in
             let plans = planner.plan(messages, found: found, enricher: planner.catalog.enricher)
             plannedWithRegistry.append(contentsOf: [PlannedWithRegistry(plans: plans, messages: messages)])
         }
@@ -98,5 +99,11 @@ final class PlanningTasks: Sendable {
     /// Every batch of plans made with the registry's answer since the last call.
     func takeWithRegistry() -> [PlannedWithRegistry] {
         plannedWithRegistry.take()
+    }
+
+    /// Waits until every planning task has ended (planning is not cut short: it waits for nothing),
+    /// so that none is still enriching or sealing when the process exits. For the worker's stop.
+    func stop() {
+        tasks.cancelAndWait()
     }
 }

@@ -17,6 +17,7 @@ final class SendCompletions: Sendable {
 
     private let finished: Inbox<Completion>
     private let records: OutputRecords
+    private let tasks = DetachedTasks()
 
     init(records: OutputRecords, wakeUp: Semaphore) {
         self.records = records
@@ -29,7 +30,7 @@ final class SendCompletions: Sendable {
     /// which their ``SentDelivery`` carries on.
     func start(_ send: Int, _ deliveries: [PlannedDelivery], _ notifications: [APNsNotification], pool: String, bulk: Bool,
                holdingClaims: Bool, sender: APNsSender) {
-        Task.detached(priority: bulk ? nil : .high) { [self] in
+        tasks.start(priority: bulk ? nil : .high) { [self] in
             do {
                 try await sender.send(notifications, pool: pool, bulk: bulk) { answered in
                     // A chunk's results arrive together: their outcomes are decided at one moment.
@@ -52,5 +53,12 @@ final class SendCompletions: Sendable {
     /// Every send that finished since the last call.
     func take() -> [Completion] {
         finished.take()
+    }
+
+    /// Stops waiting for APNs: cancels the sends still waiting for answers (each ends as a failed
+    /// completion, which nobody takes any more) and waits until every send's task has ended, so that
+    /// none is still building records when the process exits. For the worker's stop, after the drain.
+    func stop() {
+        tasks.cancelAndWait()
     }
 }

@@ -124,6 +124,12 @@ final class WorkerLoop {
         let releaser = DeferredReleaser(configuration: configuration, stores: stores, metrics: metrics, logger: logger)
         releaser?.start()
         defer { releaser?.stop() }
+        // Last, however the loop ends: no task of the worker's outlives its stop (after the drain,
+        // the sends still waiting for APNs are given up; their work was handed back).
+        defer {
+            completions.stop()
+            planning.stop()
+        }
         do {
             _ = try connectedStages()
         } catch {

@@ -1,5 +1,4 @@
 import CLI
-import TLS
 
 /// The `pushline` command line.
 @main
@@ -16,8 +15,6 @@ enum Pushline {
     )
 
     static func main() {
-        // `pushline run` returns from its stop while threads of the sender may still be in OpenSSL.
-        OpenSSLCleanupAtExit.disable()
         tool.main()
     }
 }

@@ -136,6 +136,29 @@ struct APNsSenderTests {
         #expect(result.status == nil)
     }
 
+    @Test("a send APNs has not answered ends with CancellationError when its task is cancelled, long before its deadline; the sender goes on sending")
+    func cancelledSendEndsUnanswered() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.neverRespondRate = 1
+        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumHoldMilliseconds = 600_000 })
+        defer { fixture.stop() }
+        let send = Task { try await fixture.sender.send(SenderFixture.notifications(3, intent: "unanswered"), pool: "dev") }
+        try await DedicatedThread.run {
+            try Deadline.wait(.seconds(10), for: "the simulator to receive the 3 notifications") {
+                fixture.harness.simulator.stats().neverResponded == 3
+            }
+        }
+        send.cancel()
+        // Without the cancellation the send would wait out its 600 s hold and return three expired results.
+        let ended = await send.result
+        #expect(throws: CancellationError.self) { try ended.get() }
+        var answering = fixture.harness.simulator.faults
+        answering.neverRespondRate = 0
+        fixture.harness.simulator.setFaults(answering)
+        let after = try await fixture.sender.send(SenderFixture.notifications(2, intent: "after"), pool: "dev")
+        #expect(after.map(\.outcome) == [.accepted, .accepted])
+    }
+
     @Test("ExpiredProviderToken: a fresh token on a new connection, and the notification is retried once")
     func expiredTokenRotatesAndRetriesOnce() async throws {
         let calls = Atomic<Int>(0)
