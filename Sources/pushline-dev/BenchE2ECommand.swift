@@ -123,7 +123,10 @@ enum BenchE2ECommand: Command {
         printed again "speed-adjusted": multiplied (a rate) or divided (CPU per delivery) by the
         server's CPU per delivery in the one run over the other's. The server does the same work
         per request in both, so that quotient is how much slower the machine ran, which moves
-        every process alike; it takes out most of a round's swing (docs/BENCHMARKS.md).
+        every process alike; it takes out most of a round's swing (docs/BENCHMARKS.md). With
+        --workloads unsealed,sealed, sealed / unsealed's rate (goal ≥ 0.85) is speed-adjusted by
+        this process's CPU per delivery instead (mock Kafka, reader: the same intents and as many
+        outcomes in both; sealed payloads cost the server more).
         When some run has more than one worker, every run starts its workers first, and the
         intents are produced once the workers' logs show the partitions shared (a late joiner
         would cost the mock broker's rebalance delay inside the measured phase); otherwise they

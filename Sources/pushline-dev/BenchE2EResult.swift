@@ -64,7 +64,8 @@ struct BenchE2EResult {
 
     /// The workloads side by side; then, per round of `rounds`, each workload's rate and worker CPU
     /// per outcome against the runs of its ``BenchWorkload/baselines`` in the same round with the
-    /// same settings; then, over the rounds, each ratio's median and range (``RatiosOverRounds``).
+    /// same settings (sealed / unsealed's rate also speed-adjusted, ``BenchWorkload/speedMeter(against:)``);
+    /// then, over the rounds, each ratio's median and range (``RatiosOverRounds``).
     static func printSideBySide(_ results: [BenchE2EResult], rawRate: Double, rounds: Int) {
         guard results.count > 1 else { return }
         Swift.print("workload    outcomes  complete  outcomes/s   / h2load  worker µs  server µs  redis µs  p99 read back")
@@ -87,7 +88,11 @@ struct BenchE2EResult {
                     let rateName = "outcomes/s, \(result.label(among: results)) / \(baseline)"
                     let rate = result.sustained.rate / base.sustained.rate
                     Swift.print(prefix + rateName + String(format: ": %.2f", rate))
-                    ratios.add(rate, to: rateName, goal: result.workload.rateGoal(against: baseline), judged: judged)
+                    let rateGoal = result.workload.rateGoal(against: baseline)
+                    ratios.add(rate, to: rateName, goal: rateGoal, judged: judged)
+                    if let meter = result.workload.speedMeter(against: baseline), let rateGoal {
+                        ratios.addSpeedAdjusted(rate, of: result, over: base, meter: meter, name: rateName, goal: rateGoal, round: prefix)
+                    }
                     guard let micro = result.workerMicroseconds, let baseMicro = base.workerMicroseconds else { continue }
                     let cpuName = "worker CPU per outcome, \(result.label(among: results)) / \(baseline)"
                     Swift.print(prefix + cpuName + String(format: ": %.2f", micro / baseMicro))

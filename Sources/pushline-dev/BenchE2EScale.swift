@@ -147,16 +147,9 @@ extension BenchE2EResult {
 
     var serverMicroseconds: Double? { cpuMicroseconds.count > settings.workers ? cpuMicroseconds[settings.workers] : nil }
 
-    /// How much slower the machine ran this run than `other`, by the server's CPU time per outcome
-    /// (above 1: slower); nil when either is unknown. The server (apns-sim or nghttpd) does the same
-    /// work for each request in runs that differ only in policies, the Redis deployment or the
-    /// number of workers, so what moves its CPU per outcome between them is the machine's speed,
-    /// which moves every process's alike (docs/BENCHMARKS.md, "The machine's speed taken out"). Not
-    /// for workloads whose requests differ.
-    func serverSlowdown(against other: BenchE2EResult) -> Double? {
-        guard let mine = serverMicroseconds, let theirs = other.serverMicroseconds, theirs > 0 else { return nil }
-        return mine / theirs
-    }
+    /// The bench's own process's CPU time per outcome: the mock Kafka cluster, the intents'
+    /// producer and the outcomes' reader (last in ``cpuMicroseconds``).
+    var benchProcessMicroseconds: Double? { cpuMicroseconds.count > settings.workers + 1 ? cpuMicroseconds.last ?? nil : nil }
 
     /// Every redis-server's CPU time per outcome, summed (a cluster's replicas included).
     var redisMicroseconds: Double? { Self.sum(Array(cpuMicroseconds.dropFirst(settings.workers + 1).dropLast())) }
@@ -183,19 +176,47 @@ extension BenchE2EResult {
     }
 }
 
+/// The process whose CPU time per outcome a speed-adjusted ratio reads as the machine's speed: one
+/// that does the same work for each delivery in both runs, so that what moves its CPU per outcome
+/// between them is the machine's speed, which moves every process's alike (docs/BENCHMARKS.md,
+/// "The machine's speed taken out").
+enum SpeedMeter {
+    /// apns-sim (or nghttpd): for runs that send it the same requests — runs that differ only in
+    /// policies, the Redis deployment or the number of workers. Not for workloads whose requests differ.
+    case server
+    /// This process (mock Kafka, reader): for runs that publish the same intents and read as many
+    /// outcomes — `sealed` and `unsealed`, whose requests differ (sealed payloads cost the server more).
+    case benchProcess
+
+    func microseconds(of result: BenchE2EResult) -> Double? {
+        switch self {
+        case .server: result.serverMicroseconds
+        case .benchProcess: result.benchProcessMicroseconds
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .server: "server"
+        case .benchProcess: "this process"
+        }
+    }
+}
+
 extension RatiosOverRounds {
     /// Prints and notes one round's `ratio` of runs `a` over `b` with the machine's speed taken out,
-    /// under `name` + ", speed-adjusted": `ratio` read in the server's CPU time instead of the clock's
-    /// (``BenchE2EResult/serverSlowdown(against:)``): a rate ratio times how much slower the machine
-    /// ran `a` than `b`, a ratio of CPU per outcome (`perOutcome`) divided by it. Nothing when a run's
-    /// server CPU is unknown.
-    mutating func addSpeedAdjusted(_ ratio: Double, of a: BenchE2EResult, over b: BenchE2EResult, perOutcome: Bool = false,
-                                   name: String, goal: Goal, round: String) {
-        guard let slowdown = a.serverSlowdown(against: b) else { return }
+    /// under `name` + ", speed-adjusted": `ratio` read in `meter`'s CPU time instead of the clock's:
+    /// a rate ratio times how much slower the machine ran `a` than `b` (the meter's CPU per outcome
+    /// in `a` over `b`'s), a ratio of CPU per outcome (`perOutcome`) divided by it. Nothing when a
+    /// run's meter CPU is unknown.
+    mutating func addSpeedAdjusted(_ ratio: Double, of a: BenchE2EResult, over b: BenchE2EResult, meter: SpeedMeter = .server,
+                                   perOutcome: Bool = false, name: String, goal: Goal, round: String) {
+        guard let aMicroseconds = meter.microseconds(of: a), let bMicroseconds = meter.microseconds(of: b), bMicroseconds > 0 else { return }
+        let slowdown = aMicroseconds / bMicroseconds
         let adjusted = perOutcome ? ratio / slowdown : ratio * slowdown
         let judged = a.isComplete && b.isComplete
-        Swift.print(String(format: "%@%@, speed-adjusted: %.2f (server µs per outcome %.1f / %.1f) — goal %@: ", round, name, adjusted,
-                           a.serverMicroseconds ?? 0, b.serverMicroseconds ?? 0, goal.text)
+        Swift.print(String(format: "%@%@, speed-adjusted: %.2f (%@ µs per outcome %.1f / %.1f) — goal %@: ", round, name, adjusted,
+                           meter.name, aMicroseconds, bMicroseconds, goal.text)
                     + (judged ? (goal.isMet(by: adjusted) ? "met" : "not met") : "not judged (outcomes not complete)"))
         add(adjusted, to: name + ", speed-adjusted", goal: goal, judged: judged)
     }

@@ -59,6 +59,14 @@ enum BenchWorkload: String, CaseIterable {
         self == .sealed && baseline == .unsealed ? .atLeast(0.85) : nil
     }
 
+    /// What the rate ratio against `baseline`'s is also read with the machine's speed taken out by:
+    /// `sealed` and `unsealed` publish the same intents and end in as many outcomes, so the bench's
+    /// own process (mock Kafka, reader) does the same work per delivery in both (their requests
+    /// differ, so the server is no meter for them).
+    func speedMeter(against baseline: BenchWorkload) -> SpeedMeter? {
+        self == .sealed && baseline == .unsealed ? .benchProcess : nil
+    }
+
     /// What the worker's CPU per delivery is held to against `baseline`'s: user-addressed
     /// deliveries cost ≤ 1.3 × token-addressed ones (issue 15).
     func workerCPUGoal(against baseline: BenchWorkload) -> RatiosOverRounds.Goal? {

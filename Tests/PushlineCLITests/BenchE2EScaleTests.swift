@@ -99,7 +99,7 @@ struct BenchE2EScaleTests {
         }
     }
 
-    @Test("two rounds of tokens, unsealed and sealed with one worker: each round's ratios divide by that round's runs, the summaries take their median, sealed's goal is judged against unsealed only, and every run pre-loads its intents before the worker starts")
+    @Test("two rounds of tokens, unsealed and sealed with one worker: each round's ratios divide by that round's runs, the summaries take their median, sealed's goal is judged against unsealed only, its rate also read in this process's CPU time, and every run pre-loads its intents before the worker starts")
     func workloadRatiosPairTheSameRound() async throws {
         let workloads = ["tokens", "unsealed", "sealed"]
         let (lines, output, progress) = try await Self.benchE2E("--intents", Self.intents, "--workloads", workloads.joined(separator: ","),
@@ -154,6 +154,33 @@ struct BenchE2EScaleTests {
             #expect(!cpuSummary.contains("goal"), "\(cpuSummary)")
         }
         #expect(!lines.contains { $0.contains("unsealed / unsealed") }, "\(output)")
+        // Sealed / unsealed's rate, read in this process's CPU time: `[sealed] CPU per outcome, … this
+        // process (mock Kafka, reader) 11.1 µs; …`, one line per run in run order.
+        let benchProcess = lines.filter { $0.contains("] CPU per outcome, worker start to last outcome: ") }.compactMap { line in
+            line.components(separatedBy: "this process (mock Kafka, reader) ").dropFirst().first.flatMap { Double($0.prefix { $0 != " " }) }
+        }
+        try #require(benchProcess.count == runs.count, "\(output)")
+        func benchMicroseconds(_ workload: String, round: Int) -> Double {
+            benchProcess[workloads.count * (round - 1) + workloads.firstIndex(of: workload)!]
+        }
+        for round in 1...2 {
+            // `round 1, outcomes/s, sealed / unsealed, speed-adjusted: 0.91 (this process µs per outcome 12.1 / 11.8) — goal ≥ 0.85: met`
+            let prefix = "round \(round), outcomes/s, sealed / unsealed, speed-adjusted: "
+            let line = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+            let (sealed, unsealed) = (benchMicroseconds("sealed", round: round), benchMicroseconds("unsealed", round: round))
+            #expect(line.contains("(this process µs per outcome \(String(format: "%.1f", sealed)) / \(String(format: "%.1f", unsealed)))"),
+                    "\(line)")
+            let adjusted = try #require(Double(line.dropFirst(prefix.count).prefix { $0 != " " }), "\(line)")
+            let expected = run("sealed", round: round).rate / run("unsealed", round: round).rate * sealed / unsealed
+            // The µs are rounded to 0.1, the printed value to 0.01.
+            #expect(abs(adjusted - expected) <= 0.006 + expected * 0.05 / min(sealed, unsealed), "printed \(adjusted), from the lines \(expected)")
+            if abs(adjusted - 0.85) > 0.005 {
+                #expect(line.hasSuffix("— goal ≥ 0.85: " + (adjusted >= 0.85 ? "met" : "not met")), "\(line)")
+            }
+        }
+        #expect(lines.contains { $0.hasPrefix("over 2 rounds, outcomes/s, sealed / unsealed, speed-adjusted: median ") }, "\(output)")
+        // Only there: the tokens workload publishes other intents.
+        #expect(lines.filter { $0.contains("speed-adjusted") }.count == 3, "\(output)")
         // One worker has no group to wait for: each run's intents are all produced before its worker
         // starts, so that producing them does not share the cores with the pipeline being measured.
         let steps = progress.split(separator: "\n").filter { $0.contains("pre-loaded \(Self.intents)/\(Self.intents) intents") || $0.contains("pushline run (") }
