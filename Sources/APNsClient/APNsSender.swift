@@ -82,7 +82,8 @@ public final class APNsSender: Sendable {
     /// A `bulk` batch yields to the others: they go first, and while they are being sent bulk keeps
     /// to ``SenderConfiguration/bulkStreamsWhileAboveBulkSends`` streams, when that is set.
     /// Cancelling the calling task ends the wait for answers: it throws `CancellationError`, and the
-    /// pool goes on with what it holds (sent, retried or expired as usual), its outcomes unread.
+    /// pool goes on with what it holds (sent, retried or expired as usual), its outcomes unread; a
+    /// batch still waiting for room under ``SenderConfiguration/maximumPending`` is not sent at all.
     public func send(_ notifications: [APNsNotification], pool poolName: String, bulk: Bool = false,
                      answered: ([(index: Int, result: DeliveryResult)]) -> Void) async throws {
         // Each request goes straight into its delivery, and each result reads its notification in
@@ -116,6 +117,8 @@ public final class APNsSender: Sendable {
         guard count > 0 else { return }
         await pending.acquire(count)
         defer { pending.release(count) }
+        // Cancelled while it waited for room: none of it reaches the pool.
+        try Task.checkCancellation()
         let batch = DeliveryBatch(count: count, now: MonotonicClock.nanoseconds(),
                                   cap: UInt64(configuration.maximumHoldMilliseconds) * 1_000_000, bulk: bulk, request: request)
         // The deliveries are made here, on the caller's thread, so the pool's loop — the sender's

@@ -159,6 +159,37 @@ struct APNsSenderTests {
         #expect(after.map(\.outcome) == [.accepted, .accepted])
     }
 
+    @Test("a send cancelled while it waits for room under maximumPending is never sent: after both cancelled sends end, APNs has seen only the first")
+    func cancelledWhileWaitingForRoomIsNotSent() async throws {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.neverRespondRate = 1
+        let fixture = try SenderFixture(simulator: configuration, sender: {
+            $0.maximumHoldMilliseconds = 600_000
+            $0.maximumPending = 2
+        })
+        defer { fixture.stop() }
+        let first = Task { try await fixture.sender.send(SenderFixture.notifications(2, intent: "first"), pool: "dev") }
+        try await DedicatedThread.run {
+            try Deadline.wait(.seconds(10), for: "the simulator to receive the first 2 notifications") {
+                fixture.harness.simulator.stats().neverResponded == 2
+            }
+        }
+        // Waits for the first's room.
+        let second = Task { try await fixture.sender.send(SenderFixture.notifications(2, intent: "second"), pool: "dev") }
+        second.cancel()
+        first.cancel()
+        let (firstEnded, secondEnded) = (await first.result, await second.result)
+        #expect(throws: CancellationError.self) { try firstEnded.get() }
+        #expect(throws: CancellationError.self) { try secondEnded.get() }
+        var answering = fixture.harness.simulator.faults
+        answering.neverRespondRate = 0
+        fixture.harness.simulator.setFaults(answering)
+        // Sent after anything the second could have put in the pool, so answered after it reached APNs.
+        let third = try await fixture.sender.send(SenderFixture.notifications(1, intent: "third"), pool: "dev")
+        #expect(third.map(\.outcome) == [.accepted])
+        #expect(fixture.harness.simulator.stats().requests == 3, "the first's 2 and the third's 1")
+    }
+
     @Test("ExpiredProviderToken: a fresh token on a new connection, and the notification is retried once")
     func expiredTokenRotatesAndRetriesOnce() async throws {
         let calls = Atomic<Int>(0)
