@@ -138,42 +138,25 @@ struct APNsSenderTests {
 
     @Test("a send APNs has not answered ends with CancellationError when its task is cancelled, long before its deadline; the sender goes on sending")
     func cancelledSendEndsUnanswered() async throws {
-        var configuration = SimulatorConfiguration()
-        configuration.faults.neverRespondRate = 1
-        let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumHoldMilliseconds = 600_000 })
+        let fixture = try Self.neverAnswering()
         defer { fixture.stop() }
         let send = Task { try await fixture.sender.send(SenderFixture.notifications(3, intent: "unanswered"), pool: "dev") }
-        try await DedicatedThread.run {
-            try Deadline.wait(.seconds(10), for: "the simulator to receive the 3 notifications") {
-                fixture.harness.simulator.stats().neverResponded == 3
-            }
-        }
+        try await Self.waitUntilUnanswered(3, at: fixture)
         send.cancel()
         // Without the cancellation the send would wait out its 600 s hold and return three expired results.
         let ended = await send.result
         #expect(throws: CancellationError.self) { try ended.get() }
-        var answering = fixture.harness.simulator.faults
-        answering.neverRespondRate = 0
-        fixture.harness.simulator.setFaults(answering)
+        Self.answerAgain(fixture)
         let after = try await fixture.sender.send(SenderFixture.notifications(2, intent: "after"), pool: "dev")
         #expect(after.map(\.outcome) == [.accepted, .accepted])
     }
 
     @Test("a send cancelled while it waits for room under maximumPending is never sent: after both cancelled sends end, APNs has seen only the first")
     func cancelledWhileWaitingForRoomIsNotSent() async throws {
-        var configuration = SimulatorConfiguration()
-        configuration.faults.neverRespondRate = 1
-        let fixture = try SenderFixture(simulator: configuration, sender: {
-            $0.maximumHoldMilliseconds = 600_000
-            $0.maximumPending = 2
-        })
+        let fixture = try Self.neverAnswering(maximumPending: 2)
         defer { fixture.stop() }
         let first = Task { try await fixture.sender.send(SenderFixture.notifications(2, intent: "first"), pool: "dev") }
-        try await DedicatedThread.run {
-            try Deadline.wait(.seconds(10), for: "the simulator to receive the first 2 notifications") {
-                fixture.harness.simulator.stats().neverResponded == 2
-            }
-        }
+        try await Self.waitUntilUnanswered(2, at: fixture)
         // Waits for the first's room.
         let second = Task { try await fixture.sender.send(SenderFixture.notifications(2, intent: "second"), pool: "dev") }
         second.cancel()
@@ -181,13 +164,35 @@ struct APNsSenderTests {
         let (firstEnded, secondEnded) = (await first.result, await second.result)
         #expect(throws: CancellationError.self) { try firstEnded.get() }
         #expect(throws: CancellationError.self) { try secondEnded.get() }
-        var answering = fixture.harness.simulator.faults
-        answering.neverRespondRate = 0
-        fixture.harness.simulator.setFaults(answering)
+        Self.answerAgain(fixture)
         // Sent after anything the second could have put in the pool, so answered after it reached APNs.
         let third = try await fixture.sender.send(SenderFixture.notifications(1, intent: "third"), pool: "dev")
         #expect(third.map(\.outcome) == [.accepted])
         #expect(fixture.harness.simulator.stats().requests == 3, "the first's 2 and the third's 1")
+    }
+
+    /// A fixture whose simulator takes every request and answers none, with a 600 s hold.
+    private static func neverAnswering(maximumPending: Int = SenderConfiguration().maximumPending) throws -> SenderFixture {
+        var configuration = SimulatorConfiguration()
+        configuration.faults.neverRespondRate = 1
+        return try SenderFixture(simulator: configuration, sender: {
+            $0.maximumHoldMilliseconds = 600_000
+            $0.maximumPending = maximumPending
+        })
+    }
+
+    private static func waitUntilUnanswered(_ count: Int, at fixture: SenderFixture) async throws {
+        try await DedicatedThread.run {
+            try Deadline.wait(.seconds(10), for: "the simulator to receive \(count) notifications") {
+                fixture.harness.simulator.stats().neverResponded == count
+            }
+        }
+    }
+
+    private static func answerAgain(_ fixture: SenderFixture) {
+        var answering = fixture.harness.simulator.faults
+        answering.neverRespondRate = 0
+        fixture.harness.simulator.setFaults(answering)
     }
 
     @Test("ExpiredProviderToken: a fresh token on a new connection, and the notification is retried once")
