@@ -124,9 +124,12 @@ final class WorkerLoop {
         let releaser = DeferredReleaser(configuration: configuration, stores: stores, metrics: metrics, logger: logger)
         releaser?.start()
         defer { releaser?.stop() }
-        // Last, however the loop ends: no task of the worker's outlives its stop (after the drain,
-        // the sends still waiting for APNs are given up; their work was handed back).
+        // Last, however the loop ends — a stop, or an error that ends the worker and skips `finish()`:
+        // no thread or task of the worker's outlives it (the sends still waiting for APNs are given
+        // up; their work was handed back). A stage `finish()` stopped already returns at once.
         defer {
+            redisStage.stop()
+            registryLookups.stop()
             completions.stop()
             planning.stop()
         }
