@@ -82,7 +82,7 @@ let package = Package(
         // The production binary: no simulator, local stack or benchmark (`pushline-dev` has those).
         .executableTarget(name: "pushline", dependencies: ["CLI", "CJemallocOptions", "APNsCore", "APNsClient", "Enrichment", "Kafka", "Runtime",
                                                          "PushlineConfiguration", "Redis", "Worker", "OutputTopics",
-                                                         "APNsTelemetry", "Telemetry"],
+                                                         "APNsTelemetry", "Telemetry", "TLS"],
                           // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
                           // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),

@@ -29,7 +29,8 @@ public final class DetachedTasks: Sendable {
     }
 
     /// Cancels every task still running and waits until each has ended. Blocking: call it from a
-    /// thread of its own, never from Swift's cooperative pool.
+    /// thread of its own, never from Swift's cooperative pool, and from one thread at a time (the
+    /// owner's stop). A task's end is counted when its body returns, before its captures are freed.
     public func cancelAndWait() {
         let noneLeft = Semaphore()
         let running = state.withLock { state in

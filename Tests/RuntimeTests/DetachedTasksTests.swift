@@ -33,7 +33,7 @@ struct DetachedTasksTests {
         #expect(endedCancelled == 5)
     }
 
-    @Test("cancelAndWait returns when every task has already ended, and waits for a task started after it")
+    @Test("after a cancelAndWait has returned, a later cancelAndWait waits for a task started in between")
     func tasksStartedLaterAreWaitedFor() async throws {
         let ran = try await DedicatedThread.run(timeout: .seconds(30)) {
             let tasks = DetachedTasks()
