@@ -17,6 +17,10 @@ public final class APNsSender: Sendable {
     private let openCircuitNames = Mutex<Set<String>>([])
     /// The pools that cannot connect (no connection ready, the latest connect failed), as their loop last reported.
     private let unreachablePoolNames = Mutex<Set<String>>([])
+    /// Whether batches are still handed to the pools' loop: false from ``shutdown()`` on. Read and
+    /// written with the hand-over itself, so a batch is either queued ahead of the pools' shutdown
+    /// (and answered by it) or refused, never queued on a loop that has stopped.
+    private let acceptsBatches = Mutex(true)
 
     /// A pool and the loop it lives on; the pool itself is only touched on that loop.
     private final class PoolHandle: @unchecked Sendable {
@@ -125,8 +129,14 @@ public final class APNsSender: Sendable {
         // busiest thread — only sends them; they are freed here too, once the last outcome is in.
         let deliveries = batch.deliveries
         var answeredCount = 0
+        let answers = batch.outcomes()
+        let submitted = acceptsBatches.withLock { accepts in
+            if accepts { loop.execute { handle.pool.submit(batch) } }
+            return accepts
+        }
+        guard submitted else { throw SenderError.shutDown }
         // Ends early only when the caller's task is cancelled (an AsyncStream's iteration ends then).
-        for await outcomes in batch.outcomes(submit: { [loop] batch in loop.execute { handle.pool.submit(batch) } }) {
+        for await outcomes in answers {
             answeredCount += outcomes.count
             answered(outcomes)
         }
@@ -134,10 +144,16 @@ public final class APNsSender: Sendable {
         if answeredCount < count { throw CancellationError() }
     }
 
-    /// Closes every connection and stops the sender's loop; deliveries still waiting fail.
+    /// Closes every connection and stops the sender's loop. Every `send` under way returns: what
+    /// was in flight ends ``DeliveryResult/Outcome/uncertain`` (APNs may have it), what was not yet
+    /// sent `failed`; a `send` begun afterwards throws ``SenderError/shutDown``.
     public func shutdown() {
         let handles = pools.withLock { Array($0.values) }
-        loop.execute { handles.forEach { $0.pool.shutdown() } }
+        acceptsBatches.withLock { accepts in
+            guard accepts else { return }
+            accepts = false
+            loop.execute { handles.forEach { $0.pool.shutdown() } }
+        }
         loop.shutdown()
     }
 

@@ -152,13 +152,19 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         }
     }
 
-    /// Fails what is waiting and closes every connection.
+    /// Closes every connection and ends every delivery submitted and not yet answered, so that no
+    /// `send` waits on a loop that is stopping: those in flight end `uncertain` (APNs may have them,
+    /// ``retryHeld(_:cause:uncertain:detail:)``), the rest — waiting, held in an outage, backing off
+    /// before a retry — `failed`, never sent.
     func shutdown() {
         lifecycle = .shutDown
-        let now = MonotonicClock.nanoseconds()
-        for delivery in waiting.removeAll() + outageRetries.values { finish(delivery, .failed, now: now, detail: "sender shut down") }
-        outageRetries = [:]
         for connection in Array(connections.values) { connection.http2.close() }
+        let now = MonotonicClock.nanoseconds()
+        for batch in deadlineOrder.removeAll() {
+            for delivery in batch.deliveries { finish(delivery, .failed, now: now, detail: "sender shut down") }
+        }
+        _ = waiting.removeAll()
+        outageRetries = [:]
     }
 
     // MARK: Dispatching
@@ -449,6 +455,12 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// the sender resends those.
     private func retryHeld(_ delivery: PendingDelivery, cause: String, uncertain: Bool, detail: String? = nil) {
         let now = MonotonicClock.nanoseconds()
+        // Shutting down closes the connections: nothing is sent again, and no timer would fire.
+        guard !isShutDown else {
+            finish(delivery, uncertain ? .uncertain : .failed, now: now,
+                   detail: uncertain ? "may have reached APNs: the sender shut down with the stream open" : "sender shut down")
+            return
+        }
         guard !uncertain || configuration.onUncertain == .resend else {
             let why = detail ?? (cause == "timeout" ? "no answer within the request timeout" : "connection lost with the stream open")
             finish(delivery, .uncertain, now: now, detail: "may have reached APNs: \(why)")

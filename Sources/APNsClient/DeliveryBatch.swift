@@ -41,12 +41,12 @@ final class DeliveryBatch: @unchecked Sendable {
     /// True once every delivery has its outcome.
     var isComplete: Bool { remaining == 0 }
 
-    /// The outcomes as they come, in chunks (one per turn of the pool's loop), until the last;
-    /// `submit` hands the batch to the pool. The caller holds the deliveries until the stream ends.
-    func outcomes(submit: @escaping @Sendable (DeliveryBatch) -> Void) -> AsyncStream<[(index: Int, outcome: RequestOutcome)]> {
+    /// The outcomes as they will come, in chunks (one per turn of the pool's loop), until the last.
+    /// Taken before the batch is submitted to the pool; the caller holds the deliveries until the
+    /// stream ends.
+    func outcomes() -> AsyncStream<[(index: Int, outcome: RequestOutcome)]> {
         let (stream, continuation) = AsyncStream.makeStream(of: [(index: Int, outcome: RequestOutcome)].self)
         answers = continuation
-        submit(self)
         return stream
     }
 

@@ -14,7 +14,8 @@ public struct DeliveryResult: Sendable, Equatable {
         case expired
         /// Its request may have reached APNs but no answer came (stream reset after it was written,
         /// connection lost with it open, request timeout), and the sender does not resend such
-        /// requests (``SenderConfiguration/onUncertain`` `skip`).
+        /// requests (``SenderConfiguration/onUncertain`` `skip`), or it was in flight when the
+        /// sender shut down.
         case uncertain
     }
 

@@ -9,6 +9,8 @@ public struct SenderError: Error, Sendable, Equatable, CustomStringConvertible {
     static func connectTimedOut(afterMilliseconds milliseconds: Int) -> SenderError {
         SenderError(code: "ConnectTimedOut", message: "the connection was not ready (TCP, TLS, SETTINGS) after \(milliseconds) ms")
     }
+    /// A `send` after ``APNsSender/shutdown()``: nothing of it was sent.
+    public static let shutDown = SenderError(code: "SenderShutDown", message: "the sender has shut down; nothing of this batch was sent")
     static func unknownPool(_ key: String) -> SenderError {
         SenderError(code: "UnknownPool", message: "no pool named \(key)")
     }

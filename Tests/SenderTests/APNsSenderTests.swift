@@ -171,6 +171,66 @@ struct APNsSenderTests {
         #expect(fixture.harness.simulator.stats().requests == 3, "the first's 2 and the third's 1")
     }
 
+    @Test("a send in flight when the sender shuts down returns: its unanswered requests end uncertain, as APNs may have them")
+    func shutdownEndsSendInFlight() async throws {
+        let fixture = try Self.neverAnswering()
+        defer { fixture.stop() }
+        let send = Task { try await fixture.sender.send(SenderFixture.notifications(3, intent: "in-flight"), pool: "dev") }
+        try await Self.waitUntilUnanswered(3, at: fixture)
+        fixture.sender.shutdown()
+        // Before, each was put back to be sent again on a timer of the stopped loop: the send never returned.
+        let results = try await Self.result(of: send, within: 10).get()
+        #expect(results.map(\.outcome) == [.uncertain, .uncertain, .uncertain])
+        #expect(results.allSatisfy { $0.failureDetail == "may have reached APNs: the sender shut down with the stream open" })
+        #expect(fixture.harness.simulator.stats().requests == 3, "nothing was sent again")
+    }
+
+    @Test("a send backing off before a retry when the sender shuts down returns: the delivery fails, not sent again")
+    func shutdownEndsSendBackingOff() async throws {
+        var simulator = SimulatorConfiguration()
+        simulator.faults.tooManyRequestsRate = 1
+        let fixture = try SenderFixture(simulator: simulator, sender: {
+            $0.retryBackoffMilliseconds = 60_000
+            $0.maximumRetryBackoffMilliseconds = 60_000
+            $0.maximumHoldMilliseconds = 600_000
+        })
+        defer { fixture.stop() }
+        let send = Task { try await fixture.sender.send(SenderFixture.notifications(1, intent: "backing-off"), pool: "dev") }
+        try await DedicatedThread.run {
+            try Deadline.wait(.seconds(10), for: "APNs to answer the first attempt 429") {
+                fixture.harness.simulator.stats().requests == 1
+            }
+        }
+        fixture.sender.shutdown()
+        let results = try await Self.result(of: send, within: 10).get()
+        #expect(results.map(\.outcome) == [.failed])
+        #expect(results.first?.failureDetail == "sender shut down")
+        #expect(fixture.harness.simulator.stats().requests == 1)
+    }
+
+    @Test("a send begun after the sender shut down throws SenderShutDown at once, and nothing reaches APNs")
+    func sendAfterShutdownThrows() async throws {
+        let fixture = try SenderFixture()
+        defer { fixture.stop() }
+        _ = try await fixture.sender.send(SenderFixture.notifications(1, intent: "before"), pool: "dev")
+        fixture.sender.shutdown()
+        let send = Task { try await fixture.sender.send(SenderFixture.notifications(2, intent: "after"), pool: "dev") }
+        let ended = await Self.result(of: send, within: 10)
+        #expect(throws: SenderError.shutDown) { try ended.get() }
+        #expect(fixture.harness.simulator.stats().requests == 1)
+    }
+
+    /// The task's result, or the task cancelled after `seconds`: a send that would never return
+    /// fails its test with `CancellationError` instead of hanging it.
+    private static func result<Success: Sendable>(of task: Task<Success, any Error>, within seconds: Int) async -> Result<Success, any Error> {
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(seconds))
+            task.cancel()
+        }
+        defer { watchdog.cancel() }
+        return await task.result
+    }
+
     /// A fixture whose simulator takes every request and answers none, with a 600 s hold.
     private static func neverAnswering(maximumPending: Int = SenderConfiguration().maximumPending) throws -> SenderFixture {
         var configuration = SimulatorConfiguration()
