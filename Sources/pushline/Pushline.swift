@@ -16,9 +16,9 @@ enum Pushline {
     )
 
     static func main() {
-        // A worker's stop leaves none of its threads or tasks running (docs/worker.md, "Stopping"), but
-        // not every way out does: `pushline run` failing at start returns while the sender's loop may be
-        // in a TLS handshake; and librdkafka's own threads at exit were not looked into.
+        // A worker's stop leaves none of its threads or tasks running (docs/worker.md, "Stopping"), and
+        // every way out of `pushline run` stops its senders' loops; librdkafka's own threads at exit were
+        // not looked into.
         OpenSSLCleanupAtExit.disable()
         tool.main()
     }

@@ -74,6 +74,9 @@ enum RunCommand: Command {
         let telemetry = WorkerTelemetry(registry: registry,
                                         logger: Logger(label: "pushline.worker") { JSONLogHandler(label: $0, logLevel: configuration.telemetry.logLevel) })
         var senders: [APNsSender] = []
+        // However `run` ends — stopped, or failing at start while a sender connects — its loop
+        // stops before the process exits (a second shutdown returns at once).
+        defer { for sender in senders { sender.shutdown() } }
         var workers: [Worker] = []
         var catalogs: [(pipeline: String, store: CatalogStore)] = []
         for pipeline in configuration.pipelines {
@@ -144,7 +147,6 @@ enum RunCommand: Command {
             }
         }
         status = max(status, stopTokenFeed(tokenFeed))
-        for sender in senders { sender.shutdown() }
         server.stop()
         return status
     }

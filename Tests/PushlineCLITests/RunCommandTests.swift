@@ -105,6 +105,30 @@ struct RunCommandTests {
         #expect(harness.simulator.inbox().map(\.token) == [token])
     }
 
+    @Test("the metrics port already taken: pushline run exits 1 at start, naming telemetry.metrics_port")
+    func exitsWhenMetricsPortIsTaken() async throws {
+        let (cluster, redis, harness) = try await startStack()
+        defer {
+            harness.stop()
+            redis.stop()
+            withExtendedLifetime(cluster) {}
+        }
+        // A port from FreePort, like the other tests' (not one the kernel picks here, which could be
+        // one FreePort just gave a test running beside this one).
+        let taken = try Socket.listen(host: "127.0.0.1", port: UInt16(try FreePort.next()))
+        defer { close(taken.descriptor) }
+        let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
+                                                  metricsPort: taken.port)
+        // Its sender is connecting to the simulator by then: the failed start shuts it down before exiting.
+        let (status, log) = try await DedicatedThread.run {
+            let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration])
+            let status = server.waitForExit(graceMilliseconds: 30_000)
+            return (status, server.log)
+        }
+        #expect(status == 1, "\(log)")
+        #expect(log.contains("cannot serve metrics (telemetry.bind, telemetry.metrics_port)"), "\(log)")
+    }
+
     @Test("a worker that fails makes pushline run exit 1 by itself, without waiting for a signal")
     func exitsWhenWorkerFails() async throws {
         let cluster = try KafkaMockCluster(brokers: 1)
