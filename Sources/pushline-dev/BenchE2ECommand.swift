@@ -56,7 +56,8 @@ enum BenchE2ECommand: Command {
                        the current minute (UTC); the N tokens intents pre-loaded are all deferred,
                        then released at the window's end: the rate of their final outcomes read
                        back, and its ratio to the tokens workload's rate with the policies off when
-                       that ran too (goal ≥ 0.8)
+                       that ran too (goal ≥ 0.8), raw and speed-adjusted by the server's CPU per
+                       delivery (the same requests; the two phases run minutes apart)
           3. Starts `pushline run` (the real worker, as a process of its own) with a configuration
              of those components (Redis dedupe on, outcomes to pushline.outcomes) and reads the
              outcomes back: the sustained rate is the outcomes read back per second, from the
@@ -205,8 +206,8 @@ enum BenchE2ECommand: Command {
                 ratios.print(rounds: scale.rounds)
             }
             if runsDeferred {
-                let tokensRate = results.first { $0.policies == .off && $0.result.workload == .tokens }?.result.sustained.rate
-                printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokensRate: tokensRate)
+                let tokens = results.first { $0.policies == .off && $0.result.workload == .tokens }?.result
+                printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokens: tokens)
             }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate, rounds: scale.rounds)
             BenchPolicies.printRatios(results.map(\.result), rounds: scale.rounds)

@@ -77,3 +77,41 @@ struct BenchE2ECommandTests {
         #expect(result.standardError.contains("--policies is off, on or both, got \"some\""), "\(result.standardError)")
     }
 }
+
+/// The `deferred` workload waits for its quiet-hours window to end (2 to 3 minutes): a suite of its own.
+@Suite("pushline-dev bench e2e: the deferred release", .timeLimit(.minutes(7)))
+struct BenchE2EDeferredTests {
+    @Test("deferred beside tokens: every delivery deferred, then released and accepted; the release / e2e rate raw, and speed-adjusted by the two runs' server µs per outcome")
+    func deferredBesideTokens() async throws {
+        let result = try await benchE2E(["--workloads", "tokens,deferred", "--intents", "2000", "--h2load-requests", "2000",
+                                         "--half-load-seconds", "1"], limit: .seconds(360))
+        #expect(result.status == 0, "\(result.standardError.suffix(3000))")
+        let output = result.standardOutput
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("[deferred] deferred: ") && $0.contains("(all 2000 accepted)") }, "\(output)")
+        // `… pushline run 1 50.3 µs, apns-sim 14.1 µs, redis-server :… `: the server's µs per outcome, as printed.
+        func serverMicroseconds(_ prefix: String) throws -> String {
+            let line = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+            let after = try #require(line.range(of: ", apns-sim "), "\(line)")
+            return String(line[after.upperBound...].prefix { $0 != " " })
+        }
+        let tokensServer = try serverMicroseconds("[tokens] CPU per outcome, worker start to last outcome: ")
+        let releaseServer = try serverMicroseconds("[deferred] CPU per released delivery: ")
+        // `[deferred] release / e2e (tokens, policies off) rate: 14203 / 14231 = 1.00 — goal ≥ 0.8: met`
+        let raw = try #require(lines.first { $0.hasPrefix("[deferred] release / e2e (tokens, policies off) rate: ") }, "\(output)")
+        let rates = raw.split(separator: ":")[1].prefix { $0 != "—" }.split(separator: " ").compactMap { Double($0) }
+        try #require(rates.count == 3, "\(raw)")
+        // `[deferred] release / e2e rate, speed-adjusted: 0.81 (server µs per outcome 17.8 / 21.8) — goal ≥ 0.8: met`
+        let prefix = "[deferred] release / e2e rate, speed-adjusted: "
+        let line = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")
+        #expect(line.contains("(server µs per outcome \(releaseServer) / \(tokensServer))"), "\(line)\n\(output)")
+        let adjusted = try #require(Double(line.dropFirst(prefix.count).prefix { $0 != " " }), "\(line)")
+        let (release, tokens) = (try #require(Double(releaseServer)), try #require(Double(tokensServer)))
+        // The µs are printed to 0.1, the ratio to 0.01.
+        let expected = rates[0] / rates[1] * release / tokens
+        #expect(abs(adjusted - expected) <= 0.006 + expected * (0.05 / release + 0.05 / tokens), "printed \(adjusted), from the lines \(expected)")
+        if abs(adjusted - 0.8) > 0.005 {
+            #expect(line.hasSuffix("— goal ≥ 0.8: " + (adjusted >= 0.8 ? "met" : "NOT met")), "\(line)")
+        }
+    }
+}
