@@ -40,7 +40,7 @@ public final class APNsSender: Sendable {
     }
 
     /// Registers a pool (credentials for one team or certificate, and one environment) under `name`
-    /// and opens its minimum connections.
+    /// and opens its minimum connections. Throws ``SenderError/shutDown`` after ``shutdown()``.
     public func addPool(named name: String, credentials: APNsCredentials, environment: APNsEnvironment) throws {
         let pool = try ConnectionPool(name: name, loop: loop, environment: environment, credentials: credentials,
                                       configuration: configuration, metrics: metrics) { [weak self] state in
@@ -49,8 +49,15 @@ public final class APNsSender: Sendable {
             self?.unreachablePoolNames.withLock { if reachable { $0.remove(name) } else { $0.insert(name) } }
         }
         let handle = PoolHandle(pool: pool)
-        pools.withLock { $0[name] = handle }
-        loop.execute { handle.pool.start() }
+        // Under the same lock as `shutdown`: a pool is either added before it, and shut down by it, or refused.
+        let added = acceptsBatches.withLock { accepts in
+            if accepts {
+                pools.withLock { $0[name] = handle }
+                loop.execute { handle.pool.start() }
+            }
+            return accepts
+        }
+        guard added else { throw SenderError.shutDown }
     }
 
     /// The pools whose circuit is open (an APNs outage: they send only probes), by name, sorted.
@@ -134,7 +141,10 @@ public final class APNsSender: Sendable {
             if accepts { loop.execute { handle.pool.submit(batch) } }
             return accepts
         }
-        guard submitted else { throw SenderError.shutDown }
+        guard submitted else {
+            batch.abandon()
+            throw SenderError.shutDown
+        }
         // Ends early only when the caller's task is cancelled (an AsyncStream's iteration ends then).
         for await outcomes in answers {
             answeredCount += outcomes.count
@@ -144,14 +154,15 @@ public final class APNsSender: Sendable {
         if answeredCount < count { throw CancellationError() }
     }
 
-    /// Closes every connection and stops the sender's loop. Every `send` under way returns: what
-    /// was in flight ends ``DeliveryResult/Outcome/uncertain`` (APNs may have it), what was not yet
-    /// sent `failed`; a `send` begun afterwards throws ``SenderError/shutDown``.
+    /// Closes every connection and stops the sender's loop. Every `send` under way returns, and
+    /// nothing is sent again: what was in flight ends ``DeliveryResult/Outcome/uncertain`` (APNs may
+    /// have it) whatever ``SenderConfiguration/onUncertain`` says, the rest `failed`; a `send` or
+    /// ``addPool(named:credentials:environment:)`` afterwards throws ``SenderError/shutDown``.
     public func shutdown() {
-        let handles = pools.withLock { Array($0.values) }
         acceptsBatches.withLock { accepts in
             guard accepts else { return }
             accepts = false
+            let handles = pools.withLock { Array($0.values) }
             loop.execute { handles.forEach { $0.pool.shutdown() } }
         }
         loop.shutdown()

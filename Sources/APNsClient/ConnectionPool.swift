@@ -153,17 +153,19 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     }
 
     /// Closes every connection and ends every delivery submitted and not yet answered, so that no
-    /// `send` waits on a loop that is stopping: those in flight end `uncertain` (APNs may have them,
-    /// ``retryHeld(_:cause:uncertain:detail:)``), the rest — waiting, held in an outage, backing off
-    /// before a retry — `failed`, never sent.
+    /// `send` waits on a loop that is stopping, and sends nothing again: those in flight end
+    /// `uncertain` (APNs may have them, ``retryHeld(_:cause:uncertain:detail:)``), the rest — waiting
+    /// for a stream, held in an outage, backing off before a retry — `failed` (some of those were sent
+    /// before: answered 429 or 5xx, or lost with a connection).
     func shutdown() {
         lifecycle = .shutDown
         for connection in Array(connections.values) { connection.http2.close() }
         let now = MonotonicClock.nanoseconds()
+        // Every delivery not yet finished belongs to a batch here, wherever it waits (queue, outage, timer).
         for batch in deadlineOrder.removeAll() {
             for delivery in batch.deliveries { finish(delivery, .failed, now: now, detail: "sender shut down") }
         }
-        _ = waiting.removeAll()
+        waiting = WaitingDeliveries()
         outageRetries = [:]
     }
 
@@ -388,6 +390,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     /// an idle pool's reconnects say nothing about deliveries, and an open circuit with nothing to
     /// probe with would only keep work away.
     private func recordConnectionFailure(cause: String) {
+        // Connections closed by a shutdown are not an outage.
+        guard !isShutDown else { return }
         let pending = !waiting.isEmpty || !outageRetries.isEmpty || connections.values.contains { $0.inFlight > 0 }
         guard pending else { return }
         recordAnswer(.outage(cause: cause), probe: false, now: MonotonicClock.nanoseconds())

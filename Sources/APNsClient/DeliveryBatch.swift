@@ -50,6 +50,14 @@ final class DeliveryBatch: @unchecked Sendable {
         return stream
     }
 
+    /// Lets go of the deliveries of a batch the pool never took (the sender had shut down): each
+    /// holds the batch, so they would otherwise keep each other.
+    func abandon() {
+        deliveries = []
+        answers?.finish()
+        answers = nil
+    }
+
     /// Records the outcome of the delivery at `index` (each delivery sets it once); the first of a
     /// turn arranges the hand-over at its end, the last of the batch hands over at once.
     func set(_ index: Int, _ result: RequestOutcome) {

@@ -8,7 +8,8 @@ public struct DeliveryResult: Sendable, Equatable {
         case accepted
         /// APNs refused it with a reason that retrying will not change.
         case rejected
-        /// It could not be handed over: retries ran out, or the connection kept failing.
+        /// It could not be handed over: retries ran out, the connection kept failing, or the sender
+        /// shut down before it was (again).
         case failed
         /// Its deadline (expiration, or the configured cap) passed before APNs took it.
         case expired

@@ -206,7 +206,7 @@ enum BenchE2ECommand: Command {
                 ratios.print(rounds: scale.rounds)
             }
             if runsDeferred {
-                let tokens = results.first { $0.policies == .off && $0.result.workload == .tokens }?.result
+                let tokens = results.last { $0.policies == .off && $0.result.workload == .tokens }?.result
                 printDeferred(try measureDeferred(settings, bench: bench), settings: settings, tokens: tokens)
             }
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate, rounds: scale.rounds)

@@ -17,8 +17,8 @@ enum Pushline {
 
     static func main() {
         // A worker's stop leaves none of its threads or tasks running (docs/worker.md, "Stopping"), and
-        // every way out of `pushline run` stops its senders' loops; librdkafka's own threads at exit were
-        // not looked into.
+        // every way out of `pushline run` that runs the clean-up at exit stops its senders' loops first
+        // (exit 3, a stop past its limit, is `_exit`: no clean-up); librdkafka's threads were not looked into.
         OpenSSLCleanupAtExit.disable()
         tool.main()
     }

@@ -75,7 +75,7 @@ enum RunCommand: Command {
                                         logger: Logger(label: "pushline.worker") { JSONLogHandler(label: $0, logLevel: configuration.telemetry.logLevel) })
         var senders: [APNsSender] = []
         // However `run` ends — stopped, or failing at start while a sender connects — its loop
-        // stops before the process exits (a second shutdown returns at once).
+        // stops before the process exits.
         defer { for sender in senders { sender.shutdown() } }
         var workers: [Worker] = []
         var catalogs: [(pipeline: String, store: CatalogStore)] = []

@@ -85,10 +85,10 @@ struct BenchE2EDeferredTests {
     func deferredBesideTokens() async throws {
         let result = try await benchE2E(["--workloads", "tokens,deferred", "--intents", "2000", "--h2load-requests", "2000",
                                          "--half-load-seconds", "1"], limit: .seconds(360))
+        // Exit 0 only when all 2,000 were deferred first, then released and accepted (the bench checks both).
         #expect(result.status == 0, "\(result.standardError.suffix(3000))")
         let output = result.standardOutput
         let lines = output.split(separator: "\n").map(String.init)
-        #expect(lines.contains { $0.hasPrefix("[deferred] deferred: ") && $0.contains("(all 2000 accepted)") }, "\(output)")
         // `… pushline run 1 50.3 µs, apns-sim 14.1 µs, redis-server :… `: the server's µs per outcome, as printed.
         func serverMicroseconds(_ prefix: String) throws -> String {
             let line = try #require(lines.first { $0.hasPrefix(prefix) }, "\(output)")

@@ -119,7 +119,6 @@ struct RunCommandTests {
         defer { close(taken.descriptor) }
         let configuration = try configurationFile(kafka: cluster.bootstrapServers, redisPort: redis.port, harness: harness,
                                                   metricsPort: taken.port)
-        // Its sender is connecting to the simulator by then: the failed start shuts it down before exiting.
         let (status, log) = try await DedicatedThread.run {
             let server = try ServerProcess(RepositoryPaths.builtExecutable("pushline"), ["run", "--config", configuration])
             let status = server.waitForExit(graceMilliseconds: 30_000)
