@@ -17,9 +17,9 @@ public final class APNsSender: Sendable {
     private let openCircuitNames = Mutex<Set<String>>([])
     /// The pools that cannot connect (no connection ready, the latest connect failed), as their loop last reported.
     private let unreachablePoolNames = Mutex<Set<String>>([])
-    /// Whether batches are still handed to the pools' loop: false from ``shutdown()`` on. Read and
-    /// written with the hand-over itself, so a batch is either queued ahead of the pools' shutdown
-    /// (and answered by it) or refused, never queued on a loop that has stopped.
+    /// Whether batches and pools are still handed to the pools' loop: false from ``shutdown()`` on.
+    /// Read with the hand-over itself (``unlessShutDown(_:)``), so a batch is either queued ahead of
+    /// the pools' shutdown (and answered by it) or refused, never queued on a loop that has stopped.
     private let acceptsBatches = Mutex(true)
 
     /// A pool and the loop it lives on; the pool itself is only touched on that loop.
@@ -49,13 +49,9 @@ public final class APNsSender: Sendable {
             self?.unreachablePoolNames.withLock { if reachable { $0.remove(name) } else { $0.insert(name) } }
         }
         let handle = PoolHandle(pool: pool)
-        // Under the same lock as `shutdown`: a pool is either added before it, and shut down by it, or refused.
-        let added = acceptsBatches.withLock { accepts in
-            if accepts {
-                pools.withLock { $0[name] = handle }
-                loop.execute { handle.pool.start() }
-            }
-            return accepts
+        let added = unlessShutDown {
+            pools.withLock { $0[name] = handle }
+            loop.execute { handle.pool.start() }
         }
         guard added else { throw SenderError.shutDown }
     }
@@ -137,11 +133,7 @@ public final class APNsSender: Sendable {
         let deliveries = batch.deliveries
         var answeredCount = 0
         let answers = batch.outcomes()
-        let submitted = acceptsBatches.withLock { accepts in
-            if accepts { loop.execute { handle.pool.submit(batch) } }
-            return accepts
-        }
-        guard submitted else {
+        guard unlessShutDown({ loop.execute { handle.pool.submit(batch) } }) else {
             batch.abandon()
             throw SenderError.shutDown
         }
@@ -152,6 +144,15 @@ public final class APNsSender: Sendable {
         }
         withExtendedLifetime(deliveries) {}
         if answeredCount < count { throw CancellationError() }
+    }
+
+    /// Runs `handOver` (work handed to the pools' loop) and returns true, unless ``shutdown()`` has
+    /// begun: under the lock it flips, so what is handed over is queued ahead of the pools' shutdown.
+    private func unlessShutDown(_ handOver: () -> Void) -> Bool {
+        acceptsBatches.withLock { accepts in
+            if accepts { handOver() }
+            return accepts
+        }
     }
 
     /// Closes every connection and stops the sender's loop. Every `send` under way returns, and
