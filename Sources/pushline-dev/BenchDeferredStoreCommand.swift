@@ -1,3 +1,4 @@
+import APNsCore
 import CLI
 import Foundation
 import Pipeline
@@ -17,6 +18,9 @@ enum BenchDeferredStoreCommand: Command {
             HSET + ZADD per entry, one round trip per batch);
           - releases them all at that instant: DeferredStore.takeDue (a leased take, one Lua script per
             shard, 16 shards, up to 1000 each) then complete (HDEL + ZREM per entry), until none is left;
+          - settles N idempotency claims `deferred` (as quiet hours leave them), then takes them over as
+            releases do (IdempotencyStore.claim with releasing requests: one Lua script per 1000, on one
+            redis-server; one per key on a cluster), in batches of 1000;
           - sends N "SET key pending NX PX 60000" in pipelines of 1000 (the claim path's command).
         Prints the median rates and their ratios to the SET rate. With --cluster, against a Redis
         Cluster of three masters and three replicas. This is the store alone, not the worker's
@@ -39,7 +43,14 @@ enum BenchDeferredStoreCommand: Command {
         let redis = try RedisConnection(configuration: target.configuration)
         let store = DeferredStore(connection: redis, pipeline: "bench")
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: bodySize)
-        var kept: [Double] = [], released: [Double] = [], reference: [Double] = []
+        let claims = IdempotencyStore(connection: redis, owner: "bench")
+        let deferredClaims = try (0..<count).map { index in
+            let key = DeliveryKey(intentID: "delivery-\(index)", deviceToken: try DeviceToken(String(repeating: "07", count: 32)))
+            let position = SourcePosition(topic: "pushline.intents", partition: 0, offset: Int64(index))
+            return (SettledClaim(key, outcome: SettledOutcome(source: position, status: .deferred, completedAt: 1_000, reason: "QuietHours", releaseAt: 2_000)),
+                    ClaimRequest(key, source: SourcePosition(topic: "pushline.intents", partition: 1, offset: Int64(index)), releasing: true))
+        }
+        var kept: [Double] = [], released: [Double] = [], releaseClaims: [Double] = [], reference: [Double] = []
         for round in 1...rounds {
             try target.flush()
             let keepTime = try MonotonicClock.system.measure {
@@ -62,16 +73,39 @@ enum BenchDeferredStoreCommand: Command {
             kept.append(Double(count) / seconds(keepTime))
             released.append(Double(count) / seconds(releaseTime))
             try target.flush()
+            releaseClaims.append(Double(count) / seconds(try takeOver(deferredClaims, in: claims)))
+            try target.flush()
             reference.append(try BenchRedisCommand.clientRate(redis, depth: 1000, requests: count))
-            progress("round \(round)/\(rounds): kept \(Int(kept.last!))/s, released \(Int(released.last!))/s, SET NX PX \(Int(reference.last!))/s")
+            progress("round \(round)/\(rounds): kept \(Int(kept.last!))/s, released \(Int(released.last!))/s, "
+                     + "release claims \(Int(releaseClaims.last!))/s, SET NX PX \(Int(reference.last!))/s")
         }
         let median = BenchRedisCommand.median
         print("deferred store: \(count) entries of \(bodySize) bytes, \(rounds) rounds, one connection"
               + (target.cluster == nil ? "" : ", Redis Cluster of 3 masters"))
         print("kept:        \(Int(median(kept))) entries/s (median), \(ratio(kept, reference)) of SET NX PX")
         print("released:    \(Int(median(released))) entries/s (median; take + complete), \(ratio(released, reference)) of SET NX PX")
+        print("release claims: \(Int(median(releaseClaims))) claims/s (median; deferred claims taken over), \(ratio(releaseClaims, reference)) of SET NX PX")
         print("SET NX PX:   \(Int(median(reference))) ops/s (median, pipelines of 1000)")
         return 0
+    }
+
+    /// Settles every claim `deferred`, then times taking them all over as releases, 1,000 per
+    /// call; throws unless each was taken over.
+    private static func takeOver(_ claims: [(deferred: SettledClaim, release: ClaimRequest)], in store: IdempotencyStore) throws -> Duration {
+        for start in stride(from: 0, to: claims.count, by: 1000) {
+            try store.settle(claims[start..<min(start + 1000, claims.count)].map(\.deferred))
+        }
+        var results: [IdempotencyStore.ClaimResult] = []
+        let time = try MonotonicClock.system.measure {
+            for start in stride(from: 0, to: claims.count, by: 1000) {
+                results += try store.claim(claims[start..<min(start + 1000, claims.count)].map(\.release))
+            }
+        }
+        let takenOver = results.count { $0 == .claimed }
+        guard takenOver == claims.count else {
+            throw UsageError(message: "took over \(takenOver) of \(claims.count) deferred claims")
+        }
+        return time
     }
 
     private static func seconds(_ duration: Duration) -> Double {
