@@ -8,8 +8,8 @@ import Runtime
 /// the shard chosen by the entry id): `pushline:deferred:{<pipeline>:<shard>}` — a sorted set of
 /// entry ids by release time — and `pushline:deferred:{<pipeline>:<shard>}:entries` — a hash of
 /// entry id → `<release ms> <body>`. Keeping is plain commands (`HSET`, `ZADD`), one round trip;
-/// taking what is due is one Lua script per shard (its two keys share the slot), all shards in one
-/// round trip.
+/// taking what is due is one Lua script per shard that leases the due ids, all shards in one round
+/// trip, then their bodies by plain `HMGET`s in another.
 ///
 /// A take **leases** what it returns instead of deleting it: each entry's score moves to `now +
 /// lease`, atomically, so no other worker takes it within the lease, and an entry whose taker dies
@@ -44,31 +44,22 @@ public struct DeferredStore {
         }
     }
 
-    /// Takes up to ARGV[2] entries due at ARGV[1] (ms) from one shard, leasing each until ARGV[3]:
-    /// returns id, value, id, value… An id without a value (kept half-way by a crash) is dropped.
-    /// KEYS[1]: the shard's sorted set, KEYS[2]: its entries hash. At most four commands whatever
-    /// the number of entries (`ZRANGEBYSCORE`, `HMGET`, `ZADD XX`, `ZREM`), not an `HGET` and a
-    /// `ZADD` per entry: take and complete ran at 0.40 of pipelined `SET NX PX` with those, 0.47–0.52
-    /// with these (`pushline-dev bench deferred-store`, docs/BENCHMARKS.md).
-    private static let takeDueScript = RedisScript("""
+    /// Leases up to ARGV[2] ids due at ARGV[1] (ms) in one shard's sorted set (KEYS[1]) until
+    /// ARGV[3], and returns them: `ZRANGEBYSCORE` and one `ZADD XX` for them all. The bodies are
+    /// read after it by a plain `HMGET` (``takeDue(now:)``), not inside the script: every value a
+    /// script reads or returns is converted into Lua and back, which cost redis-server more than
+    /// the commands themselves (`perf record` of redis-server through a release,
+    /// docs/BENCHMARKS.md).
+    private static let leaseDueScript = RedisScript("""
         local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
-        if #ids == 0 then return {} end
-        local values = redis.call('HMGET', KEYS[2], unpack(ids))
-        local taken, leases, dropped = {}, {}, {}
+        if #ids == 0 then return ids end
+        local leases = {}
         for index, id in ipairs(ids) do
-          local value = values[index]
-          if value then
-            leases[#leases + 1] = ARGV[3]
-            leases[#leases + 1] = id
-            taken[#taken + 1] = id
-            taken[#taken + 1] = value
-          else
-            dropped[#dropped + 1] = id
-          end
+          leases[2 * index - 1] = ARGV[3]
+          leases[2 * index] = id
         end
-        if #leases > 0 then redis.call('ZADD', KEYS[1], 'XX', unpack(leases)) end
-        if #dropped > 0 then redis.call('ZREM', KEYS[1], unpack(dropped)) end
-        return taken
+        redis.call('ZADD', KEYS[1], 'XX', unpack(leases))
+        return ids
         """)
 
     /// The most entries a take may ask for per shard: the script passes a command twice as many
@@ -138,26 +129,39 @@ public struct DeferredStore {
 
     /// Takes the entries due at `now` (Unix ms), at most ``Configuration/takeLimit`` per shard, and
     /// leases them to the caller until `now +` ``Configuration/lease``: atomically per shard, so two
-    /// workers never take the same entry within a lease. One round trip for every shard. Complete
-    /// each once its outcome is recorded.
+    /// workers never take the same entry within a lease. Two round trips for every shard: the leases
+    /// (a script per shard), then the leased entries' bodies (an `HMGET` per shard that had some).
+    /// An id without a body (kept half-way, or completed half-way, by a crash) is dropped from its
+    /// sorted set in a third, only then. Complete each entry once its outcome is recorded.
     public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
         let leasedUntil = String(now + Int64(configuration.lease.wholeMilliseconds))
-        let commands = (0..<configuration.shards).map { shard in
-            let key = shardKey(shard: shard)
-            return RedisCommand.evalSHA(Self.takeDueScript, keys: [key, key + ":entries"],
-                                        arguments: [String(now), String(configuration.takeLimit), leasedUntil])
+        let shards = (0..<configuration.shards).map { shardKey(shard: $0) }
+        let leases = try connection.pipeline(shards.map { key in
+            RedisCommand.evalSHA(Self.leaseDueScript, keys: [key], arguments: [String(now), String(configuration.takeLimit), leasedUntil])
+        })
+        try Self.check(leases)
+        let leased = zip(shards, leases).compactMap { shard, reply -> (shard: String, ids: [String])? in
+            let ids = (reply.array ?? []).compactMap(\.string)
+            return ids.isEmpty ? nil : (shard, ids)
         }
-        let replies = try connection.pipeline(commands)
-        try Self.check(replies)
+        guard !leased.isEmpty else { return [] }
+        let bodies = try connection.pipeline(leased.map { RedisCommand("HMGET", [$0.shard + ":entries"] + $0.ids) })
+        try Self.check(bodies)
         var entries: [DeferredEntry] = []
-        for reply in replies {
-            let fields = reply.array ?? []
-            for index in stride(from: 0, to: fields.count - 1, by: 2) {
-                guard let id = fields[index].string, let value = fields[index + 1].bytes,
-                      let entry = Self.entry(id: id, value: value) else { continue }
-                entries.append(entry)
+        var dropped: [RedisCommand] = []
+        for ((shard, ids), reply) in zip(leased, bodies) {
+            let values = reply.array ?? []
+            var withoutBody: [String] = []
+            for (index, id) in ids.enumerated() {
+                if index < values.count, let value = values[index].bytes, let entry = Self.entry(id: id, value: value) {
+                    entries.append(entry)
+                } else {
+                    withoutBody.append(id)
+                }
             }
+            if !withoutBody.isEmpty { dropped.append(RedisCommand("ZREM", [shard] + withoutBody)) }
         }
+        if !dropped.isEmpty { try Self.check(try connection.pipeline(dropped)) }
         return entries
     }
 
