@@ -47,9 +47,9 @@ public struct DeferredStore {
     /// Leases up to ARGV[2] ids due at ARGV[1] (ms) in one shard's sorted set (KEYS[1]) until
     /// ARGV[3], and returns them: `ZRANGEBYSCORE` and one `ZADD XX` for them all. The bodies are
     /// read after it by a plain `HMGET` (``takeDue(now:)``), not inside the script: every value a
-    /// script reads or returns is converted into Lua and back, which cost redis-server more than
-    /// the commands themselves (`perf record` of redis-server through a release,
-    /// docs/BENCHMARKS.md).
+    /// script reads or returns is converted into Lua and back, and the bodies' conversions were a
+    /// large part of redis-server's work in a release (docs/BENCHMARKS.md, "The take without the
+    /// bodies").
     private static let leaseDueScript = RedisScript("""
         local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
         if #ids == 0 then return ids end
@@ -60,6 +60,16 @@ public struct DeferredStore {
         end
         redis.call('ZADD', KEYS[1], 'XX', unpack(leases))
         return ids
+        """)
+
+    /// Removes from one shard's sorted set (KEYS[1]) each id of ARGV that has no body in its hash
+    /// (KEYS[2]) — checked in the script, so an id kept again since the take read it stays.
+    private static let dropWithoutBodyScript = RedisScript("""
+        local removed = 0
+        for _, id in ipairs(ARGV) do
+          if redis.call('HEXISTS', KEYS[2], id) == 0 then removed = removed + redis.call('ZREM', KEYS[1], id) end
+        end
+        return removed
         """)
 
     /// The most entries a take may ask for per shard: the script passes a command twice as many
@@ -131,8 +141,10 @@ public struct DeferredStore {
     /// leases them to the caller until `now +` ``Configuration/lease``: atomically per shard, so two
     /// workers never take the same entry within a lease. Two round trips for every shard: the leases
     /// (a script per shard), then the leased entries' bodies (an `HMGET` per shard that had some).
-    /// An id without a body (kept half-way, or completed half-way, by a crash) is dropped from its
-    /// sorted set in a third, only then. Complete each entry once its outcome is recorded.
+    /// An id found without a body — completed half-way by a crash (`HDEL` done, `ZREM` not), or
+    /// completed meanwhile by a taker whose lease had ended — is dropped from its sorted set in a
+    /// third, only then, unless kept again since. An unreadable body is skipped (due again after the
+    /// lease). Complete each entry once its outcome is recorded.
     public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
         let leasedUntil = String(now + Int64(configuration.lease.wholeMilliseconds))
         let shards = (0..<configuration.shards).map { shardKey(shard: $0) }
@@ -148,20 +160,22 @@ public struct DeferredStore {
         let bodies = try connection.pipeline(leased.map { RedisCommand("HMGET", [$0.shard + ":entries"] + $0.ids) })
         try Self.check(bodies)
         var entries: [DeferredEntry] = []
-        var dropped: [RedisCommand] = []
+        var drops: [RedisCommand] = []
         for ((shard, ids), reply) in zip(leased, bodies) {
             let values = reply.array ?? []
             var withoutBody: [String] = []
             for (index, id) in ids.enumerated() {
-                if index < values.count, let value = values[index].bytes, let entry = Self.entry(id: id, value: value) {
-                    entries.append(entry)
-                } else {
+                guard index < values.count, let value = values[index].bytes else {
                     withoutBody.append(id)
+                    continue
                 }
+                if let entry = Self.entry(id: id, value: value) { entries.append(entry) }
             }
-            if !withoutBody.isEmpty { dropped.append(RedisCommand("ZREM", [shard] + withoutBody)) }
+            if !withoutBody.isEmpty {
+                drops.append(RedisCommand.evalSHA(Self.dropWithoutBodyScript, keys: [shard, shard + ":entries"], arguments: withoutBody))
+            }
         }
-        if !dropped.isEmpty { try Self.check(try connection.pipeline(dropped)) }
+        if !drops.isEmpty { try Self.check(try connection.pipeline(drops)) }
         return entries
     }
 

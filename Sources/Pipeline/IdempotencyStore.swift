@@ -75,26 +75,24 @@ public struct IdempotencyStore: ClaimStore {
         return 0
         """)
 
-    /// Releases' claims (``ClaimRequest/releasing``), one per key, in order: `pending` when the key is
-    /// free or settled `failed` with the `deferred` outcome (its status, the fourth field of the kept
-    /// outcome, is the only `,"deferred",` a settled claim can hold: topics have no quotes); else the
-    /// value, as `SET … GET` returns it. One array of replies, nil for claimed.
+    /// Releases' claims (``ClaimRequest/releasing``), one per key, in order: `pending` like `SET NX`
+    /// when the key is free or settled `failed` with the `deferred` outcome (its status, the fourth
+    /// field of the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have
+    /// no quotes); else the value, as `SET … GET` returns it. One array of replies, nil for claimed.
     ///
-    /// One `redis.call` per key for the usual release (a deferred claim taken over): the script writes
-    /// `pending` with `SET … GET` and puts any other value back, inside the script, so no client sees
-    /// the difference. Put back, a value's time to live starts again — `ARGV[2]` for a `pending` claim,
-    /// `ARGV[3]` (the finished horizon) for a settled one —, its old one being gone with the write: the
-    /// rare release that finds a delivery decided otherwise keeps that claim a little longer. Reading
-    /// first (`GET`, then `SET` only when free or deferred) costs a second call on every release.
+    /// Read first, written only then: any other claim is left as it is, time to live included. One
+    /// `SET … GET` per key with the other values put back would save a call per release, but the
+    /// put-back value's time to live would start again, and a release waiting on another's
+    /// `pending` (it asks again every second) would keep that claim from ever expiring. Without a
+    /// script it needs a compare-and-set Redis 7.0 lacks.
     private static let claimReleases = RedisScript("""
         local replies = {}
         for index, key in ipairs(KEYS) do
-          local value = redis.call('SET', key, ARGV[1], 'PX', ARGV[2], 'GET')
+          local value = redis.call('GET', key)
           if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then
-            local ttl = string.sub(value, 1, 7) == 'pending' and ARGV[2] or ARGV[3]
-            redis.call('SET', key, value, 'PX', ttl)
             replies[index] = value
           else
+            redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
             replies[index] = false
           end
         end
@@ -137,7 +135,7 @@ public struct IdempotencyStore: ClaimStore {
         let perCall: Int = if case .cluster = connection.configuration.topology { 1 } else { Self.releasesPerCall }
         let releaseCalls = stride(from: 0, to: releases.count, by: perCall).map { start in
             RedisCommand.evalSHA(Self.claimReleases, keys: releases[start..<min(start + perCall, releases.count)].map { requests[$0].key.claimKey },
-                                 arguments: [pendingValue, String(configuration.pendingMilliseconds), String(configuration.finishedMilliseconds)])
+                                 arguments: [pendingValue, String(configuration.pendingMilliseconds)])
         }
         let commands = requests.lazy.filter { !$0.releasing }.map { request in
             // Built argument by argument into room made once: no array of arguments per delivery.

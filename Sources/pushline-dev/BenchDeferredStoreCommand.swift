@@ -16,8 +16,9 @@ enum BenchDeferredStoreCommand: Command {
         Starts a redis-server (Debian package redis-server) on a free port and, R times:
           - keeps N entries of BYTES bytes, all due at one instant, in batches of 1000 (DeferredStore.keep:
             HSET + ZADD per entry, one round trip per batch);
-          - releases them all at that instant: DeferredStore.takeDue (a leased take, one Lua script per
-            shard, 16 shards, up to 1000 each) then complete (HDEL + ZREM per entry), until none is left;
+          - releases them all at that instant: DeferredStore.takeDue (a leased take: one Lua script per
+            shard leasing up to 1000 ids, then an HMGET per shard of their bodies; 16 shards) then
+            complete (an HDEL and a ZREM per shard), until none is left;
           - settles N idempotency claims `deferred` (as quiet hours leave them), then takes them over as
             releases do (IdempotencyStore.claim with releasing requests: one Lua script per 1000, on one
             redis-server; one per key on a cluster), in batches of 1000;
