@@ -39,7 +39,7 @@ struct DeferredStoreTests {
         #expect(steps.6 == 0)
     }
 
-    @Test("an id whose body is gone (kept half-way by a crash) is dropped by the take; the others in its shard are taken and leased",
+    @Test("an id whose body is gone (completed half-way by a crash) is dropped by the take; the others in its shard are taken and leased",
           arguments: [StoreBackend.redis, .redisCluster])
     func takeDropsAnIdWithoutBody(backend: StoreBackend) async throws {
         let steps = try await withStores(backend) { stores in
