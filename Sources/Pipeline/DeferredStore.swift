@@ -100,7 +100,7 @@ public struct DeferredStore {
             let shard = shardKey(entry.id)
             var write = RedisCommand(reservingBytes: shard.utf8.count + entry.body.count + 64, arguments: 4)
             write.append("HSET")
-            write.append(shard + ":entries")
+            write.append(entriesKey(shard))
             write.append(entry.id)
             write.append(writing: { bytes in
                 bytes.append(contentsOf: "\(entry.releaseAt) ".utf8)
@@ -157,7 +157,7 @@ public struct DeferredStore {
             return ids.isEmpty ? nil : (shard, ids)
         }
         guard !leased.isEmpty else { return [] }
-        let bodies = try connection.pipeline(leased.map { RedisCommand("HMGET", [$0.shard + ":entries"] + $0.ids) })
+        let bodies = try connection.pipeline(leased.map { RedisCommand("HMGET", [entriesKey($0.shard)] + $0.ids) })
         try Self.check(bodies)
         var entries: [DeferredEntry] = []
         var drops: [RedisCommand] = []
@@ -172,7 +172,7 @@ public struct DeferredStore {
                 if let entry = Self.entry(id: id, value: value) { entries.append(entry) }
             }
             if !withoutBody.isEmpty {
-                drops.append(RedisCommand.evalSHA(Self.dropWithoutBodyScript, keys: [shard, shard + ":entries"], arguments: withoutBody))
+                drops.append(RedisCommand.evalSHA(Self.dropWithoutBodyScript, keys: [shard, entriesKey(shard)], arguments: withoutBody))
             }
         }
         if !drops.isEmpty { try Self.check(try connection.pipeline(drops)) }
@@ -186,7 +186,7 @@ public struct DeferredStore {
         var byShard: [String: [String]] = [:]
         for id in ids { byShard[shardKey(id), default: []].append(id) }
         try Self.check(try connection.pipeline(byShard.flatMap { shard, ids in
-            [RedisCommand("HDEL", [shard + ":entries"] + ids), RedisCommand("ZREM", [shard] + ids)]
+            [RedisCommand("HDEL", [entriesKey(shard)] + ids), RedisCommand("ZREM", [shard] + ids)]
         }))
     }
 
@@ -216,6 +216,11 @@ public struct DeferredStore {
     /// The sorted set of shard `shard`: `pushline:deferred:{<pipeline>:<shard>}`.
     func shardKey(shard: Int) -> String {
         "pushline:deferred:{\(pipeline):\(shard)}"
+    }
+
+    /// The hash of bodies beside the sorted set `shard` (same hash tag, so the same slot).
+    private func entriesKey(_ shard: String) -> String {
+        shard + ":entries"
     }
 
     /// An entry from its id and stored value (`<release ms> <body>`); nil when the value is not one.

@@ -55,8 +55,8 @@ enum BenchDeferredStoreCommand: Command {
         for round in 1...rounds {
             try target.flush()
             let keepTime = try MonotonicClock.system.measure {
-                for start in stride(from: 0, to: count, by: 1000) {
-                    try store.keep((start..<min(start + 1000, count)).map { DeferredEntry(id: "delivery-\($0)", releaseAt: 1_000, body: body) })
+                for chunk in chunks(of: 0..<count) {
+                    try store.keep(chunk.map { DeferredEntry(id: "delivery-\($0)", releaseAt: 1_000, body: body) })
                 }
             }
             var taken = 0
@@ -93,13 +93,13 @@ enum BenchDeferredStoreCommand: Command {
     /// Settles every claim `deferred`, then times taking them all over as releases, 1,000 per
     /// call; throws unless each was taken over.
     private static func takeOver(_ claims: [(deferred: SettledClaim, release: ClaimRequest)], in store: IdempotencyStore) throws -> Duration {
-        for start in stride(from: 0, to: claims.count, by: 1000) {
-            try store.settle(claims[start..<min(start + 1000, claims.count)].map(\.deferred))
+        for chunk in chunks(of: claims.indices) {
+            try store.settle(claims[chunk].map(\.deferred))
         }
         var results: [IdempotencyStore.ClaimResult] = []
         let time = try MonotonicClock.system.measure {
-            for start in stride(from: 0, to: claims.count, by: 1000) {
-                results += try store.claim(claims[start..<min(start + 1000, claims.count)].map(\.release))
+            for chunk in chunks(of: claims.indices) {
+                results += try store.claim(claims[chunk].map(\.release))
             }
         }
         let takenOver = results.count { $0 == .claimed }
@@ -107,6 +107,11 @@ enum BenchDeferredStoreCommand: Command {
             throw UsageError(message: "took over \(takenOver) of \(claims.count) deferred claims")
         }
         return time
+    }
+
+    /// `range` in consecutive ranges of at most 1,000: the size of every call the bench makes.
+    private static func chunks(of range: Range<Int>) -> [Range<Int>] {
+        stride(from: range.lowerBound, to: range.upperBound, by: 1000).map { $0..<min($0 + 1000, range.upperBound) }
     }
 
     private static func seconds(_ duration: Duration) -> Double {
