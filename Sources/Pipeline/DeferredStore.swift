@@ -79,11 +79,15 @@ public struct DeferredStore {
     let connection: RedisConnection
     public let pipeline: String
     public let configuration: Configuration
+    /// Each shard's sorted set, `pushline:deferred:{<pipeline>:<shard>}`, built once: every entry
+    /// kept or completed names one.
+    private let shardKeys: [String]
 
     public init(connection: RedisConnection, pipeline: String, configuration: Configuration = Configuration()) {
         self.connection = connection
         self.pipeline = pipeline
         self.configuration = configuration
+        shardKeys = (0..<configuration.shards).map { "pushline:deferred:{\(pipeline):\($0)}" }
     }
 
     /// Keeps `entries` (an entry with the id of one kept replaces it), in one round trip. The body
@@ -143,16 +147,18 @@ public struct DeferredStore {
     /// (a script per shard), then the leased entries' bodies (an `HMGET` per shard that had some).
     /// An id found without a body — completed half-way by a crash (`HDEL` done, `ZREM` not), or
     /// completed meanwhile by a taker whose lease had ended — is dropped from its sorted set in a
-    /// third, only then, unless kept again since. An unreadable body is skipped (due again after the
-    /// lease). Complete each entry once its outcome is recorded.
+    /// third, only then, unless kept again since. A value that is not `<release ms> <body>` (written
+    /// by something other than ``keep(_:)``) is taken whole as the body, due `now`: released like any
+    /// entry, the worker that reads it dead-letters what is not a release record, with its reason,
+    /// and it is completed; skipped, it would come due again after every lease, for ever. Complete
+    /// each entry once its outcome is recorded.
     public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
         let leasedUntil = String(now + Int64(configuration.lease.wholeMilliseconds))
-        let shards = (0..<configuration.shards).map { shardKey(shard: $0) }
-        let leases = try connection.pipeline(shards.map { key in
+        let leases = try connection.pipeline(shardKeys.map { key in
             RedisCommand.evalSHA(Self.leaseDueScript, keys: [key], arguments: [String(now), String(configuration.takeLimit), leasedUntil])
         })
         try Self.check(leases)
-        let leased = zip(shards, leases).compactMap { shard, reply -> (shard: String, ids: [String])? in
+        let leased = zip(shardKeys, leases).compactMap { shard, reply -> (shard: String, ids: [String])? in
             let ids = (reply.array ?? []).compactMap(\.string)
             return ids.isEmpty ? nil : (shard, ids)
         }
@@ -169,7 +175,7 @@ public struct DeferredStore {
                     withoutBody.append(id)
                     continue
                 }
-                if let entry = Self.entry(id: id, value: value) { entries.append(entry) }
+                entries.append(Self.entry(id: id, value: value) ?? DeferredEntry(id: id, releaseAt: now, body: value))
             }
             if !withoutBody.isEmpty {
                 drops.append(RedisCommand.evalSHA(Self.dropWithoutBodyScript, keys: [shard, entriesKey(shard)], arguments: withoutBody))
@@ -183,16 +189,16 @@ public struct DeferredStore {
     /// one `HDEL` and one `ZREM` per shard, each naming all of that shard's ids.
     public func complete(_ ids: [String]) throws(RedisError) {
         guard !ids.isEmpty else { return }
-        var byShard: [String: [String]] = [:]
-        for id in ids { byShard[shardKey(id), default: []].append(id) }
-        try Self.check(try connection.pipeline(byShard.flatMap { shard, ids in
-            [RedisCommand("HDEL", [entriesKey(shard)] + ids), RedisCommand("ZREM", [shard] + ids)]
+        var byShard = Array(repeating: [String](), count: configuration.shards)
+        for id in ids { byShard[shard(of: id)].append(id) }
+        try Self.check(try connection.pipeline(zip(shardKeys, byShard).flatMap { shard, ids in
+            ids.isEmpty ? [] : [RedisCommand("HDEL", [entriesKey(shard)] + ids), RedisCommand("ZREM", [shard] + ids)]
         }))
     }
 
     /// How many entries the store keeps (due, leased or waiting), over every shard, in one round trip.
     public func count() throws(RedisError) -> Int {
-        let replies = try connection.pipeline((0..<configuration.shards).map { RedisCommand("ZCARD", shardKey(shard: $0)) })
+        let replies = try connection.pipeline(shardKeys.map { RedisCommand("ZCARD", $0) })
         try Self.check(replies)
         return replies.reduce(0) { $0 + Int($1.integer ?? 0) }
     }
@@ -200,8 +206,8 @@ public struct DeferredStore {
     /// The earliest release time kept (a leased entry's counts as the lease's end), nil when empty;
     /// one round trip.
     public func nextRelease() throws(RedisError) -> Int64? {
-        let replies = try connection.pipeline((0..<configuration.shards).map {
-            RedisCommand("ZRANGE", shardKey(shard: $0), "0", "0", "WITHSCORES")
+        let replies = try connection.pipeline(shardKeys.map {
+            RedisCommand("ZRANGE", $0, "0", "0", "WITHSCORES")
         })
         try Self.check(replies)
         return replies.compactMap { reply in reply.array.flatMap { $0.count == 2 ? $0[1].string : nil }.flatMap { Double($0) } }
@@ -210,12 +216,12 @@ public struct DeferredStore {
 
     /// The sorted set of the shard `id` falls in.
     func shardKey(_ id: String) -> String {
-        shardKey(shard: Int(stableHash(id) % UInt64(configuration.shards)))
+        shardKeys[shard(of: id)]
     }
 
-    /// The sorted set of shard `shard`: `pushline:deferred:{<pipeline>:<shard>}`.
-    func shardKey(shard: Int) -> String {
-        "pushline:deferred:{\(pipeline):\(shard)}"
+    /// The shard `id` falls in.
+    private func shard(of id: String) -> Int {
+        Int(stableHash(id) % UInt64(configuration.shards))
     }
 
     /// The hash of bodies beside the sorted set `shard` (same hash tag, so the same slot).

@@ -75,10 +75,12 @@ public struct IdempotencyStore: ClaimStore {
         return 0
         """)
 
-    /// Releases' claims (``ClaimRequest/releasing``), one per key, in order: `pending` like `SET NX`
-    /// when the key is free or settled `failed` with the `deferred` outcome (its status, the fourth
-    /// field of the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have
-    /// no quotes); else the value, as `SET … GET` returns it. One array of replies, nil for claimed.
+    /// Releases' claims (``ClaimRequest/releasing``), one per key: `pending` like `SET NX` when the
+    /// key is free or settled `failed` with the `deferred` outcome (its status, the fourth field of
+    /// the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have no
+    /// quotes); else the key is left alone. Returns only the keys not claimed, as pairs of the key's
+    /// place among KEYS (from 1) and its value: a release usually claims every key, and a reply per
+    /// key would be converted out of Lua and read back for nothing.
     ///
     /// Read first, written only then: any other claim is left as it is, time to live included. One
     /// `SET … GET` per key with the other values put back would save a call per release, but the
@@ -90,10 +92,10 @@ public struct IdempotencyStore: ClaimStore {
         for index, key in ipairs(KEYS) do
           local value = redis.call('GET', key)
           if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then
-            replies[index] = value
+            replies[#replies + 1] = index
+            replies[#replies + 1] = value
           else
             redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
-            replies[index] = false
           end
         end
         return replies
@@ -155,13 +157,15 @@ public struct IdempotencyStore: ClaimStore {
             if case .error(let error) = reply { throw error }
             return reply.string.flatMap { Int64($0) }
         }
-        // Each request's reply: its own command's, or its element of its release call's array (one
-        // per key: a Lua `false` stays in the array as a nil reply). Were one missing, it would read
-        // as a plain `pending`: checked again later, never taken as claimed.
+        // Each request's reply: its own command's, or for a release nil (claimed) unless its call
+        // named it among the keys it left alone, with their values. A call's reply that is not such
+        // pairs leaves its keys as a plain `pending`: checked again later, never taken as claimed.
         var releaseReplies: [RedisReply] = []
-        for reply in replies[claimCount..<(claimCount + releaseCalls.count)] {
+        releaseReplies.reserveCapacity(releases.count)
+        for (call, reply) in replies[claimCount..<(claimCount + releaseCalls.count)].enumerated() {
             if case .error(let error) = reply { throw error }
-            releaseReplies += reply.array ?? []
+            let keys = min(perCall, releases.count - call * perCall)
+            releaseReplies += Self.releaseReplies(reply, keys: keys)
         }
         var nextRelease = releaseReplies.makeIterator()
         var claimReplies = replies[..<claimCount].makeIterator()
@@ -181,6 +185,17 @@ public struct IdempotencyStore: ClaimStore {
                                 releasing: requests[index].releasing)
             }
         }
+    }
+
+    /// One reply per key of a release call (`keys` of them) from its pairs of place and value.
+    private static func releaseReplies(_ reply: RedisReply, keys: Int) -> [RedisReply] {
+        guard let pairs = reply.array, pairs.count.isMultiple(of: 2) else { return Array(repeating: .bulk([]), count: keys) }
+        var replies = Array(repeating: RedisReply.null, count: keys)
+        for pair in stride(from: 0, to: pairs.count, by: 2) {
+            guard let place = pairs[pair].integer, (1...Int64(keys)).contains(place) else { return Array(repeating: .bulk([]), count: keys) }
+            replies[Int(place) - 1] = pairs[pair + 1]
+        }
+        return replies
     }
 
     /// Settles claims with their outcomes (plain `SET … PX <horizon>`), releases `released`

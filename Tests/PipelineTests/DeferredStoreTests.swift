@@ -58,6 +58,26 @@ struct DeferredStoreTests {
         #expect(steps.3.isEmpty, "the others are leased")
     }
 
+    @Test("a value not written by keep (no release time before its body) is taken whole as the body, due at the take, leased, and completed like any entry",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func takeReleasesAnUnreadableValueWhole(backend: StoreBackend) async throws {
+        let steps = try await withStores(backend) { stores in
+            let connection = try #require(stores.connection)
+            let store = DeferredStore(connection: connection, pipeline: "notifications", configuration: .init(shards: 1, lease: .seconds(10)))
+            try store.keep([entry(1, releaseAt: 1_000)])
+            let written = try connection.pipeline([RedisCommand("HSET", "pushline:deferred:{notifications:0}:entries", "foreign", "not an entry"),
+                                                   RedisCommand("ZADD", "pushline:deferred:{notifications:0}", "1000", "foreign")])
+            let taken = try store.takeDue(now: 1_500)
+            let again = try store.takeDue(now: 1_500)
+            try store.complete(taken.map(\.id))
+            return (written.map(\.integer), taken, again, try store.count())
+        }
+        #expect(steps.0 == [1, 1], "the foreign value and its id were written")
+        #expect(steps.1.sorted { $0.id < $1.id } == [entry(1, releaseAt: 1_000), DeferredEntry(id: "foreign", releaseAt: 1_500, body: Array("not an entry".utf8))])
+        #expect(steps.2.isEmpty, "both are leased")
+        #expect(steps.3 == 0, "both completed")
+    }
+
     @Test("in memory (the demo without redis-server): the same lease; due entries taken once within it, again after it unless completed")
     func inMemoryLease() {
         let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))

@@ -114,6 +114,39 @@ struct DeferredDeliveryTests {
         #expect(fixture.harness.simulator.inbox().isEmpty)
     }
 
+    @Test("a value in the deferred store that no worker wrote is released whole: dead-lettered with its reason and its bytes, the store emptied, nothing sent")
+    func foreignValueDeadLettered() async throws {
+        let clock = TestClock(start: UInt64(Self.lateEvening) * 1_000_000)
+        let fixture = try await WorkerFixture(configure: { configuration in
+            Self.configure(clock)(&configuration)
+            configuration.deferredStore = DeferredStore.Configuration(shards: 1)
+        })
+        let port = fixture.redis.port
+        let foreign = Array("not an entry".utf8)
+        let written = try await DedicatedThread.run {
+            let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)))
+            return try connection.pipeline([RedisCommand("HSET", ["pushline:deferred:{default:0}:entries", "foreign"] + [String(decoding: foreign, as: UTF8.self)]),
+                                            RedisCommand("ZADD", "pushline:deferred:{default:0}", "0", "foreign")]).map(\.integer)
+        }
+        let letters = try await fixture.records(on: "pushline.dlq", count: 1)
+        try await fixture.wait(for: "the entry completed") {
+            try DeferredStore(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))),
+                              pipeline: "default", configuration: DeferredStore.Configuration(shards: 1)).count() == 0
+        }
+        // Quiet for a second: whatever more would come has come.
+        let lettersAfter = try await fixture.records(on: "pushline.dlq", after: .seconds(1))
+        let released = try fixture.counter("pushline_deferred_released_total")
+        try await fixture.stop()
+
+        #expect(written == [1, 1], "the foreign value and its id were written")
+        #expect(lettersAfter.count == 1, "dead-lettered once")
+        let letter = try #require(letters.first)
+        #expect(letter["reason"] as? String == "MalformedJSON")
+        #expect((letter["original_base64"] as? String).flatMap { Data(base64Encoded: $0) } == Data(foreign))
+        #expect(released == 1)
+        #expect(fixture.harness.simulator.inbox().isEmpty)
+    }
+
     @Test("a worker restarted while deliveries are deferred releases them: each in the inbox once, deferred then accepted")
     func releasedAfterRestart() async throws {
         let clock = TestClock(start: UInt64(Self.lateEvening) * 1_000_000)
