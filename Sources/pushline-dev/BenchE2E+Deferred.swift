@@ -47,6 +47,13 @@ extension BenchE2ECommand {
         let wait = windowEnd - WallClock.millisecondsSinceEpoch()
         progress("deferred: \(deliveries) deferred at \(Int(deferral.rate))/s; the window ends in \(max(0, wait) / 1000) s")
         if wait > 0 { Thread.sleep(forTimeInterval: Double(wait) / 1000) }
+        // Releases begin within a second of the window's end: a bench that wakes later would count
+        // outcomes already made, and print a rate far above the pipeline's (seen once, 12 s late).
+        let late = WallClock.millisecondsSinceEpoch() - windowEnd
+        guard late < 1_000 else {
+            throw LocalStackError("deferred: this bench woke \(late) ms after the window's end, so the release was under way "
+                + "before it began counting: run it again")
+        }
         let cpu = CPUPerDelivery(BenchE2EScale.processes(workers: [worker], server: (bench.name, bench.process.processID), redis: stack.redis)
                                  + [("this process (mock Kafka, reader)", getpid())])
         let release = try reader.count(deliveries) { progress("deferred: released: \($0)") }
