@@ -11,6 +11,12 @@ private func entry(_ number: Int, releaseAt: Int64) -> DeferredEntry {
     DeferredEntry(id: "delivery-\(number)", releaseAt: releaseAt, body: [0, 0xff, UInt8(ascii: " "), 10] + Array("body \(number)".utf8))
 }
 
+/// A store of one shard (keys `pushline:deferred:{notifications:0}…`) leasing for 10 s, and its connection.
+private func oneShard(_ stores: Stores) throws -> (RedisConnection, DeferredStore) {
+    let connection = try #require(stores.connection)
+    return (connection, DeferredStore(connection: connection, pipeline: "notifications", configuration: .init(shards: 1, lease: .seconds(10))))
+}
+
 @Suite("Deferred store (quiet hours, the background budget) in Redis")
 struct DeferredStoreTests {
     @Test("only what is due is taken, body byte for byte; a taken entry is leased, due again after the lease unless completed",
@@ -43,8 +49,7 @@ struct DeferredStoreTests {
           arguments: [StoreBackend.redis, .redisCluster])
     func takeDropsAnIdWithoutBody(backend: StoreBackend) async throws {
         let steps = try await withStores(backend) { stores in
-            let connection = try #require(stores.connection)
-            let store = DeferredStore(connection: connection, pipeline: "notifications", configuration: .init(shards: 1, lease: .seconds(10)))
+            let (connection, store) = try oneShard(stores)
             try store.keep((1...5).map { entry($0, releaseAt: 1_000) })
             let removed = try connection.pipeline([RedisCommand("HDEL", "pushline:deferred:{notifications:0}:entries", "delivery-3")])
             let taken = try store.takeDue(now: 1_500)
@@ -62,8 +67,7 @@ struct DeferredStoreTests {
           arguments: [StoreBackend.redis, .redisCluster])
     func takeReleasesAnUnreadableValueWhole(backend: StoreBackend) async throws {
         let steps = try await withStores(backend) { stores in
-            let connection = try #require(stores.connection)
-            let store = DeferredStore(connection: connection, pipeline: "notifications", configuration: .init(shards: 1, lease: .seconds(10)))
+            let (connection, store) = try oneShard(stores)
             try store.keep([entry(1, releaseAt: 1_000)])
             let written = try connection.pipeline([RedisCommand("HSET", "pushline:deferred:{notifications:0}:entries", "foreign", "not an entry"),
                                                    RedisCommand("ZADD", "pushline:deferred:{notifications:0}", "1000", "foreign")])
