@@ -148,10 +148,9 @@ public struct DeferredStore {
     /// An id found without a body — completed half-way by a crash (`HDEL` done, `ZREM` not), or
     /// completed meanwhile by a taker whose lease had ended — is dropped from its sorted set in a
     /// third, only then, unless kept again since. A value that is not `<release ms> <body>` (written
-    /// by something other than ``keep(_:)``) is taken whole as the body, due `now`: released like any
-    /// entry, the worker that reads it dead-letters what is not a release record, with its reason,
-    /// and it is completed; skipped, it would come due again after every lease, for ever. Complete
-    /// each entry once its outcome is recorded.
+    /// by something other than ``keep(_:)``) is taken and leased like any entry, whole as its body,
+    /// due `now`, so the caller sees it (the releaser reports a body that is not a release record and
+    /// leaves it in the store). Complete each entry once its outcome is recorded.
     public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
         let leasedUntil = String(now + Int64(configuration.lease.wholeMilliseconds))
         let leases = try connection.pipeline(shardKeys.map { key in

@@ -192,7 +192,7 @@ public struct IdempotencyStore: ClaimStore {
         guard let pairs = reply.array, pairs.count.isMultiple(of: 2) else { return Array(repeating: .bulk([]), count: keys) }
         var replies = Array(repeating: RedisReply.null, count: keys)
         for pair in stride(from: 0, to: pairs.count, by: 2) {
-            guard let place = pairs[pair].integer, (1...Int64(keys)).contains(place) else { return Array(repeating: .bulk([]), count: keys) }
+            guard let place = pairs[pair].integer, place >= 1, place <= keys else { return Array(repeating: .bulk([]), count: keys) }
             replies[Int(place) - 1] = pairs[pair + 1]
         }
         return replies

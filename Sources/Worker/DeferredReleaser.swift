@@ -16,7 +16,8 @@ import Telemetry
 /// sent and recorded, its message completed as usual. An entry is completed in the store only once
 /// Kafka has acknowledged its record; one whose record is refused, or whose releaser dies first, is
 /// due again when its lease ends, and the second record it gives decides nothing more (its claim is
-/// no longer `deferred`).
+/// no longer `deferred`). An entry that holds no release record (not written by a worker) is never
+/// produced: it is logged (`UnreadableDeferredEntry`), counted, and left in the store.
 ///
 /// Its own producer and Redis connection (or the worker's in-memory store), so the worker's loop
 /// and its state machine do not change.
@@ -76,7 +77,9 @@ final class DeferredReleaser: Sendable {
                 store = connected
                 released.acknowledge(reports.take(), logger: logger)
                 try complete(&released, in: connected)
-                let due = try connected.takeDue(now: configuration.wallClock.millisecondsSinceEpoch())
+                let taken = try connected.takeDue(now: configuration.wallClock.millisecondsSinceEpoch())
+                let due = taken.filter { ReleaseRecord.isRecord($0.body) }
+                if due.count < taken.count { reportUnreadable(taken.filter { !ReleaseRecord.isRecord($0.body) }) }
                 if !due.isEmpty {
                     let ids = try producer.send(due.map {
                         KafkaProducerMessage(topic: intentsTopic, key: Array($0.id.utf8), value: $0.body)
@@ -104,6 +107,19 @@ final class DeferredReleaser: Sendable {
             return DeferredStore(connection: connection, pipeline: configuration.pipelineName, configuration: configuration.deferredStore)
         case .inMemory(_, _, _, _, _, let deferred):
             return deferred
+        }
+    }
+
+    /// Entries that hold no release record (written by something other than a worker) are not
+    /// produced: onto the intents topic they could be read as intents and sent. Each is logged with
+    /// a machine-readable reason and counted, and left leased in the store — reported again when
+    /// its lease ends — for an operator to look at or remove.
+    private func reportUnreadable(_ entries: [DeferredEntry]) {
+        metrics.deferredUnreadable.increment(by: entries.count)
+        for entry in entries {
+            logger.warning("deferred entry holds no release record; left in the store", metadata: [
+                "reason": .string("UnreadableDeferredEntry"), "entry": .string(entry.id), "bytes": .string("\(entry.body.count)"),
+            ])
         }
     }
 

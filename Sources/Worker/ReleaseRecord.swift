@@ -20,6 +20,11 @@ struct ReleaseRecord: Sendable, Equatable {
 
     private static let marker = Array("pushline-release 1 ".utf8)
 
+    /// Whether `bytes` begin as a release record does (what the deferred store's entries hold).
+    static func isRecord(_ bytes: [UInt8]) -> Bool {
+        bytes.starts(with: marker)
+    }
+
     /// The record for `planned`, a delivery deferred now (a release deferred again, over the
     /// background budget, keeps its original intent's bytes).
     init(_ planned: PlannedDelivery) {

@@ -51,6 +51,7 @@ struct WorkerMetrics: Sendable {
     /// Deferred deliveries (quiet hours) released: their release record acknowledged by Kafka and
     /// their entry completed in the deferred store.
     let deferredReleased: Counter
+    let deferredUnreadable: Counter
     private let interruptionLevels: MetricFamily<Counter>
 
     init(registry: MetricsRegistry, pipeline: String, lanes: LanesConfiguration = LanesConfiguration(),
@@ -119,6 +120,9 @@ struct WorkerMetrics: Sendable {
         deferredReleased = try registry.makeCounter(
             label: "pushline_deferred_released_total", dimensions: [("pipeline", pipeline)],
             help: "Deferred deliveries (quiet hours) released: their release record is in Kafka and their entry completed.")
+        deferredUnreadable = try registry.makeCounter(
+            label: "pushline_deferred_unreadable_total", dimensions: [("pipeline", pipeline)],
+            help: "Deferred-store entries taken that hold no release record (not written by a worker): left in the store, not released.")
         interruptionLevels = try registry.makeCounterFamily(
             name: "pushline_interruption_level_deliveries_total", labelNames: ["pipeline", "app", "level"],
             help: "Alert deliveries handed to the sender, by app and interruption level (unset counts as active).")

@@ -51,8 +51,9 @@ extension BenchE2ECommand {
         // outcomes already made, and print a rate far above the pipeline's (seen once, 12 s late).
         let late = WallClock.millisecondsSinceEpoch() - windowEnd
         guard late < 1_000 else {
-            throw LocalStackError("deferred: this bench woke \(late) ms after the window's end, so the release was under way "
-                + "before it began counting: run it again")
+            throw LocalStackError(wait <= 0
+                ? "deferred: deferring ended \(late) ms after the window's end, so the release was under way before the bench began counting: give fewer --intents"
+                : "deferred: this bench woke \(late) ms after the window's end, so the release was under way before it began counting: run it again")
         }
         let cpu = CPUPerDelivery(BenchE2EScale.processes(workers: [worker], server: (bench.name, bench.process.processID), redis: stack.redis)
                                  + [("this process (mock Kafka, reader)", getpid())])

@@ -114,36 +114,45 @@ struct DeferredDeliveryTests {
         #expect(fixture.harness.simulator.inbox().isEmpty)
     }
 
-    @Test("a value in the deferred store that no worker wrote is released whole: dead-lettered with its reason and its bytes, the store emptied, nothing sent")
-    func foreignValueDeadLettered() async throws {
+    @Test("entries in the deferred store that hold no release record (not written by a worker; one of them an intent a backend could have sent) are not released: each reported with its reason and counted, left in the store, nothing produced or sent")
+    func foreignEntriesReportedNotReleased() async throws {
         let clock = TestClock(start: UInt64(Self.lateEvening) * 1_000_000)
         let fixture = try await WorkerFixture(configure: { configuration in
             Self.configure(clock)(&configuration)
             configuration.deferredStore = DeferredStore.Configuration(shards: 1)
         })
         let port = fixture.redis.port
-        let foreign = Array("not an entry".utf8)
+        let intent = WorkerFixture.intent(id: "foreign-intent", tokens: [try WorkerFixture.token(46)])
         let written = try await DedicatedThread.run {
             let connection = try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port)))
-            return try connection.pipeline([RedisCommand("HSET", ["pushline:deferred:{default:0}:entries", "foreign"] + [String(decoding: foreign, as: UTF8.self)]),
-                                            RedisCommand("ZADD", "pushline:deferred:{default:0}", "0", "foreign")]).map(\.integer)
+            return try connection.pipeline([
+                RedisCommand("HSET", "pushline:deferred:{default:0}:entries", "not-an-entry", "not an entry"),
+                RedisCommand("HSET", ["pushline:deferred:{default:0}:entries", "an-intent", "0 " + String(decoding: intent, as: UTF8.self)]),
+                RedisCommand("ZADD", "pushline:deferred:{default:0}", "0", "not-an-entry", "0", "an-intent"),
+            ]).map(\.integer)
         }
-        let letters = try await fixture.records(on: "pushline.dlq", count: 1)
-        try await fixture.wait(for: "the entry completed") {
-            try DeferredStore(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))),
-                              pipeline: "default", configuration: DeferredStore.Configuration(shards: 1)).count() == 0
-        }
+        try await fixture.wait(for: "both entries reported") { try fixture.counter("pushline_deferred_unreadable_total") >= 2 }
         // Quiet for a second: whatever more would come has come.
-        let lettersAfter = try await fixture.records(on: "pushline.dlq", after: .seconds(1))
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        let letters = try await fixture.records(on: "pushline.dlq", after: .zero)
+        let reported = fixture.logLines.lines("deferred entry holds no release record; left in the store")
+        let unreadable = try fixture.counter("pushline_deferred_unreadable_total")
         let released = try fixture.counter("pushline_deferred_released_total")
+        let kept = try await DedicatedThread.run {
+            try DeferredStore(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))),
+                              pipeline: "default", configuration: DeferredStore.Configuration(shards: 1)).count()
+        }
         try await fixture.stop()
 
-        #expect(written == [1, 1], "the foreign value and its id were written")
-        #expect(lettersAfter.count == 1, "dead-lettered once")
-        let letter = try #require(letters.first)
-        #expect(letter["reason"] as? String == "MalformedJSON")
-        #expect((letter["original_base64"] as? String).flatMap { Data(base64Encoded: $0) } == Data(foreign))
-        #expect(released == 1)
+        #expect(written == [1, 1, 2], "both values and their ids were written")
+        #expect(reported.count == 2, "each reported once: both are leased for 60 s after it")
+        #expect(reported.allSatisfy { $0["reason"] as? String == "UnreadableDeferredEntry" })
+        #expect(reported.compactMap { $0["entry"] as? String }.sorted() == ["an-intent", "not-an-entry"])
+        #expect(unreadable == 2)
+        #expect(released == 0)
+        #expect(kept == 2, "left in the store")
+        #expect(outcomes.isEmpty)
+        #expect(letters.isEmpty)
         #expect(fixture.harness.simulator.inbox().isEmpty)
     }
 
