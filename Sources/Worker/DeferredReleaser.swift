@@ -16,8 +16,10 @@ import Telemetry
 /// sent and recorded, its message completed as usual. An entry is completed in the store only once
 /// Kafka has acknowledged its record; one whose record is refused, or whose releaser dies first, is
 /// due again when its lease ends, and the second record it gives decides nothing more (its claim is
-/// no longer `deferred`). An entry that holds no release record (not written by a worker) is never
-/// produced: it is logged (`UnreadableDeferredEntry`), counted, and left in the store.
+/// no longer `deferred`). An entry whose body does not begin with the release record's marker (not
+/// written by a worker) is never produced: it is logged (`UnreadableDeferredEntry`), counted, and
+/// left in the store. (One that begins with it but is otherwise broken is produced, and the worker
+/// that reads it dead-letters it: it cannot be sent, an intent being a JSON object.)
 ///
 /// Its own producer and Redis connection (or the worker's in-memory store), so the worker's loop
 /// and its state machine do not change.
@@ -69,23 +71,27 @@ final class DeferredReleaser: Sendable {
         var released = Released()
         var store: (any DeferredEntryStore)?
         while !stopping.load(ordering: .acquiring) {
-            // A turn that released something is followed at once by the next: more may be due
-            // than one take returns (at most `takeLimit` per shard).
-            var releasedSome = false
+            // A turn whose take found something is followed at once by the next: more may be due
+            // than one take returns (at most `takeLimit` per shard). What it took is leased, so the
+            // next take does not find it again.
+            var tookSome = false
             do {
                 let connected = try store ?? connect()
                 store = connected
                 released.acknowledge(reports.take(), logger: logger)
                 try complete(&released, in: connected)
                 let taken = try connected.takeDue(now: configuration.wallClock.millisecondsSinceEpoch())
-                let due = taken.filter { ReleaseRecord.isRecord($0.body) }
-                if due.count < taken.count { reportUnreadable(taken.filter { !ReleaseRecord.isRecord($0.body) }) }
+                tookSome = !taken.isEmpty
+                var due: [DeferredEntry] = [], unreadable: [DeferredEntry] = []
+                for entry in taken {
+                    if ReleaseRecord.isRecord(entry.body) { due.append(entry) } else { unreadable.append(entry) }
+                }
+                if !unreadable.isEmpty { reportUnreadable(unreadable) }
                 if !due.isEmpty {
                     let ids = try producer.send(due.map {
                         KafkaProducerMessage(topic: intentsTopic, key: Array($0.id.utf8), value: $0.body)
                     })
                     released.sent(zip(ids, due.map(\.id)))
-                    releasedSome = true
                     logger.debug("deferred deliveries released", metadata: ["deliveries": .string("\(due.count)")])
                 }
             } catch let error as RedisError {
@@ -93,7 +99,7 @@ final class DeferredReleaser: Sendable {
                 logger.warning("deferred release failed", metadata: ["error": .string(error.code.description)])
                 store = nil
             }
-            if !releasedSome { _ = wakeUp.wait(milliseconds: interval.wholeMilliseconds) }
+            if !tookSome { _ = wakeUp.wait(milliseconds: interval.wholeMilliseconds) }
         }
         try? producer.close(timeout: .seconds(5))
         released.acknowledge(reports.take(), logger: logger)
@@ -110,8 +116,8 @@ final class DeferredReleaser: Sendable {
         }
     }
 
-    /// Entries that hold no release record (written by something other than a worker) are not
-    /// produced: onto the intents topic they could be read as intents and sent. Each is logged with
+    /// Entries whose bodies do not begin as a release record (written by something other than a
+    /// worker) are not produced: onto the intents topic they could be read as intents and sent. Each is logged with
     /// a machine-readable reason and counted, and left leased in the store — reported again when
     /// its lease ends — for an operator to look at or remove.
     private func reportUnreadable(_ entries: [DeferredEntry]) {

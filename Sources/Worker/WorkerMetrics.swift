@@ -51,6 +51,7 @@ struct WorkerMetrics: Sendable {
     /// Deferred deliveries (quiet hours) released: their release record acknowledged by Kafka and
     /// their entry completed in the deferred store.
     let deferredReleased: Counter
+    /// Deferred-store entries taken whose bodies are not release records: reported, left in the store.
     let deferredUnreadable: Counter
     private let interruptionLevels: MetricFamily<Counter>
 
@@ -122,7 +123,7 @@ struct WorkerMetrics: Sendable {
             help: "Deferred deliveries (quiet hours) released: their release record is in Kafka and their entry completed.")
         deferredUnreadable = try registry.makeCounter(
             label: "pushline_deferred_unreadable_total", dimensions: [("pipeline", pipeline)],
-            help: "Deferred-store entries taken that hold no release record (not written by a worker): left in the store, not released.")
+            help: "Deferred-store entries taken whose body does not begin as a release record (not written by a worker): left in the store, not released.")
         interruptionLevels = try registry.makeCounterFamily(
             name: "pushline_interruption_level_deliveries_total", labelNames: ["pipeline", "app", "level"],
             help: "Alert deliveries handed to the sender, by app and interruption level (unset counts as active).")

@@ -65,7 +65,7 @@ struct DeferredStoreTests {
 
     @Test("a value not written by keep (no release time before its body) is taken whole as the body, due at the take, leased, and completed like any entry",
           arguments: [StoreBackend.redis, .redisCluster])
-    func takeReleasesAnUnreadableValueWhole(backend: StoreBackend) async throws {
+    func takeLeasesAnUnreadableValueWhole(backend: StoreBackend) async throws {
         let steps = try await withStores(backend) { stores in
             let (connection, store) = try oneShard(stores)
             try store.keep([entry(1, releaseAt: 1_000)])

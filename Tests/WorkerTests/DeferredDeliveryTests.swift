@@ -114,7 +114,7 @@ struct DeferredDeliveryTests {
         #expect(fixture.harness.simulator.inbox().isEmpty)
     }
 
-    @Test("entries in the deferred store that hold no release record (not written by a worker; one of them an intent a backend could have sent) are not released: each reported with its reason and counted, left in the store, nothing produced or sent")
+    @Test("entries in the deferred store that hold no release record (not written by a worker; one of them an intent a backend could have sent) are not released: each reported with its reason and counted, again when its lease ends; left in the store; no outcome, no dead letter, nothing sent")
     func foreignEntriesReportedNotReleased() async throws {
         let clock = TestClock(start: UInt64(Self.lateEvening) * 1_000_000)
         let fixture = try await WorkerFixture(configure: { configuration in
@@ -133,10 +133,14 @@ struct DeferredDeliveryTests {
         }
         try await fixture.wait(for: "both entries reported") { try fixture.counter("pushline_deferred_unreadable_total") >= 2 }
         // Quiet for a second: whatever more would come has come.
-        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
-        let letters = try await fixture.records(on: "pushline.dlq", after: .zero)
+        _ = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
         let reported = fixture.logLines.lines("deferred entry holds no release record; left in the store")
         let unreadable = try fixture.counter("pushline_deferred_unreadable_total")
+        clock.advance(by: .seconds(61))
+        try await fixture.wait(for: "both entries reported again after their lease") { try fixture.counter("pushline_deferred_unreadable_total") >= 4 }
+        let letters = try await fixture.records(on: "pushline.dlq", after: .seconds(1))
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .zero)
+        let unreadableAfterLease = try fixture.counter("pushline_deferred_unreadable_total")
         let released = try fixture.counter("pushline_deferred_released_total")
         let kept = try await DedicatedThread.run {
             try DeferredStore(connection: try RedisConnection(configuration: RedisConfiguration(endpoint: .tcp(host: "127.0.0.1", port: port))),
@@ -149,6 +153,7 @@ struct DeferredDeliveryTests {
         #expect(reported.allSatisfy { $0["reason"] as? String == "UnreadableDeferredEntry" })
         #expect(reported.compactMap { $0["entry"] as? String }.sorted() == ["an-intent", "not-an-entry"])
         #expect(unreadable == 2)
+        #expect(unreadableAfterLease == 4, "reported again once their lease ended, once each")
         #expect(released == 0)
         #expect(kept == 2, "left in the store")
         #expect(outcomes.isEmpty)
