@@ -117,9 +117,9 @@ final class DeferredReleaser: Sendable {
     }
 
     /// Entries whose bodies do not begin as a release record (written by something other than a
-    /// worker) are not produced: onto the intents topic they could be read as intents and sent. Each is logged with
-    /// a machine-readable reason and counted, and left leased in the store — reported again when
-    /// its lease ends — for an operator to look at or remove.
+    /// worker) are not produced: onto the intents topic they could be read as intents and sent.
+    /// Each is logged with a machine-readable reason and counted, and left leased in the store —
+    /// reported again when its lease ends — for an operator to look at or remove.
     private func reportUnreadable(_ entries: [DeferredEntry]) {
         metrics.deferredUnreadable.increment(by: entries.count)
         for entry in entries {
