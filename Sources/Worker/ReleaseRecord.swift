@@ -42,7 +42,7 @@ struct ReleaseRecord: Sendable, Equatable {
     /// The release in a message's bytes; nil when they are not one (an intent). The environment is
     /// the intent's, set by the planner once it is decoded.
     init?(_ bytes: [UInt8]) {
-        guard bytes.starts(with: Self.marker), let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        guard Self.isRecord(bytes), let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else { return nil }
         let fields = bytes[Self.marker.count..<newline].split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
         guard fields.count == 3, let token = try? DeviceToken(String(decoding: fields[0], as: UTF8.self)) else { return nil }
         let optional = { (field: ArraySlice<UInt8>) -> String? in field.elementsEqual("-".utf8) ? nil : String(decoding: field, as: UTF8.self) }
