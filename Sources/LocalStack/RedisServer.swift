@@ -86,11 +86,11 @@ public final class RedisServer: Sendable {
     }
 
     /// The keys of idempotency claims that are still `pending` (docs/pipeline-stores.md: a delivery
-    /// or a release claimed and not settled; a worker's claims read `pending <owner>`), read with `redis-cli`.
+    /// claimed and not settled; a worker's claims read `pending <owner>`), read with `redis-cli`.
     public func pendingClaimKeys() throws -> Set<String> {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
-        let script = "local r={} for _,p in ipairs({'pushline:claim:*','{pushline:claim:*'}) do for _,k in ipairs(redis.call('KEYS',p)) do "
-            + "local v=redis.call('GET',k) if v and string.sub(v,1,7)=='pending' then table.insert(r,k) end end end return r"
+        let script = "local r={} for _,k in ipairs(redis.call('KEYS','pushline:claim:*')) do "
+            + "local v=redis.call('GET',k) if v and string.sub(v,1,7)=='pending' then table.insert(r,k) end end return r"
         var arguments = ["-h", "127.0.0.1", "-p", String(port)]
         if let password { arguments += ["-a", password, "--no-auth-warning"] }
         let result = try ExternalCommand.run(cli, arguments + ["EVAL", script, "0"])

@@ -4,9 +4,8 @@
 public struct ClaimRequest: Sendable {
     public var key: DeliveryKey
     public var source: SourcePosition
-    /// A deferred delivery's release (quiet hours, docs/policies.md), claimed under its own key
-    /// (``DeliveryKey/release``): a claim settled with the `deferred` outcome (the release was
-    /// deferred again) is taken over as if free; settled by another message in any other way
+    /// A deferred delivery's release (quiet hours, docs/policies.md): its claim, settled with the
+    /// `deferred` outcome, is taken over as if free; settled by another message in any other way
     /// (released already, or decided otherwise) it decides nothing more (``IdempotencyStore/ClaimResult/recorded``).
     public var releasing: Bool
 

@@ -11,14 +11,6 @@ enum ClaimValue {
         owner.map { "pending " + $0 } ?? "pending"
     }
 
-    /// What a delivery's release key (``DeliveryKey/release``) holds when the delivery's own claim
-    /// was replaced from a dead worker's `pending` (``ClaimReplacement``): that worker may have died
-    /// between keeping the delivery deferred and settling its claim, so the delivery may be decided
-    /// since by its intent message without its release. A release that finds it decides by the
-    /// delivery's claim instead (free or still `deferred`: the release claims; otherwise it waits
-    /// or decides nothing).
-    static let askTheDelivery = "ask-the-delivery"
-
     /// The owner a `pending <owner>` claim names; nil for a plain `pending` or any other text.
     static func pendingOwner(_ bytes: [UInt8]) -> String? {
         let prefix = "pending ".utf8

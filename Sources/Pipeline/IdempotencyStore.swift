@@ -75,30 +75,27 @@ public struct IdempotencyStore: ClaimStore {
         return 0
         """)
 
-    /// Releases' claims (``ClaimRequest/releasing``) that the plain `SET … NX … GET` found taken,
-    /// one per pair of keys (the release's key, its delivery's key: one slot, ``DeliveryKey/release``).
-    /// The release's key is claimed (`pending`) when it holds the `deferred` outcome (its status, the
-    /// fourth field of the kept outcome, is the only `,"deferred",` a settled claim can hold: topics
-    /// have no quotes), or when it holds ``ClaimValue/askTheDelivery`` and the delivery's claim is free
-    /// or `deferred`; else it is left alone. Returns only the releases not claimed, as pairs of the
-    /// release's place (from 1) and what decides it: its own key's value, or the delivery's claim's
-    /// (a `pending` one as a plain `pending`, so the release waits and is never taken as its own).
+    /// Releases' claims (``ClaimRequest/releasing``), one per key: `pending` like `SET NX` when the
+    /// key is free or settled `failed` with the `deferred` outcome (its status, the fourth field of
+    /// the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have no
+    /// quotes); else the key is left alone. Returns only the keys not claimed, as pairs of the key's
+    /// place among KEYS (from 1) and its value: a release usually claims every key, and a reply per
+    /// key would be converted out of Lua and read back for nothing.
     ///
-    /// Read first, written only then: any other claim is left as it is, time to live included (a
-    /// compare-and-set Redis 7.0 lacks). Most releases never call it: their own key is free.
+    /// Read first, written only then: any other claim is left as it is, time to live included. One
+    /// `SET … GET` per key with the other values put back would save a call per release, but the
+    /// put-back value's time to live would start again, and a release waiting on another's
+    /// `pending` (it asks again every second) would keep that claim from ever expiring. Without a
+    /// script it needs a compare-and-set Redis 7.0 lacks.
     private static let claimReleases = RedisScript("""
         local replies = {}
-        for pair = 1, #KEYS / 2 do
-          local value = redis.call('GET', KEYS[2 * pair - 1])
-          if value == ARGV[3] then
-            value = redis.call('GET', KEYS[2 * pair])
-            if value and string.sub(value, 1, 7) == 'pending' then value = 'pending' end
-          end
+        for index, key in ipairs(KEYS) do
+          local value = redis.call('GET', key)
           if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then
-            replies[#replies + 1] = pair
+            replies[#replies + 1] = index
             replies[#replies + 1] = value
           else
-            redis.call('SET', KEYS[2 * pair - 1], ARGV[1], 'PX', ARGV[2])
+            redis.call('SET', key, ARGV[1], 'PX', ARGV[2])
           end
         end
         return replies
@@ -130,14 +127,19 @@ public struct IdempotencyStore: ClaimStore {
         pendingValue = ClaimValue.pending(owner: owner)
     }
 
-    /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`) and reads the recorded
-    /// watermark of each partition the batch comes from, in one round trip. A release
-    /// (``ClaimRequest/releasing``) that finds its key settled with the `deferred` outcome, or
-    /// asking for its delivery's claim, is decided in one more round trip only then
-    /// (``claimTakenReleases(_:replies:)``).
+    /// Claims every delivery of a batch (`SET key pending NX PX ttl GET`; releases' by a script
+    /// that also takes over their `deferred` claims: one call for up to 1,000 of them, one per
+    /// release on a Redis Cluster, whose keys lie in different slots) and reads the recorded
+    /// watermark of each partition the batch comes from, in one round trip.
     public func claim(_ requests: [ClaimRequest]) throws(RedisError) -> [ClaimResult] {
         let (partitions, partitionOfRequest) = SourcePartition.distinct(requests.lazy.map(\.source))
-        let commands = requests.lazy.map { request in
+        let releases = requests.indices.filter { requests[$0].releasing }
+        let perCall: Int = if case .cluster = connection.configuration.topology { 1 } else { Self.releasesPerCall }
+        let releaseCalls = stride(from: 0, to: releases.count, by: perCall).map { start in
+            RedisCommand.evalSHA(Self.claimReleases, keys: releases[start..<min(start + perCall, releases.count)].map { requests[$0].key.claimKey },
+                                 arguments: [pendingValue, String(configuration.pendingMilliseconds)])
+        }
+        let commands = requests.lazy.filter { !$0.releasing }.map { request in
             // Built argument by argument into room made once: no array of arguments per delivery.
             var command = RedisCommand(reservingBytes: DeliveryKey.claimKeyLength + pendingValue.utf8.count + 32, arguments: 7)
             command.append("SET")
@@ -148,14 +150,28 @@ public struct IdempotencyStore: ClaimStore {
             command.append(configuration.pendingMilliseconds)
             command.append("GET")
             return command
-        } + partitions.map { RedisCommand("GET", $0.recordedKey) }
-        var replies = try connection.pipeline(commands)
-        let watermarks = try replies[requests.count...].map { (reply) throws(RedisError) -> Int64? in
+        } + releaseCalls + partitions.map { RedisCommand("GET", $0.recordedKey) }
+        let replies = try connection.pipeline(commands)
+        let claimCount = requests.count - releases.count
+        let watermarks = try replies[(claimCount + releaseCalls.count)...].map { (reply) throws(RedisError) -> Int64? in
             if case .error(let error) = reply { throw error }
             return reply.string.flatMap { Int64($0) }
         }
-        try claimTakenReleases(requests, replies: &replies)
-        return try zip(requests.indices, replies).map { (index, reply) throws(RedisError) -> ClaimResult in
+        // Each request's reply: its own command's, or for a release nil (claimed) unless its call
+        // named it among the keys it left alone, with their values. A call's reply that is not such
+        // pairs leaves its keys as a plain `pending`: checked again later, never taken as claimed.
+        var releaseReplies: [RedisReply] = []
+        releaseReplies.reserveCapacity(releases.count)
+        for (call, reply) in replies[claimCount..<(claimCount + releaseCalls.count)].enumerated() {
+            if case .error(let error) = reply { throw error }
+            let keys = min(perCall, releases.count - call * perCall)
+            releaseReplies += Self.releaseReplies(reply, keys: keys)
+        }
+        var nextRelease = releaseReplies.makeIterator()
+        var claimReplies = replies[..<claimCount].makeIterator()
+        let ordered = releases.isEmpty ? replies
+            : requests.map { $0.releasing ? nextRelease.next() ?? .bulk([]) : claimReplies.next() ?? .bulk([]) }
+        return try zip(requests.indices, ordered).map { (index, reply) throws(RedisError) -> ClaimResult in
             switch reply {
             case .null: return .claimed
             case .error(let error): throw error
@@ -168,33 +184,6 @@ public struct IdempotencyStore: ClaimStore {
                 return .settled(state, outcome, claimedFrom: requests[index].source, recordedUpTo: watermarks[partitionOfRequest[index]],
                                 releasing: requests[index].releasing)
             }
-        }
-    }
-
-    /// Claims the releases whose `SET … NX` found their key holding the `deferred` outcome (a
-    /// release deferred again) or ``ClaimValue/askTheDelivery``: the release script over those
-    /// (one call for up to 1,000 of them, one per release on a Redis Cluster, whose releases lie in
-    /// different slots), in one round trip, and each such request's reply replaced by what the
-    /// script found: nil (claimed) unless it left the release alone, with the value that decides
-    /// it then. A call's reply that is not such pairs leaves its releases as a plain `pending`:
-    /// checked again later, never taken as claimed.
-    private func claimTakenReleases(_ requests: [ClaimRequest], replies: inout [RedisReply]) throws(RedisError) {
-        let taken = requests.indices.filter { index in
-            guard requests[index].releasing, let value = replies[index].bytes else { return false }
-            if value.elementsEqual(ClaimValue.askTheDelivery.utf8) { return true }
-            guard let (state, outcome) = ClaimValue.decode(value) else { return false }
-            return state == .failed && outcome?.status == .deferred
-        }
-        guard !taken.isEmpty else { return }
-        let perCall: Int = if case .cluster = connection.configuration.topology { 1 } else { Self.releasesPerCall }
-        let calls = stride(from: 0, to: taken.count, by: perCall).map { taken[$0..<min($0 + perCall, taken.count)] }
-        let callReplies = try connection.pipeline(calls.map { call in
-            RedisCommand.evalSHA(Self.claimReleases, keys: call.flatMap { [requests[$0].key.claimKey, requests[$0].key.delivery.claimKey] },
-                                 arguments: [pendingValue, String(configuration.pendingMilliseconds), ClaimValue.askTheDelivery])
-        })
-        for (call, reply) in zip(calls, callReplies) {
-            if case .error(let error) = reply { throw error }
-            for (index, found) in zip(call, Self.releaseReplies(reply, keys: call.count)) { replies[index] = found }
         }
     }
 
@@ -255,14 +244,9 @@ public struct IdempotencyStore: ClaimStore {
         return live
     }
 
-    /// Compare-and-set of each claim from its dead holder's `pending`, and for a delivery's own
-    /// claim its release's key set to ``ClaimValue/askTheDelivery`` unless it holds something
-    /// (`SET … NX`, for the redelivery horizon), in one round trip.
+    /// Compare-and-set of each claim from its dead holder's `pending`, in one round trip.
     public func replace(_ replacements: [ClaimReplacement]) throws(RedisError) -> [Bool] {
         guard !replacements.isEmpty else { return [] }
-        let asking = replacements.lazy.filter { !$0.key.isRelease }.map { replacement in
-            RedisCommand("SET", replacement.key.release.claimKey, ClaimValue.askTheDelivery, "NX", "PX", String(self.configuration.finishedMilliseconds))
-        }
         let commands = replacements.map { replacement in
             let (value, ttl): (String, Int) = switch replacement.replacement {
             case .takeOver: (pendingValue, configuration.pendingMilliseconds)
@@ -273,8 +257,9 @@ public struct IdempotencyStore: ClaimStore {
             return RedisCommand.evalSHA(Self.replaceIfHeld, keys: [replacement.key.claimKey],
                                         arguments: [ClaimValue.pending(owner: replacement.holder), value, String(ttl)])
         }
-        let replies = try connection.pipeline(commands + asking)
-        if let error = replies.lazy.compactMap(\.error).first { throw error }
-        return replies.prefix(replacements.count).map { $0.integer == 1 }
+        return try connection.pipeline(commands).map { (reply) throws(RedisError) -> Bool in
+            if case .error(let error) = reply { throw error }
+            return reply.integer == 1
+        }
     }
 }

@@ -10,8 +10,6 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     private enum Claim: Equatable {
         case pending(owner: String?)
         case settled(SettledClaim.State, SettledOutcome?)
-        /// A release's key whose delivery's claim was replaced from a dead owner (``ClaimValue/askTheDelivery``).
-        case askTheDelivery
     }
 
     private struct State {
@@ -29,22 +27,15 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
         self.owner = owner
     }
 
-    /// Claims every delivery that holds no live claim (`pending` for the pending TTL), a release
-    /// whose claim keeps its `deferred` outcome, and one asking for its delivery's claim when that
-    /// is free or `deferred`; reports what the others hold (for a release that asks, the delivery's
-    /// claim, a `pending` one as a plain `pending`), a settled claim read against its partition's
-    /// recorded watermark.
+    /// Claims every delivery that holds no live claim (`pending` for the pending TTL), and a
+    /// release's delivery whose claim keeps its `deferred` outcome; reports what
+    /// the others hold, a settled claim read against its partition's recorded watermark.
     public func claim(_ requests: [ClaimRequest]) -> [IdempotencyStore.ClaimResult] {
         let now = MonotonicClock.now
         let timeToLive = Duration.milliseconds(configuration.pendingMilliseconds)
         return state.withLock { state in
             requests.map { request in
-                var found = state.claims.value(for: request.key, at: now)
-                if found == .askTheDelivery {
-                    found = state.claims.value(for: request.key.delivery, at: now)
-                    if case .pending = found { found = .pending(owner: nil) }
-                }
-                switch found {
+                switch state.claims.value(for: request.key, at: now) {
                 case nil:
                     state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
@@ -52,7 +43,6 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
                     state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
                 case .pending(let holder): return owner != nil && holder == owner ? .heldByOwner : .pending(owner: holder)
-                case .askTheDelivery: return .pending(owner: nil)
                 case .settled(let settled, let outcome):
                     let watermark = state.recorded.value(for: request.source.topicPartition.recordedKey, at: now)
                     return .settled(settled, outcome, claimedFrom: request.source, recordedUpTo: watermark, releasing: request.releasing)
@@ -96,16 +86,11 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
         Set(owners)
     }
 
-    /// Replaces each claim that still holds its holder's `pending`; a delivery's own claim's
-    /// release key asks for it from then on unless it holds something.
+    /// Replaces each claim that still holds its holder's `pending`.
     public func replace(_ replacements: [ClaimReplacement]) -> [Bool] {
         let now = MonotonicClock.now
         return state.withLock { state in
             replacements.map { replacement in
-                if !replacement.key.isRelease && state.claims.value(for: replacement.key.release, at: now) == nil {
-                    state.claims.set(.askTheDelivery, for: replacement.key.release,
-                                     timeToLive: .milliseconds(configuration.finishedMilliseconds), at: now)
-                }
                 guard state.claims.value(for: replacement.key, at: now) == .pending(owner: replacement.holder) else { return false }
                 switch replacement.replacement {
                 case .takeOver:

@@ -12,11 +12,11 @@ import Telemetry
 /// again after a take that found some), it takes what is due at the worker's wall clock from the deferred store — leased, so no other worker takes
 /// the same entries within the lease — and produces each entry's ``ReleaseRecord`` onto the intents
 /// topic. The worker group then reads the record like any intent message: planned for the one device,
-/// claimed under the release's own key (once), through the policy stage without quiet hours,
+/// claimed (taking over the `deferred` claim once), through the policy stage without quiet hours,
 /// sent and recorded, its message completed as usual. An entry is completed in the store only once
 /// Kafka has acknowledged its record; one whose record is refused, or whose releaser dies first, is
-/// due again when its lease ends, and the second record it gives decides nothing more (the
-/// release's claim is taken). An entry whose body does not begin with the release record's marker (not
+/// due again when its lease ends, and the second record it gives decides nothing more (its claim is
+/// no longer `deferred`). An entry whose body does not begin with the release record's marker (not
 /// written by a worker) is never produced: it is logged (`UnreadableDeferredEntry`), counted, and
 /// left in the store. (One that begins with it but is otherwise broken is produced, and the worker
 /// that reads it dead-letters it: it cannot be sent, an intent being a JSON object.)

@@ -85,8 +85,8 @@ struct PlannedDelivery: Sendable {
     var profileLocale: String? { storage.profileLocale }
     /// The recipient's time zone (IANA) from its profile, for quiet hours; nil: the pipeline's.
     var profileTimeZone: String? { storage.profileTimeZone }
-    /// Whether this is a deferred delivery's release: the policy stage skips quiet hours, and it is
-    /// claimed under the release's own key (``DeliveryKey/release``, docs/policies.md).
+    /// Whether this is a deferred delivery's release: the policy stage skips quiet hours, and its
+    /// claim takes over the `deferred` one (docs/policies.md).
     var isRelease: Bool { storage.isRelease }
     var pool: String { storage.pool }
     var message: KafkaConsumerMessage { storage.message }
@@ -101,8 +101,7 @@ struct PlannedDelivery: Sendable {
     ///   - isRelease: whether the message is a ``ReleaseRecord``.
     init(delivery: consuming Delivery, intent: Intent, user: String?, device: RecipientDevice, isRelease: Bool, pool: String,
          message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
-        // A release is claimed under its own key: the delivery's claim keeps its `deferred` outcome.
-        let key = isRelease ? DeliveryKey(derivedID: delivery.notificationID).release : DeliveryKey(derivedID: delivery.notificationID)
+        let key = DeliveryKey(derivedID: delivery.notificationID)
         storage = Storage(delivery: delivery, intentID: intent.id, app: intent.app, environment: intent.environment,
                           template: intent.templateName, createdAt: intent.createdAt, dedupeWindow: intent.dedupeWindow,
                           user: user, profileLocale: device.profileLocale, profileTimeZone: device.profileTimeZone, isRelease: isRelease,

@@ -11,8 +11,8 @@ import Enrichment
 ///
 /// A v1 intent is a JSON object, so it never starts with the marker. Planned again like the
 /// original message, for that device only (no registry round trip: the profile it was planned
-/// with travels here), marked so the policy stage skips quiet hours and the delivery is claimed
-/// under its release's own key exactly once (``ClaimRequest/releasing``, ``DeliveryKey/release``).
+/// with travels here), marked so the policy stage skips quiet hours and the claim takes over the
+/// `deferred` claim exactly once (``ClaimRequest/releasing``).
 struct ReleaseRecord: Sendable, Equatable {
     var device: RecipientDevice
     /// The original intent message's bytes.

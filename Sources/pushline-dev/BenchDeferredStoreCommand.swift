@@ -19,9 +19,9 @@ enum BenchDeferredStoreCommand: Command {
           - releases them all at that instant: DeferredStore.takeDue (a leased take: one Lua script per
             shard leasing up to 1000 ids, then an HMGET per shard of their bodies; 16 shards) then
             complete (an HDEL and a ZREM per shard), until none is left;
-          - settles N idempotency claims `deferred` (as quiet hours leave them), then claims their
-            releases as the worker does (IdempotencyStore.claim with releasing requests on each
-            delivery's release key: a plain SET NX PX GET per key), in batches of 1000;
+          - settles N idempotency claims `deferred` (as quiet hours leave them), then takes them over as
+            releases do (IdempotencyStore.claim with releasing requests: one Lua script per 1000, on one
+            redis-server; one per key on a cluster), in batches of 1000;
           - sends N "SET key pending NX PX 60000" in pipelines of 1000 (the claim path's command).
         Prints the median rates and their ratios to the SET rate. With --cluster, against a Redis
         Cluster of three masters and three replicas. This is the store alone, not the worker's
@@ -49,7 +49,7 @@ enum BenchDeferredStoreCommand: Command {
             let key = DeliveryKey(intentID: "delivery-\(index)", deviceToken: try DeviceToken(String(repeating: "07", count: 32)))
             let position = SourcePosition(topic: "pushline.intents", partition: 0, offset: Int64(index))
             return (SettledClaim(key, outcome: SettledOutcome(source: position, status: .deferred, completedAt: 1_000, reason: "QuietHours", releaseAt: 2_000)),
-                    ClaimRequest(key.release, source: SourcePosition(topic: "pushline.intents", partition: 1, offset: Int64(index)), releasing: true))
+                    ClaimRequest(key, source: SourcePosition(topic: "pushline.intents", partition: 1, offset: Int64(index)), releasing: true))
         }
         var kept: [Double] = [], released: [Double] = [], releaseClaims: [Double] = [], reference: [Double] = []
         for round in 1...rounds {
@@ -74,7 +74,7 @@ enum BenchDeferredStoreCommand: Command {
             kept.append(Double(count) / seconds(keepTime))
             released.append(Double(count) / seconds(releaseTime))
             try target.flush()
-            releaseClaims.append(Double(count) / seconds(try claimReleases(deferredClaims, in: claims)))
+            releaseClaims.append(Double(count) / seconds(try takeOver(deferredClaims, in: claims)))
             try target.flush()
             reference.append(try BenchRedisCommand.clientRate(redis, depth: 1000, requests: count))
             progress("round \(round)/\(rounds): kept \(Int(kept.last!))/s, released \(Int(released.last!))/s, "
@@ -85,14 +85,14 @@ enum BenchDeferredStoreCommand: Command {
               + (target.cluster == nil ? "" : ", Redis Cluster of 3 masters"))
         print("kept:        \(Int(median(kept))) entries/s (median), \(ratio(kept, reference)) of SET NX PX")
         print("released:    \(Int(median(released))) entries/s (median; take + complete), \(ratio(released, reference)) of SET NX PX")
-        print("release claims: \(Int(median(releaseClaims))) claims/s (median; deferred deliveries' releases claimed), \(ratio(releaseClaims, reference)) of SET NX PX")
+        print("release claims: \(Int(median(releaseClaims))) claims/s (median; deferred claims taken over), \(ratio(releaseClaims, reference)) of SET NX PX")
         print("SET NX PX:   \(Int(median(reference))) ops/s (median, pipelines of 1000)")
         return 0
     }
 
-    /// Settles every claim `deferred`, then times claiming all their releases, 1,000 per call;
-    /// throws unless each was claimed.
-    private static func claimReleases(_ claims: [(deferred: SettledClaim, release: ClaimRequest)], in store: IdempotencyStore) throws -> Duration {
+    /// Settles every claim `deferred`, then times taking them all over as releases, 1,000 per
+    /// call; throws unless each was taken over.
+    private static func takeOver(_ claims: [(deferred: SettledClaim, release: ClaimRequest)], in store: IdempotencyStore) throws -> Duration {
         for chunk in chunks(of: claims.indices) {
             try store.settle(claims[chunk].map(\.deferred))
         }
@@ -102,9 +102,9 @@ enum BenchDeferredStoreCommand: Command {
                 results += try store.claim(claims[chunk].map(\.release))
             }
         }
-        let claimed = results.count { $0 == .claimed }
-        guard claimed == claims.count else {
-            throw UsageError(message: "claimed \(claimed) of \(claims.count) deferred deliveries' releases")
+        let takenOver = results.count { $0 == .claimed }
+        guard takenOver == claims.count else {
+            throw UsageError(message: "took over \(takenOver) of \(claims.count) deferred claims")
         }
         return time
     }

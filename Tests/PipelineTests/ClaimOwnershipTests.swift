@@ -100,53 +100,6 @@ struct ClaimOwnershipTests {
         #expect(after[2] == .sent)
     }
 
-    @Test("once a dead worker's claim of a delivery is replaced, the delivery's release decides by that claim: it waits while the claim is pending, decides nothing once it is settled otherwise, is claimed once it is deferred again; a release key that holds a claim already is left as it was",
-          arguments: [StoreBackend.redis, .redisCluster])
-    func releaseAfterReplacementAsksTheDelivery(backend: StoreBackend) async throws {
-        let (whileHeld, after, claimedFirst) = try await withStores(backend) { stores in
-            let dead = stores.claims(owner: "worker-dead")
-            let heir = stores.claims(owner: "worker-heir")
-            let releaser = stores.claims(owner: "worker-releaser")
-            let keys = try (11...14).map(key)
-            let release = { (index: Int) in ClaimRequest(keys[index].release, source: SourcePosition(topic: "pushline.intents", partition: 1, offset: Int64(index)), releasing: true) }
-            _ = try claims(dead, keys)
-            let claimedFirst = try releaser.claim([release(3)])
-            let unknown = SettledOutcome(source: source, status: .unknown, completedAt: 1_764_500_000_000, reason: "UncertainAfterCrash")
-            _ = try heir.replace([ClaimReplacement(keys[0], holder: "worker-dead", replacement: .takeOver),
-                                  ClaimReplacement(keys[1], holder: "worker-dead", replacement: .takeOver),
-                                  ClaimReplacement(keys[2], holder: "worker-dead", replacement: .settle(unknown)),
-                                  ClaimReplacement(keys[3], holder: "worker-dead", replacement: .takeOver)])
-            let whileHeld = try releaser.claim([release(0)])
-            let deferred = SettledOutcome(source: source, status: .deferred, completedAt: 1_764_500_000_000, reason: "QuietHours", releaseAt: 1_764_540_000_000)
-            try heir.settle([SettledClaim(keys[0], outcome: SettledOutcome(source: source, status: .accepted, completedAt: 1_764_500_000_000)),
-                             SettledClaim(keys[1], outcome: deferred)], released: [], recorded: [])
-            return (whileHeld, try stores.claims(owner: "worker-observer").claim((0...3).map(release)), claimedFirst)
-        }
-        #expect(claimedFirst == [.claimed])
-        #expect(whileHeld == [.pending(owner: nil)], "the delivery's claim is held by the heir: the release waits")
-        #expect(after == [.recorded, .claimed, .recorded, .pending(owner: "worker-releaser")])
-    }
-
-    @Test("in memory, a release after its delivery's claim was replaced decides by that claim")
-    func inMemoryReleaseAfterReplacement() async throws {
-        let (whileHeld, after) = try await withStores(.inMemory) { stores in
-            let store = stores.claims(owner: "worker-a")
-            let keys = try (15...16).map(key)
-            let release = { (index: Int) in ClaimRequest(keys[index].release, source: SourcePosition(topic: "pushline.intents", partition: 1, offset: Int64(index)), releasing: true) }
-            _ = try claims(store, keys)
-            let unknown = SettledOutcome(source: source, status: .unknown, completedAt: 1_764_500_000_000, reason: "UncertainAfterCrash")
-            _ = try store.replace([ClaimReplacement(keys[0], holder: "worker-a", replacement: .settle(unknown)),
-                                   ClaimReplacement(keys[1], holder: "worker-a", replacement: .takeOver)])
-            let whileHeld = try store.claim([release(1)])
-            try store.settle([SettledClaim(keys[1], outcome: SettledOutcome(source: source, status: .deferred, completedAt: 1_764_500_000_000,
-                                                                             reason: "QuietHours", releaseAt: 1_764_540_000_000))],
-                             released: [], recorded: [])
-            return (whileHeld, try store.claim([release(0), release(1)]))
-        }
-        #expect(whileHeld == [.pending(owner: nil)])
-        #expect(after == [.recorded, .claimed])
-    }
-
     @Test("in memory, a claim is replaced only while it holds the named holder's pending")
     func inMemoryReplacement() async throws {
         let (replaced, after) = try await withStores(.inMemory) { stores in

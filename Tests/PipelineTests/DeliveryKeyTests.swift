@@ -31,17 +31,6 @@ struct DeliveryKeyTests {
         #expect(long.claimKey.hasPrefix("pushline:claim:"))
     }
 
-    @Test("a delivery's release key is another key, claimed as `{<the delivery's claim key>}:release` (61 bytes: the delivery's key its hash tag); a key and its release are told apart in sets")
-    func releaseKey() throws {
-        let token = try DeviceToken(String(repeating: "ab", count: 32))
-        let key = DeliveryKey(intentID: "intent-1", deviceToken: token)
-        #expect(key.release.claimKey == "{" + key.claimKey + "}:release")
-        #expect(key.release.claimKey.utf8.count == 61)
-        #expect(key.release != key)
-        #expect(key.release == DeliveryKey(intentID: "intent-1", deviceToken: token).release)
-        #expect(Set([key, key.release, key.release.release]).count == 2)
-    }
-
     @Test("a key made from a delivery's derived apns-id is the key of its intent and token")
     func keyFromDerivedID() throws {
         let token = try DeviceToken(String(repeating: "12", count: 32))

@@ -175,49 +175,6 @@ struct SettledClaimTests {
         #expect(results == [.claimed, .recorded, .claimed, .pending(owner: nil), .decided(released), .recorded, .sent])
     }
 
-    @Test("a release claims its own key (the delivery's key with `:release`) like any delivery: claimed while the delivery's claim keeps its deferred outcome; the two are told apart afterwards",
-          arguments: StoreBackend.allCases)
-    func releaseClaimsItsOwnKey(backend: StoreBackend) async throws {
-        let deferred = Self.deferred("QuietHours")
-        let released = Self.outcome(at: position(30))
-        let results = try await withStores(backend) { stores in
-            let store = stores.claims()
-            let key = DeliveryKey(intentID: "intent-9", deviceToken: try token(9))
-            try store.settle([SettledClaim(key, outcome: deferred)], released: [], recorded: [])
-            let first = try store.claim([ClaimRequest(key.release, source: position(30), releasing: true)])
-            try store.settle([SettledClaim(key.release, outcome: released)], released: [], recorded: [])
-            let after = try store.claim([ClaimRequest(key, source: position(9)), ClaimRequest(key.release, source: position(30), releasing: true),
-                                         ClaimRequest(key.release, source: position(31), releasing: true), ClaimRequest(key, source: position(35))])
-            return first + after
-        }
-        #expect(results == [.claimed, .decided(deferred), .decided(released), .recorded, .failed])
-    }
-
-    @Test("a release's claim on a free key is one plain SET NX (no script runs); the delivery's deferred claim is left as it was, its time to live too",
-          arguments: [StoreBackend.redis])
-    func releaseClaimRunsNoScript(backend: StoreBackend) async throws {
-        let (results, scriptCalls, claimValue, releaseValue, timeToLive) = try await withStores(backend) { stores in
-            let connection = try #require(stores.connection)
-            let keys = try (0..<50).map { DeliveryKey(intentID: "night-\($0)", deviceToken: try token(9)) }
-            try stores.claims().settle(keys.map { SettledClaim($0, outcome: Self.deferred("QuietHours")) }, released: [], recorded: [])
-            _ = try connection.send(RedisCommand("PEXPIRE", keys[0].claimKey, "30000"))
-            _ = try connection.send(RedisCommand("CONFIG", "RESETSTAT"))
-            let results = try stores.claims(owner: "releaser").claim(keys.enumerated().map { index, key in
-                ClaimRequest(key.release, source: position(Int64(100 + index)), releasing: true)
-            })
-            let stats = try connection.send(RedisCommand("INFO", "commandstats")).string ?? ""
-            let scriptCalls = stats.split(separator: "\r\n").filter { $0.hasPrefix("cmdstat_evalsha:") || $0.hasPrefix("cmdstat_eval:") }
-            return (results, scriptCalls, try connection.send(RedisCommand("GET", keys[0].claimKey)).string,
-                    try connection.send(RedisCommand("GET", keys[0].release.claimKey)).string,
-                    try connection.send(RedisCommand("PTTL", keys[0].claimKey)).integer ?? -3)
-        }
-        #expect(results == Array(repeating: .claimed, count: 50))
-        #expect(scriptCalls.isEmpty, "no script call: \(scriptCalls)")
-        #expect(claimValue?.hasPrefix("failed ") == true && claimValue?.contains(#","deferred","#) == true, "still deferred: \(claimValue ?? "nil")")
-        #expect(releaseValue == "pending releaser")
-        #expect((1...30_000).contains(timeToLive), "the delivery's claim's time to live as shortened, still running: \(timeToLive)")
-    }
-
     @Test("releases batched among plain claims (2,500 of them: more than one script call's 1,000): each deferred claim taken over once, each reply in its request's place; the same delivery twice in one batch is taken once, in two script calls or in one",
           arguments: StoreBackend.allCases)
     func releasesInOneBatch(backend: StoreBackend) async throws {
