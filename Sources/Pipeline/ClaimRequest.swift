@@ -5,7 +5,9 @@ public struct ClaimRequest: Sendable {
     public var key: DeliveryKey
     public var source: SourcePosition
     /// A deferred delivery's release (quiet hours, docs/policies.md): its claim, settled with the
-    /// `deferred` outcome, is taken over as if free; settled by another message in any other way
+    /// `deferred` outcome by another message, is taken over as if free (settled so by this very
+    /// message — a release deferred again, read again — it is this message's own decision, as for
+    /// any redelivery); settled by another message in any other way
     /// (released already, or decided otherwise) it decides nothing more (``IdempotencyStore/ClaimResult/recorded``).
     public var releasing: Bool
 

@@ -78,9 +78,12 @@ public struct IdempotencyStore: ClaimStore {
     /// Releases' claims (``ClaimRequest/releasing``), one per key: `pending` like `SET NX` when the
     /// key is free or settled `failed` with the `deferred` outcome (its status, the fourth field of
     /// the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have no
-    /// quotes); else the key is left alone. Returns only the keys not claimed, as pairs of the key's
-    /// place among KEYS (from 1) and its value: a release usually claims every key, and a reply per
-    /// key would be converted out of Lua and read back for nothing.
+    /// quotes) by another message than the release's own — `ARGV[2 + n]` is how key n's claim
+    /// begins when the release's own record deferred it again (``ClaimValue/deferral(by:)``): read
+    /// again, that record finds its own decision, re-emitted or recorded like any redelivery's —;
+    /// else the key is left alone. Returns only the keys not claimed, as pairs of the key's place
+    /// among KEYS (from 1) and its value: a release usually claims every key, and a reply per key
+    /// would be converted out of Lua and read back for nothing.
     ///
     /// Read first, written only then: any other claim is left as it is, time to live included. One
     /// `SET … GET` per key with the other values put back would save a call per release, but the
@@ -91,7 +94,9 @@ public struct IdempotencyStore: ClaimStore {
         local replies = {}
         for index, key in ipairs(KEYS) do
           local value = redis.call('GET', key)
-          if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)) then
+          local own = ARGV[2 + index]
+          if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)
+                            and string.sub(value, 1, #own) ~= own) then
             replies[#replies + 1] = index
             replies[#replies + 1] = value
           else
@@ -136,8 +141,10 @@ public struct IdempotencyStore: ClaimStore {
         let releases = requests.indices.filter { requests[$0].releasing }
         let perCall: Int = if case .cluster = connection.configuration.topology { 1 } else { Self.releasesPerCall }
         let releaseCalls = stride(from: 0, to: releases.count, by: perCall).map { start in
-            RedisCommand.evalSHA(Self.claimReleases, keys: releases[start..<min(start + perCall, releases.count)].map { requests[$0].key.claimKey },
-                                 arguments: [pendingValue, String(configuration.pendingMilliseconds)])
+            let call = releases[start..<min(start + perCall, releases.count)]
+            return RedisCommand.evalSHA(Self.claimReleases, keys: call.map { requests[$0].key.claimKey },
+                                        arguments: [pendingValue, String(configuration.pendingMilliseconds)]
+                                            + call.map { ClaimValue.deferral(by: requests[$0].source) })
         }
         let commands = requests.lazy.filter { !$0.releasing }.map { request in
             // Built argument by argument into room made once: no array of arguments per delivery.
