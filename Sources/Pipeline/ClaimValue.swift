@@ -52,18 +52,18 @@ enum ClaimValue {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    /// How the text of a claim settled `deferred` by the message at `source` begins (the state, then
-    /// the kept outcome's source and status): a release read again whose own record deferred the
+    /// Appends how the text of a claim settled `deferred` by the message at `source` begins (the
+    /// state, then the kept outcome's source and status) to `bytes`, one per release claimed,
+    /// written straight into the Redis command: a release read again whose own record deferred the
     /// delivery again finds its own decision, not a deferral to take over.
-    static func deferral(by source: SourcePosition) -> String {
-        var bytes = Array(SettledClaim.State.failed.rawValue.utf8)
+    static func appendDeferral(by source: SourcePosition, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: SettledClaim.State.failed.rawValue.utf8)
         bytes.append(contentsOf: " [".utf8)
         JSONWriter.appendString(source.topic, to: &bytes)
         appendField(Int64(source.partition), to: &bytes)
         appendField(source.offset, to: &bytes)
         appendField(OutcomeEvent.Status.deferred.rawValue, to: &bytes)
         bytes.append(UInt8(ascii: ","))
-        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `,` and the number, or `null`.

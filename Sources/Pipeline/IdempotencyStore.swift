@@ -79,7 +79,7 @@ public struct IdempotencyStore: ClaimStore {
     /// key is free or settled `failed` with the `deferred` outcome (its status, the fourth field of
     /// the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have no
     /// quotes) by another message than the release's own — `ARGV[2 + n]` is how key n's claim
-    /// begins when the release's own record deferred it again (``ClaimValue/deferral(by:)``): read
+    /// begins when the release's own record deferred it again (``ClaimValue/appendDeferral(by:to:)``): read
     /// again, that record finds its own decision, re-emitted or recorded like any redelivery's —;
     /// else the key is left alone. Returns only the keys not claimed, as pairs of the key's place
     /// among KEYS (from 1) and its value: a release usually claims every key, and a reply per key
@@ -96,7 +96,7 @@ public struct IdempotencyStore: ClaimStore {
           local value = redis.call('GET', key)
           local own = ARGV[2 + index]
           if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)
-                            and string.sub(value, 1, #own) ~= own) then
+                            and string.find(value, own, 1, true) ~= 1) then
             replies[#replies + 1] = index
             replies[#replies + 1] = value
           else
@@ -142,9 +142,12 @@ public struct IdempotencyStore: ClaimStore {
         let perCall: Int = if case .cluster = connection.configuration.topology { 1 } else { Self.releasesPerCall }
         let releaseCalls = stride(from: 0, to: releases.count, by: perCall).map { start in
             let call = releases[start..<min(start + perCall, releases.count)]
-            return RedisCommand.evalSHA(Self.claimReleases, keys: call.map { requests[$0].key.claimKey },
-                                        arguments: [pendingValue, String(configuration.pendingMilliseconds)]
-                                            + call.map { ClaimValue.deferral(by: requests[$0].source) })
+            var command = RedisCommand.evalSHA(Self.claimReleases, keys: call.map { requests[$0].key.claimKey },
+                                               arguments: [pendingValue, String(configuration.pendingMilliseconds)])
+            for index in call {
+                command.append(writing: { ClaimValue.appendDeferral(by: requests[index].source, to: &$0) })
+            }
+            return command
         }
         let commands = requests.lazy.filter { !$0.releasing }.map { request in
             // Built argument by argument into room made once: no array of arguments per delivery.
