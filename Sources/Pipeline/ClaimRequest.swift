@@ -5,15 +5,19 @@ public struct ClaimRequest: Sendable {
     public var key: DeliveryKey
     public var source: SourcePosition
     /// A deferred delivery's release (quiet hours, docs/policies.md): its claim, settled with the
-    /// `deferred` outcome by another message, is taken over as if free (settled so by this very
-    /// message — a release deferred again, read again — it is this message's own decision, as for
-    /// any redelivery); settled by another message in any other way
+    /// `deferred` outcome, is taken over as if free; settled by another message in any other way
     /// (released already, or decided otherwise) it decides nothing more (``IdempotencyStore/ClaimResult/recorded``).
     public var releasing: Bool
+    /// A release that the policy stage may defer again (a background push over its budget): read
+    /// again, its claim may hold the deferral this very message decided, which is then its own
+    /// decision, as for any redelivery, not a deferral to take over. Only such releases are checked
+    /// for it: the check costs the release claim's script an argument per release.
+    public var deferrableAgain: Bool
 
-    public init(_ key: DeliveryKey, source: SourcePosition, releasing: Bool = false) {
+    public init(_ key: DeliveryKey, source: SourcePosition, releasing: Bool = false, deferrableAgain: Bool = false) {
         self.key = key
         self.source = source
         self.releasing = releasing
+        self.deferrableAgain = deferrableAgain
     }
 }

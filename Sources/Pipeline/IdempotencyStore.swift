@@ -78,10 +78,12 @@ public struct IdempotencyStore: ClaimStore {
     /// Releases' claims (``ClaimRequest/releasing``), one per key: `pending` like `SET NX` when the
     /// key is free or settled `failed` with the `deferred` outcome (its status, the fourth field of
     /// the kept outcome, is the only `,"deferred",` a settled claim can hold: topics have no
-    /// quotes) by another message than the release's own — `ARGV[2 + n]` is how key n's claim
-    /// begins when the release's own record deferred it again (``ClaimValue/appendDeferral(by:to:)``): read
-    /// again, that record finds its own decision, re-emitted or recorded like any redelivery's —;
-    /// else the key is left alone. Returns only the keys not claimed, as pairs of the key's place
+    /// quotes) — unless, for a release that may have been deferred again
+    /// (``ClaimRequest/deferrableAgain``), by that release's own message: after the pending value
+    /// and its time to live, ARGV holds pairs of such a key's place and how its claim begins when
+    /// deferred by the release's own record (``ClaimValue/appendDeferral(by:to:)``); read again,
+    /// that record finds its own decision, re-emitted or recorded like any redelivery's —; else
+    /// the key is left alone. Returns only the keys not claimed, as pairs of the key's place
     /// among KEYS (from 1) and its value: a release usually claims every key, and a reply per key
     /// would be converted out of Lua and read back for nothing.
     ///
@@ -91,12 +93,13 @@ public struct IdempotencyStore: ClaimStore {
     /// `pending` (it asks again every second) would keep that claim from ever expiring. Without a
     /// script it needs a compare-and-set Redis 7.0 lacks.
     private static let claimReleases = RedisScript("""
+        local own = {}
+        for pair = 3, #ARGV, 2 do own[tonumber(ARGV[pair])] = ARGV[pair + 1] end
         local replies = {}
         for index, key in ipairs(KEYS) do
           local value = redis.call('GET', key)
-          local own = ARGV[2 + index]
           if value and not (string.sub(value, 1, 7) == 'failed ' and string.find(value, ',"deferred",', 1, true)
-                            and string.find(value, own, 1, true) ~= 1) then
+                            and not (own[index] and string.find(value, own[index], 1, true) == 1)) then
             replies[#replies + 1] = index
             replies[#replies + 1] = value
           else
@@ -144,7 +147,8 @@ public struct IdempotencyStore: ClaimStore {
             let call = releases[start..<min(start + perCall, releases.count)]
             var command = RedisCommand.evalSHA(Self.claimReleases, keys: call.map { requests[$0].key.claimKey },
                                                arguments: [pendingValue, String(configuration.pendingMilliseconds)])
-            for index in call {
+            for (place, index) in call.enumerated() where requests[index].deferrableAgain {
+                command.append(place + 1)
                 command.append(writing: { ClaimValue.appendDeferral(by: requests[index].source, to: &$0) })
             }
             return command

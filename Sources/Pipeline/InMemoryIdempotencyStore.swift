@@ -28,7 +28,8 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     }
 
     /// Claims every delivery that holds no live claim (`pending` for the pending TTL), and a
-    /// release's delivery whose claim keeps a `deferred` outcome another message decided; reports what
+    /// release's delivery whose claim keeps a `deferred` outcome (one that release may defer again:
+    /// another message's); reports what
     /// the others hold, a settled claim read against its partition's recorded watermark.
     public func claim(_ requests: [ClaimRequest]) -> [IdempotencyStore.ClaimResult] {
         let now = MonotonicClock.now
@@ -39,7 +40,8 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
                 case nil:
                     state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
-                case .settled(.failed, let outcome?) where request.releasing && outcome.status == .deferred && outcome.source != request.source:
+                case .settled(.failed, let outcome?)
+                    where request.releasing && outcome.status == .deferred && !(request.deferrableAgain && outcome.source == request.source):
                     state.claims.set(.pending(owner: owner), for: request.key, timeToLive: timeToLive, at: now)
                     return .claimed
                 case .pending(let holder): return owner != nil && holder == owner ? .heldByOwner : .pending(owner: holder)
