@@ -28,8 +28,8 @@ public final class InMemoryIdempotencyStore: ClaimStore, Sendable {
     }
 
     /// Claims every delivery that holds no live claim (`pending` for the pending TTL), and a
-    /// release's delivery whose claim keeps a `deferred` outcome (one that release may defer again:
-    /// another message's); reports what
+    /// release's delivery whose claim keeps a `deferred` outcome (for a release that may be deferred
+    /// again, only one another message decided); reports what
     /// the others hold, a settled claim read against its partition's recorded watermark.
     public func claim(_ requests: [ClaimRequest]) -> [IdempotencyStore.ClaimResult] {
         let now = MonotonicClock.now

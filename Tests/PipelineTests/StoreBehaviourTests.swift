@@ -175,7 +175,7 @@ struct SettledClaimTests {
         #expect(results == [.claimed, .recorded, .claimed, .pending(owner: nil), .decided(released), .recorded, .sent])
     }
 
-    @Test("a release that may be deferred again, deferred again and read again (its own record redelivered), finds its own decision, not a deferral to take over: the deferred outcome given back, then nothing once below the recorded watermark; another record's release takes the claim over",
+    @Test("a release that may be deferred again, deferred again and read again (its own record redelivered), finds its own decision, not a deferral to take over: the deferred outcome given back, then nothing once below the recorded watermark; another record's release that may be deferred again takes such a claim over",
           arguments: StoreBackend.allCases)
     func releaseReadAgainFindsItsOwnDeferral(backend: StoreBackend) async throws {
         let deferredAgain = SettledOutcome(source: position(30), status: .deferred, completedAt: 1_764_500_000_123, reason: "BackgroundBudget",
@@ -185,27 +185,33 @@ struct SettledClaimTests {
             let key = DeliveryKey(intentID: "intent-21", deviceToken: try token(21))
             let other = DeliveryKey(intentID: "intent-22", deviceToken: try token(22))
             try store.settle([SettledClaim(key, outcome: deferredAgain), SettledClaim(other, outcome: deferredAgain)], released: [], recorded: [])
-            let readAgain = try store.claim([ClaimRequest(other, source: position(41), releasing: true),
+            // A plain claim between the two releases: a release's place among the script's keys is not its place in the batch.
+            let readAgain = try store.claim([ClaimRequest(other, source: position(41), releasing: true, deferrableAgain: true),
+                                             ClaimRequest(DeliveryKey(intentID: "plain", deviceToken: try token(23)), source: position(42)),
                                              ClaimRequest(key, source: position(30), releasing: true, deferrableAgain: true)])
             try store.settle([], released: [], recorded: [position(31)])
             return readAgain + (try store.claim([ClaimRequest(key, source: position(30), releasing: true, deferrableAgain: true)]))
         }
-        #expect(results == [.claimed, .decided(deferredAgain), .recorded])
+        #expect(results == [.claimed, .claimed, .decided(deferredAgain), .recorded])
     }
 
-    @Test("releases batched among plain claims (2,500 of them: more than one script call's 1,000): each deferred claim taken over once, each reply in its request's place; the same delivery twice in one batch is taken once, in two script calls or in one",
+    @Test("releases batched among plain claims (2,500 of them: more than one script call's 1,000, each that may be deferred again): each deferred claim taken over once but one its own release deferred (in the second call), each reply in its request's place; the same delivery twice in one batch is taken once, in two script calls or in one",
           arguments: StoreBackend.allCases)
     func releasesInOneBatch(backend: StoreBackend) async throws {
         let deferred = Self.deferred("BackgroundBudget")
+        let ownDeferral = SettledOutcome(source: position(1_600), status: .deferred, completedAt: 1_764_500_000_123, reason: "BackgroundBudget",
+                                         releaseAt: 1_764_540_000_000)
         let results = try await withStores(backend) { stores in
             let store = stores.claims()
             let released = try (0..<2_500).map { DeliveryKey(intentID: "released-\($0)", deviceToken: try token(1)) }
             let sent = DeliveryKey(intentID: "sent", deviceToken: try token(2))
             try store.settle(released.map { SettledClaim($0, outcome: deferred) } + [SettledClaim(sent, outcome: Self.outcome(at: position(12)))],
                              released: [], recorded: [])
+            // Deferred again by the release read from 1,600: its own, below.
+            try store.settle([SettledClaim(released[1_500], outcome: ownDeferral)], released: [], recorded: [])
             var requests: [ClaimRequest] = []
             for (index, key) in released.enumerated() {
-                requests.append(ClaimRequest(key, source: position(Int64(100 + index)), releasing: true))
+                requests.append(ClaimRequest(key, source: position(Int64(100 + index)), releasing: true, deferrableAgain: true))
                 if index == 1_200 { requests.append(ClaimRequest(DeliveryKey(intentID: "plain", deviceToken: try token(3)), source: position(99))) }
             }
             requests += [ClaimRequest(sent, source: position(40), releasing: true), ClaimRequest(released[7], source: position(41), releasing: true),
@@ -215,7 +221,8 @@ struct SettledClaimTests {
         #expect(results.count == 2_504)
         #expect(results.prefix(1_201).allSatisfy { $0 == .claimed })
         #expect(results[1_201] == .claimed, "the plain claim among them")
-        #expect(results[1_202..<2_501].allSatisfy { $0 == .claimed })
+        #expect(results[1_202..<2_501].indices.allSatisfy { results[$0] == ($0 == 1_501 ? .decided(ownDeferral) : .claimed) },
+                "its own deferral given back, the 501st key of the second script call on one Redis")
         #expect(results[2_501] == .recorded, "settled by another message: a release decides nothing")
         #expect(results[2_502] == .pending(owner: nil), "taken over earlier in the same batch (an earlier script call on one Redis)")
         #expect(results[2_503] == .pending(owner: nil), "taken over earlier in the same batch (the same script call on one Redis)")
