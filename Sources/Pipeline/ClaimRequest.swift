@@ -5,8 +5,9 @@ public struct ClaimRequest: Sendable {
     public var key: DeliveryKey
     public var source: SourcePosition
     /// A deferred delivery's release (quiet hours or the background budget, docs/policies.md): its
-    /// claim, settled with the `deferred` outcome, is taken over as if free (see ``deferrableAgain``); settled by another message in any other way
-    /// (released already, or decided otherwise) it decides nothing more (``IdempotencyStore/ClaimResult/recorded``).
+    /// claim, settled with the `deferred` outcome, is taken over as if free (see
+    /// ``deferrableAgain``); settled by another message in any other way (released already, or
+    /// decided otherwise) it decides nothing more (``IdempotencyStore/ClaimResult/recorded``).
     public var releasing: Bool
     /// A release that the policy stage may defer again (a background push over its budget): read
     /// again, its claim may hold the deferral this very message decided, which is then its own

@@ -33,13 +33,11 @@ enum ClaimValue {
     /// Appends the claim's text to `bytes`, field by field (one per settled delivery, on the record
     /// path: written straight into the Redis command).
     static func encode(_ claim: SettledClaim, into bytes: inout [UInt8]) {
-        bytes.append(contentsOf: claim.state.rawValue.utf8)
-        guard let outcome = claim.outcome else { return }
-        bytes.append(contentsOf: " [".utf8)
-        JSONWriter.appendString(outcome.source.topic, to: &bytes)
-        appendField(Int64(outcome.source.partition), to: &bytes)
-        appendField(outcome.source.offset, to: &bytes)
-        appendField(outcome.status.rawValue, to: &bytes)
+        guard let outcome = claim.outcome else {
+            bytes.append(contentsOf: claim.state.rawValue.utf8)
+            return
+        }
+        appendHead(claim.state, source: outcome.source, status: outcome.status, to: &bytes)
         appendField(outcome.completedAt, to: &bytes)
         appendField(Int64(outcome.attempts), to: &bytes)
         appendField(outcome.reason, to: &bytes)
@@ -57,13 +55,21 @@ enum ClaimValue {
     /// written straight into the Redis command: a release read again whose own record deferred the
     /// delivery again finds its own decision, not a deferral to take over.
     static func appendDeferral(by source: SourcePosition, to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: SettledClaim.State.failed.rawValue.utf8)
+        appendHead(.failed, source: source, status: .deferred, to: &bytes)
+        bytes.append(UInt8(ascii: ","))
+    }
+
+    /// A settled claim's text up to its kept outcome's status, `<state> [<topic>,<partition>,<offset>,<status>`:
+    /// one writer for ``encode(_:into:)`` and ``appendDeferral(by:to:)``, whose prefix the release
+    /// script matches byte for byte.
+    private static func appendHead(_ state: SettledClaim.State, source: SourcePosition, status: OutcomeEvent.Status,
+                                   to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: state.rawValue.utf8)
         bytes.append(contentsOf: " [".utf8)
         JSONWriter.appendString(source.topic, to: &bytes)
         appendField(Int64(source.partition), to: &bytes)
         appendField(source.offset, to: &bytes)
-        appendField(OutcomeEvent.Status.deferred.rawValue, to: &bytes)
-        bytes.append(UInt8(ascii: ","))
+        appendField(status.rawValue, to: &bytes)
     }
 
     /// `,` and the number, or `null`.

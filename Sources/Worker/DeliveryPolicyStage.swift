@@ -126,7 +126,7 @@ struct DeliveryPolicyStage {
         guard policies.backgroundBudget.enabled else { return }
         let releases = planned.indices.filter { index in
             guard case .send = decisions[index] else { return false }
-            return planned[index].isRelease && planned[index].delivery.pushType == .background
+            return planned[index].isBackgroundRelease
         }
         guard !releases.isEmpty else { return }
         let replaced = try deferredStore.replaced(releases.map { planned[$0].delivery.notificationID.description })

@@ -121,9 +121,8 @@ struct DeliveryStages {
         var claimed: [PlannedDelivery] = []
         claimed.reserveCapacity(planned.count)
         var heldByOthers: [(delivery: PlannedDelivery, holder: String)] = []
-        let results = try idempotency.claim(planned.map { delivery in
-            ClaimRequest(delivery.key, source: delivery.source, releasing: delivery.isRelease,
-                         deferrableAgain: delivery.isRelease && delivery.delivery.pushType == .background)
+        let results = try idempotency.claim(planned.map {
+            ClaimRequest($0.key, source: $0.source, releasing: $0.isRelease, deferrableAgain: $0.isBackgroundRelease)
         })
         for (delivery, result) in zip(planned, results) {
             let key = delivery.key

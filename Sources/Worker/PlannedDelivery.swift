@@ -88,6 +88,9 @@ struct PlannedDelivery: Sendable {
     /// Whether this is a deferred delivery's release: the policy stage skips quiet hours, and its
     /// claim takes over the `deferred` one (docs/policies.md).
     var isRelease: Bool { storage.isRelease }
+    /// Whether this is a background push's release: the background budget may have replaced it
+    /// (coalesced) or may defer it again.
+    var isBackgroundRelease: Bool { storage.isRelease && storage.delivery.pushType == .background }
     var pool: String { storage.pool }
     var message: KafkaConsumerMessage { storage.message }
     var source: SourcePosition { storage.source }
