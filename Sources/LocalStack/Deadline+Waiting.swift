@@ -6,9 +6,10 @@ import Foundation
 /// Bounds on waits, so a test, the demo or a benchmark that cannot make progress fails with a
 /// message naming what it was waiting for instead of hanging.
 extension Deadline {
-    /// Throws a ``LocalStackError`` naming `what` was awaited once the deadline has passed.
-    public func check(waitingFor what: String) throws {
-        if hasPassed { throw LocalStackError("timed out after \(timeout) waiting for \(what)") }
+    /// Throws a ``LocalStackError`` naming `what` was awaited once the deadline has passed (`what`
+    /// is made only then: it may say how far the wait got).
+    public func check(waitingFor what: @autoclosure () -> String) throws {
+        if hasPassed { throw LocalStackError("timed out after \(timeout) waiting for \(what())") }
     }
 
     /// Checks `condition` every 10 ms until it holds; throws when the deadline passes first.

@@ -147,17 +147,25 @@ public final class LocalPipeline: Sendable {
     }
 
     /// Reads the worker's outputs until `done` holds for everything read so far, and returns it all
-    /// as (topic, value) in the order read.
+    /// as (topic, value) in the order read. Timing out, the error says how many records of each
+    /// topic had come.
     public func outputs(timeout: Duration = .seconds(30), waitingFor what: String,
                         until done: ([(topic: String, value: [UInt8])]) -> Bool) throws -> [(topic: String, value: [UInt8])] {
         let deadline = Deadline(after: timeout)
         while !done(received.all) {
-            try deadline.check(waitingFor: what)
+            try deadline.check(waitingFor: "\(what) (read by then: \(Self.countsByTopic(received.all)))")
             let batch = outputs.poll(maxMessages: 500, timeout: .milliseconds(100))
             outputs.complete(batch)
             received.append(contentsOf: batch.map { (topic: $0.topicPartition.topic, value: $0.value ?? []) })
         }
         return received.all
+    }
+
+    /// `3 on pushline.outcomes, 1 on pushline.tokens`, topics by name; `nothing` when empty.
+    static func countsByTopic(_ records: [(topic: String, value: [UInt8])]) -> String {
+        let counts = Dictionary(records.map { ($0.topic, 1) }, uniquingKeysWith: +)
+        guard !counts.isEmpty else { return "nothing" }
+        return counts.sorted { $0.key < $1.key }.map { "\($0.value) on \($0.key)" }.joined(separator: ", ")
     }
 
     /// Stops the worker (draining) and everything else.

@@ -50,13 +50,18 @@ final class WorkerFixture: Sendable {
     }
 
     /// Reads the worker's outputs until `topic` holds `count` records in all, and returns them all
-    /// as JSON objects.
+    /// as JSON objects. Failing (timing out), the error carries the worker's last log lines.
     func records(on topic: String, count: Int) async throws -> [[String: Any]] {
         let pipeline = pipeline
-        let values = try await DedicatedThread.run { () throws -> [[UInt8]] in
-            try pipeline.outputs(waitingFor: "\(count) records on \(topic)") { received in
-                received.count { $0.topic == topic } >= count
-            }.filter { $0.topic == topic }.map(\.value)
+        let values: [[UInt8]]
+        do {
+            values = try await DedicatedThread.run { () throws -> [[UInt8]] in
+                try pipeline.outputs(waitingFor: "\(count) records on \(topic)") { received in
+                    received.count { $0.topic == topic } >= count
+                }.filter { $0.topic == topic }.map(\.value)
+            }
+        } catch {
+            throw LocalStackError("\(error); the worker's last log lines:\n\(logLines.last(20))")
         }
         return values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
     }
@@ -170,6 +175,11 @@ final class LogLines: LogLineWriter {
 
     func write(line: [UInt8]) {
         lines.append(contentsOf: [line])
+    }
+
+    /// The last `count` lines, one a line.
+    func last(_ count: Int) -> String {
+        lines.all.suffix(count).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
     }
 
     /// Every line's `message` field, in order.
