@@ -31,8 +31,8 @@ enum WorkerPlanningFuzz {
                                            key: nil, value: bytes)
         let plan: DeliveryPlanner.Plan?
         switch planner.decode(message, entry: 0) {
-        case .undecodable(let undecodable):
-            plan = undecodable
+        case .decided(let decided):
+            plan = decided
         case .intent(let intent, let release):
             // A user has one device in the registry, so user-addressed intents are planned too.
             plan = try? planner.plan(intent, release: release, message: message, entry: 0, enricher: planner.catalog.enricher, registry: { _, intent in

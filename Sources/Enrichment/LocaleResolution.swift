@@ -14,6 +14,13 @@ public struct LocaleResolution: Sendable, Equatable, CustomStringConvertible {
     /// The catalog locale used, normalized (lower case, `-`).
     public let resolved: String
 
+    /// A resolution made before, as it was (a release's delivery read back, ``Delivery/init(reading:)``).
+    init(requested: String?, source: Source, resolved: String) {
+        self.requested = requested
+        self.source = source
+        self.resolved = resolved
+    }
+
     /// Whether the text is in another locale than the one asked for.
     public var isFallback: Bool {
         requested.map { LanguageTag.normalized($0) != resolved } ?? false

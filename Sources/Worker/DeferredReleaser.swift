@@ -11,8 +11,8 @@ import Telemetry
 /// (1 s without quiet hours; real time; at once
 /// again after a take that found some), it takes what is due at the worker's wall clock from the deferred store — leased, so no other worker takes
 /// the same entries within the lease — and produces each entry's ``ReleaseRecord`` onto the intents
-/// topic. The worker group then reads the record like any intent message: planned for the one device,
-/// claimed (taking over the `deferred` claim once), through the policy stage without quiet hours,
+/// topic. The worker group then reads the record among the intent messages: its one delivery as it
+/// was planned, claimed (taking over the `deferred` claim once), through the policy stage without quiet hours,
 /// sent and recorded, its message completed as usual. An entry is completed in the store only once
 /// Kafka has acknowledged its record; one whose record is refused, or whose releaser dies first, is
 /// due again when its lease ends, and the second record it gives decides nothing more (its claim is

@@ -36,24 +36,42 @@ struct DeliveryPlanner: Sendable {
                                 dlqTopic: configuration.dlqTopic, wallClock: configuration.wallClock)
     }
 
-    /// What decoding a message gave.
-    enum Decoding {
-        /// An intent, or a deferred delivery's release of one (``ReleaseRecord``).
-        case intent(Intent, release: ReleaseRecord?)
-        /// Not a v1 intent, or too large: its dead letter and `invalid` outcome.
-        case undecodable(Plan)
+    /// The plan of one message: decoded, then planned without asking the registry (a user-addressed
+    /// intent comes back as ``Plan/needsRegistry(_:)``).
+    func plan(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher) -> Plan {
+        switch decode(message, entry: entry) {
+        case .decided(let plan): plan
+        case .intent(let intent, let release): plan(intent, release: release, message: message, entry: entry, enricher: enricher, registry: nil)
+        }
     }
 
-    /// The message's intent (with its release, for a ``ReleaseRecord``), or the plan of a message
-    /// that cannot be one.
+    /// What decoding a message gave.
+    enum Decoding {
+        /// An intent, or a deferred delivery's release of one to `release`, its one device (a
+        /// ``ReleaseRecord`` of version 1).
+        case intent(Intent, release: RecipientDevice?)
+        /// Planned without decoding an intent: a release that carries its delivery (a
+        /// ``ReleaseRecord`` of version 2), or a message that cannot be a v1 intent, or too large
+        /// (its dead letter and `invalid` outcome).
+        case decided(Plan)
+    }
+
+    /// The message's intent (with its release's device, for a ``ReleaseRecord`` of version 1), or
+    /// its plan when there is no intent to decode.
     func decode(_ message: KafkaConsumerMessage, entry: MessageLedger.EntryID) -> Decoding {
         let bytes = message.value ?? []
-        let release = ReleaseRecord(bytes)
+        let intentBytes: [UInt8]
+        let release: RecipientDevice?
+        switch ReleaseRecord(bytes) {
+        case .planned(let planned)?: return .decided(plan(planned, message: message, entry: entry))
+        case .intent(let device, let intent)?: (intentBytes, release) = (intent, device)
+        case nil: (intentBytes, release) = (bytes, nil)
+        }
         do {
-            return .intent(try IntentDecoder.decode(release?.intent ?? bytes, maximumBytes: maximumIntentBytes), release: release)
+            return .intent(try IntentDecoder.decode(intentBytes, maximumBytes: maximumIntentBytes), release: release)
         } catch {
-            let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
-            return .undecodable(.planned([], outputs: [
+            let source = SourcePosition(message)
+            return .decided(.planned([], outputs: [
                 records.deadLetter(reason: error.code.rawValue, detail: error.description, source: source, original: DeadLetter.Original(bytes),
                                    intentID: nil, entry: entry),
                 records.undecodable(reason: error.code.rawValue, source: source, entry: entry),
@@ -61,17 +79,34 @@ struct DeliveryPlanner: Sendable {
         }
     }
 
+    /// A release that carries its delivery as planned: that delivery, as a release. When no sender
+    /// pool serves its environment any more (the configuration changed while it was deferred), its
+    /// dead letter and an `invalid` outcome, as for an intent.
+    private func plan(_ release: ReleaseRecord.Planned, message: KafkaConsumerMessage, entry: MessageLedger.EntryID) -> Plan {
+        let source = SourcePosition(message)
+        let environment = release.delivery.environment
+        guard let pool = pools[environment] else {
+            let reason = "NoPoolForEnvironment"
+            return .planned([], outputs: [
+                records.deadLetter(reason: reason, detail: "no sender pool serves \(environment.rawValue)", source: source,
+                                   original: DeadLetter.Original(message.value ?? []), intentID: release.intentID, entry: entry),
+                records.outcome(records.releaseOutcome(release, source: source, reason: reason), entry: entry),
+            ])
+        }
+        return .planned([PlannedDelivery(release: release, pool: pool, message: message, source: source, entry: entry)], outputs: [])
+    }
+
     /// The deliveries of a decoded intent; one that cannot be delivered becomes a dead letter and
     /// `invalid` outcomes.
     /// - Parameters:
     ///   - enricher: the catalog snapshot of the batch this message is planned in.
-    ///   - release: a release's one device (its message a ``ReleaseRecord``): planned for it alone,
-    ///     with the profile it was deferred with, without asking the registry.
+    ///   - release: a release's one device (its message a ``ReleaseRecord`` of version 1): planned
+    ///     for it alone, with the profile it was deferred with, without asking the registry.
     ///   - registry: nil when the registry has not been asked: a user-addressed intent then gives
     ///     ``Plan/needsRegistry(_:)``.
-    func plan(_ intent: Intent, release: ReleaseRecord? = nil, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher,
+    func plan(_ intent: Intent, release: RecipientDevice? = nil, message: KafkaConsumerMessage, entry: MessageLedger.EntryID, enricher: Enricher,
               registry: Registry?) -> Plan {
-        let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
+        let source = SourcePosition(message)
         let user: String?
         let devices: [RecipientDevice]
         switch intent.recipients {
@@ -80,7 +115,7 @@ struct DeliveryPlanner: Sendable {
         case .user(let id):
             user = id
         }
-        if var device = release?.device {
+        if var device = release {
             device.environment = intent.environment
             devices = [device]
         } else {

@@ -303,9 +303,11 @@ struct DeliveryStages {
                 var outcome = records.decided(planned, .deferred, reason: deferral.rawValue)
                 outcome.releaseAt = releaseAt
                 unsent.append((planned, outcome))
-                // Over the background budget, the newest per device is kept (coalesced).
+                // Over the background budget, the newest per device is kept (coalesced). Its record
+                // keeps the delivery as planned, before this stage changed it and before sealing: its
+                // release goes through both again.
                 deferred.append(DeferredEntry(id: planned.delivery.notificationID.description, releaseAt: releaseAt,
-                                              body: ReleaseRecord(planned).encoded,
+                                              body: ReleaseRecord.encoded(planned),
                                               coalescing: deferral == .backgroundBudget ? planned.delivery.token.hex : nil))
             }
         }

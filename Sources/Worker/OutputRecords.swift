@@ -29,6 +29,16 @@ struct OutputRecords: Sendable {
                      createdAt: intent.createdAt)
     }
 
+    /// The `invalid` outcome of a release that carries its delivery (``ReleaseRecord/planned(_:)``)
+    /// but cannot be sent: its intent's fields and its device.
+    func releaseOutcome(_ release: ReleaseRecord.Planned, source: SourcePosition, reason: String) -> OutcomeEvent {
+        var event = OutcomeEvent(intentID: release.intentID, app: release.app, environment: release.delivery.environment.rawValue,
+                                 status: .invalid, source: source, completedAt: now(), user: release.user, template: release.template,
+                                 reason: reason, createdAt: release.createdAt)
+        event.token = release.delivery.token.hex
+        return event
+    }
+
     /// The records of a sent delivery that need no Redis — its outcome (`unknown`/`UncertainDelivery`
     /// for one the sender did not resend because APNs may have taken it), and a dead letter when its
     /// retries ran out (`RetriesExhausted`) — and what its claim keeps of the outcome, decided at

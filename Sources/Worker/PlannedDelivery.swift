@@ -101,7 +101,7 @@ struct PlannedDelivery: Sendable {
     /// - Parameters:
     ///   - delivery: taken, not copied: the enricher hands each delivery over as it makes it.
     ///   - device: the recipient it was made for (its profile's language and time zone).
-    ///   - isRelease: whether the message is a ``ReleaseRecord``.
+    ///   - isRelease: whether the message is a ``ReleaseRecord`` (of version 1).
     init(delivery: consuming Delivery, intent: Intent, user: String?, device: RecipientDevice, isRelease: Bool, pool: String,
          message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
         let key = DeliveryKey(derivedID: delivery.notificationID)
@@ -109,6 +109,16 @@ struct PlannedDelivery: Sendable {
                           template: intent.templateName, createdAt: intent.createdAt, dedupeWindow: intent.dedupeWindow,
                           user: user, profileLocale: device.profileLocale, profileTimeZone: device.profileTimeZone, isRelease: isRelease,
                           pool: pool, message: message, source: source, entry: entry, key: key)
+    }
+
+    /// A release that carries its delivery as planned (``ReleaseRecord/planned(_:)``).
+    init(release: ReleaseRecord.Planned, pool: String, message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
+        let delivery = release.delivery
+        storage = Storage(delivery: delivery, intentID: release.intentID, app: release.app, environment: delivery.environment,
+                          template: release.template, createdAt: release.createdAt, dedupeWindow: release.dedupeWindow,
+                          user: release.user, profileLocale: release.profileLocale, profileTimeZone: release.profileTimeZone,
+                          isRelease: true, pool: pool, message: message, source: source, entry: entry,
+                          key: DeliveryKey(derivedID: delivery.notificationID))
     }
 
     private init(storage: Storage) {

@@ -69,13 +69,7 @@ final class PlanningTasks: Sendable {
             // One catalog snapshot for the task: a reload applies from the next one.
             let enricher = planner.catalog.enricher
             let plans = messages.map { message, entry in
-                switch planner.decode(message, entry: entry) {
-                case .undecodable(let plan):
-                    Planned(message: message, entry: entry, plan: plan)
-                case .intent(let intent, let release):
-                    Planned(message: message, entry: entry,
-                            plan: planner.plan(intent, release: release, message: message, entry: entry, enricher: enricher, registry: nil))
-                }
+                Planned(message: message, entry: entry, plan: planner.plan(message, entry: entry, enricher: enricher))
             }
             planned.append(contentsOf: plans)
         }

@@ -238,7 +238,7 @@ public final class TokenFeed: Sendable {
     /// The dead letter of a record that was not applied: its bytes with any key redacted, the code
     /// and the detail (the JSON path of a decoding error).
     private func deadLetter(for message: KafkaConsumerMessage, reason: String, detail: String) -> KafkaProducerMessage {
-        let source = SourcePosition(topic: message.topicPartition.topic, partition: message.topicPartition.partition, offset: message.offset)
+        let source = SourcePosition(message)
         let bytes = message.value ?? []
         let letter = DeadLetter(reason: reason, detail: detail, source: source,
                                 original: DeadLetter.Original(bytes, showing: EncryptionKeyRecord.redacted(bytes)),

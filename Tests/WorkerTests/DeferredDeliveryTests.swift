@@ -54,7 +54,8 @@ struct DeferredDeliveryTests {
 
         clock.advance(by: .seconds(9 * 3_600))
         _ = try await fixture.records(on: "pushline.outcomes", count: 2)
-        // The releaser producing the same entry again (its lease ended before it completed it).
+        // A second release record of the same entry (its lease ended before it was completed), of
+        // version 1 as a worker wrote it before 2026-12-05: read too, and deciding nothing.
         try await fixture.publish([Array("pushline-release 1 \(token.hex) - -\n".utf8) + intent])
         let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(2))
         let keptAfter = try await Self.kept(fixture)

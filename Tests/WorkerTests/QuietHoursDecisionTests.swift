@@ -44,19 +44,25 @@ struct QuietHoursDecisionTests {
     }
 
     /// The one delivery of `intent` (token 1, or the user's device with `timeZone` in its profile);
-    /// as a release of it when `release` is set.
+    /// when `release` is set, its release: the record the releaser produces, read back by the planner.
     private func planned(_ intent: [UInt8], timeZone: String? = nil, release: Bool = false) throws -> PlannedDelivery {
         let token = try StateMachineFixture.token(1)
-        let value = release
-            ? ReleaseRecord(device: RecipientDevice(token: token, environment: .sandbox, profileTimeZone: timeZone), intent: intent).encoded
-            : intent
-        let message = StateMachineFixture.message(value, offset: 0)
-        guard case .intent(let decoded, let releaseRecord) = planner.decode(message, entry: 0) else { throw Unplanned() }
-        let plan = planner.plan(decoded, release: releaseRecord, message: message, entry: 0, enricher: planner.catalog.enricher) { _, _ in
+        let message = StateMachineFixture.message(intent, offset: 0)
+        guard case .intent(let decoded, nil) = planner.decode(message, entry: 0) else { throw Unplanned() }
+        let plan = planner.plan(decoded, message: message, entry: 0, enricher: planner.catalog.enricher) { _, _ in
             [RecipientDevice(token: token, environment: .sandbox, profileTimeZone: timeZone)]
         }
         guard case .planned(let deliveries, _) = plan, deliveries.count == 1 else { throw Unplanned() }
-        return deliveries[0]
+        return release ? try Self.released(deliveries[0], by: planner) : deliveries[0]
+    }
+
+    /// The release of `deferred` as the worker plans it: its record (``ReleaseRecord/encoded(_:)``),
+    /// read at offset 1.
+    private static func released(_ deferred: PlannedDelivery, by planner: DeliveryPlanner) throws -> PlannedDelivery {
+        let record = StateMachineFixture.message(ReleaseRecord.encoded(deferred), offset: 1)
+        guard case .decided(.planned(let released, let outputs)) = planner.decode(record, entry: 1), released.count == 1, outputs.isEmpty
+        else { throw Unplanned() }
+        return released[0]
     }
 
     /// The intent did not decode, or did not plan to one delivery.
@@ -157,7 +163,7 @@ struct QuietHoursDecisionTests {
 
         // What the worker keeps of them (DeliveryStages): one entry per device, the newest.
         deferredStore.keep(overBudget.map {
-            DeferredEntry(id: $0.delivery.notificationID.description, releaseAt: windowEnd, body: ReleaseRecord($0).encoded,
+            DeferredEntry(id: $0.delivery.notificationID.description, releaseAt: windowEnd, body: ReleaseRecord.encoded($0),
                           coalescing: $0.delivery.token.hex)
         })
         let due = deferredStore.takeDue(now: clock.wallClock.millisecondsSinceEpoch())
@@ -165,20 +171,74 @@ struct QuietHoursDecisionTests {
         #expect(try decide([planned(pushes[3], release: true)]) == ["suppressed/BackgroundBudget"])
         #expect(try decide([planned(pushes[4], release: true)]) == ["deferred until \(windowEnd) (BackgroundBudget)"],
                 "released early (a second record), still over: deferred again")
-        #expect(ReleaseRecord(try planned(pushes[4], release: true)).intent == pushes[4], "deferred again, it keeps the intent's bytes")
+        let deferredAgain = try planned(pushes[4], release: true)
+        #expect(try Self.released(deferredAgain, by: planner).delivery == deferredAgain.delivery, "deferred again, its record carries the same delivery")
         clock.advance(by: .seconds(3_000))
         #expect(try decide([planned(pushes[4], release: true)]) == ["send"])
         #expect(try decide([planned(try Self.backgroundPush("bg-6"))]) == ["send"], "counted with the first three gone: two places left")
     }
 
-    @Test("a release record keeps the device, its profile and the intent's bytes; an intent is not one")
-    func releaseRecordRoundTrip() throws {
+    @Test("a release record carries the planned delivery and what its outcomes need; read back it is that delivery, as a release")
+    func releaseRecordCarriesThePlannedDelivery() throws {
+        let intent = Array(#"""
+            {"schema_version":1,"id":"carried","app":"\#(StateMachineFixture.app)","environment":"sandbox","user":"ada","created_at":1796165000000,
+             "dedupe_window":600,"collapse_id":"c-1","policy_category":"marketing","lane":"bulk","campaign":"winter","expires_at":1796200000,
+             "payload":{"aps":{"alert":"hi"}}}
+            """#.utf8)
+        let original = try planned(intent, timeZone: "Europe/Vienna")
+        let record = ReleaseRecord.encoded(original)
+        #expect(ReleaseRecord.isRecord(record))
+        #expect(ReleaseRecord(record) == .planned(ReleaseRecord.Planned(
+            intentID: "carried", app: StateMachineFixture.app, template: nil, createdAt: 1_796_165_000_000, dedupeWindow: 600, user: "ada",
+            profileLocale: nil, profileTimeZone: "Europe/Vienna", delivery: original.delivery)))
+        #expect(original.delivery.policy.campaign == "winter" && original.delivery.collapseID == "c-1")
+
+        let released = try Self.released(original, by: planner)
+        #expect(released.isRelease && !original.isRelease)
+        #expect(released.delivery == original.delivery)
+        #expect(released.key == original.key)
+        #expect(released.source == SourcePosition(topic: StateMachineFixture.topic, partition: 0, offset: 1))
+        #expect([released.intentID, released.app, released.pool, released.user, released.profileTimeZone]
+                == [original.intentID, original.app, original.pool, original.user, original.profileTimeZone])
+        #expect(released.createdAt == original.createdAt && released.dedupeWindow == original.dedupeWindow)
+        #expect(try decide([released]) == ["send"], "a release is past quiet hours")
+    }
+
+    @Test("a release record cut short is not one: the planner reads it as an intent and dead-letters it")
+    func truncatedReleaseRecord() throws {
+        let record = ReleaseRecord.encoded(try planned(Self.intent("cut")))
+        #expect(ReleaseRecord(Array(record.dropLast())) == nil)
+        #expect(ReleaseRecord(record + [0]) == nil)
+        guard case .decided(.planned(let deliveries, let outputs)) = planner.decode(StateMachineFixture.message(Array(record.dropLast()), offset: 2),
+                                                                                   entry: 2), deliveries.isEmpty else { throw Unplanned() }
+        #expect(outputs.map(StateMachineFixture.describe) == ["dead letter MalformedJSON", "outcome invalid MalformedJSON"])
+    }
+
+    @Test("a release whose environment no sender pool serves any more: its dead letter and an invalid outcome, NoPoolForEnvironment")
+    func releaseWithoutPool() throws {
+        var configuration = WorkerConfiguration(consumer: KafkaConsumerConfiguration(bootstrapServers: "unused:9092", groupID: "g",
+                                                                                     topics: [StateMachineFixture.topic]),
+                                                producer: KafkaProducerConfiguration(bootstrapServers: "unused:9092"),
+                                                stores: .inMemory, pools: [.production: "production"])
+        configuration.wallClock = clock.wallClock
+        let productionOnly = DeliveryPlanner(configuration: configuration, catalog: try LocalPipeline.catalogStore())
+        let record = StateMachineFixture.message(ReleaseRecord.encoded(try planned(Self.intent("orphan"))), offset: 3)
+        guard case .decided(.planned(let deliveries, let outputs)) = productionOnly.decode(record, entry: 3), deliveries.isEmpty
+        else { throw Unplanned() }
+        #expect(outputs.map(StateMachineFixture.describe) == ["dead letter NoPoolForEnvironment", "outcome invalid NoPoolForEnvironment"])
+        let outcome = try #require(outputs.last.map { String(decoding: $0.record.value ?? [], as: UTF8.self) })
+        let token = try StateMachineFixture.token(1)
+        #expect(outcome.contains(#""intent_id":"orphan""#) && outcome.contains(#""token":"\#(token.hex)""#))
+    }
+
+    @Test("a release record of version 1 (written before 2026-12-05) keeps the device, its profile and the intent's bytes; an intent is not one")
+    func releaseRecordOfVersionOne() throws {
         let intent = try Self.intent("kept")
-        let device = RecipientDevice(token: try StateMachineFixture.token(4), environment: .production, profileLocale: "de-AT",
-                                     profileTimeZone: "Europe/Vienna")
-        let bare = RecipientDevice(token: try StateMachineFixture.token(5), environment: .production)
-        #expect(ReleaseRecord(ReleaseRecord(device: device, intent: intent).encoded) == ReleaseRecord(device: device, intent: intent))
-        #expect(ReleaseRecord(ReleaseRecord(device: bare, intent: intent).encoded) == ReleaseRecord(device: bare, intent: intent))
+        let token = try StateMachineFixture.token(4)
+        let device = RecipientDevice(token: token, environment: .production, profileLocale: "de-AT", profileTimeZone: "Europe/Vienna")
+        #expect(ReleaseRecord(Array("pushline-release 1 \(token.hex) de-AT Europe/Vienna\n".utf8) + intent) == .intent(device: device, intent: intent))
+        #expect(ReleaseRecord(Array("pushline-release 1 \(token.hex) - -\n".utf8) + intent)
+                == .intent(device: RecipientDevice(token: token, environment: .production), intent: intent))
         #expect(ReleaseRecord(intent) == nil)
         #expect(ReleaseRecord(Array("pushline-release 1 zz - -\n{}".utf8)) == nil)
     }

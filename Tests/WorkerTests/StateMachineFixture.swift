@@ -90,13 +90,7 @@ struct StateMachineFixture {
     mutating func pollAndPlan(_ messages: [KafkaConsumerMessage], now: Int = 0) -> [String] {
         var actions = perform(machine.polled(messages))
         let plans = toPlan.map { message, entry in
-            switch planner.decode(message, entry: entry) {
-            case .undecodable(let plan):
-                PlanningTasks.Planned(message: message, entry: entry, plan: plan)
-            case .intent(let intent, let release):
-                PlanningTasks.Planned(message: message, entry: entry,
-                                      plan: planner.plan(intent, release: release, message: message, entry: entry, enricher: planner.catalog.enricher, registry: nil))
-            }
+            PlanningTasks.Planned(message: message, entry: entry, plan: planner.plan(message, entry: entry, enricher: planner.catalog.enricher))
         }
         toPlan = []
         actions += perform(machine.planned(plans, now: at(now)))
@@ -295,7 +289,7 @@ struct StateMachineFixture {
         }
     }
 
-    private static func describe(_ output: WorkerOutput) -> String {
+    static func describe(_ output: WorkerOutput) -> String {
         let kind = switch output.kind {
         case .outcome(let status, let reason, _): "outcome \(status.rawValue)" + (reason.map { " \($0)" } ?? "")
         case .deadLetter(let reason): "dead letter \(reason)"
