@@ -89,7 +89,7 @@ struct DeliveryPlanner: Sendable {
             let reason = "NoPoolForEnvironment"
             return .planned([], outputs: [
                 records.deadLetter(reason: reason, detail: "no sender pool serves \(environment.rawValue)", source: source,
-                                   original: DeadLetter.Original(message.value ?? []), intentID: release.intentID, entry: entry),
+                                   original: DeadLetter.Original(message.value ?? []), intentID: release.origin.intentID, entry: entry),
                 records.outcome(records.releaseOutcome(release, source: source, reason: reason), entry: entry),
             ])
         }

@@ -203,7 +203,8 @@ struct DeliveryPolicyStage {
     /// counted).
     private func countPolicies(of planned: PlannedDelivery, at index: Int, now: Int64, into counted: inout CountedEntries) {
         let delivery = planned.delivery
-        let member = delivery.notificationID.description
+        // Made at the first entry: most deliveries take part in none.
+        lazy var member = delivery.notificationID.description
         func entry(_ key: String, _ limits: [RollingWindows.Limit]) -> RollingWindows.Entry {
             RollingWindows.Entry(key: key, member: member, now: now, limits: limits)
         }

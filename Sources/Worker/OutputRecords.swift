@@ -24,19 +24,25 @@ struct OutputRecords: Sendable {
     /// An outcome shared by every delivery of `intent` (no device, or one set afterwards).
     func intentOutcome(_ intent: Intent, user: String?, source: SourcePosition, reason: String? = nil,
                        status: OutcomeEvent.Status = .invalid) -> OutcomeEvent {
-        OutcomeEvent(intentID: intent.id, app: intent.app, environment: intent.environment.rawValue, status: status,
-                     source: source, completedAt: now(), user: user, template: intent.templateName, reason: reason,
-                     createdAt: intent.createdAt)
+        unsentEvent(intentID: intent.id, app: intent.app, environment: intent.environment, user: user, template: intent.templateName,
+                createdAt: intent.createdAt, source: source, reason: reason, status: status)
     }
 
     /// The `invalid` outcome of a release that carries its delivery (``ReleaseRecord/planned(_:)``)
     /// but cannot be sent: its intent's fields and its device.
     func releaseOutcome(_ release: ReleaseRecord.Planned, source: SourcePosition, reason: String) -> OutcomeEvent {
-        var event = OutcomeEvent(intentID: release.intentID, app: release.app, environment: release.delivery.environment.rawValue,
-                                 status: .invalid, source: source, completedAt: now(), user: release.user, template: release.template,
-                                 reason: reason, createdAt: release.createdAt)
+        let origin = release.origin
+        var event = unsentEvent(intentID: origin.intentID, app: origin.app, environment: release.delivery.environment, user: origin.user,
+                            template: origin.template, createdAt: origin.createdAt, source: source, reason: reason, status: .invalid)
         event.token = release.delivery.token.hex
         return event
+    }
+
+    /// An outcome decided now, before any device was sent to.
+    private func unsentEvent(intentID: String, app: String, environment: Intent.Environment, user: String?, template: String?,
+                             createdAt: Int64?, source: SourcePosition, reason: String?, status: OutcomeEvent.Status) -> OutcomeEvent {
+        OutcomeEvent(intentID: intentID, app: app, environment: environment.rawValue, status: status, source: source,
+                     completedAt: now(), user: user, template: template, reason: reason, createdAt: createdAt)
     }
 
     /// The records of a sent delivery that need no Redis — its outcome (`unknown`/`UncertainDelivery`

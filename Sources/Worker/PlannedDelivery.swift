@@ -16,16 +16,8 @@ import Pipeline
 struct PlannedDelivery: Sendable {
     private final class Storage: Sendable {
         let delivery: Delivery
-        let intentID: String
-        let app: String
+        let origin: DeliveryOrigin
         let environment: Intent.Environment
-        let template: String?
-        let createdAt: Int64?
-        let dedupeWindow: Int64?
-        let user: String?
-        /// The recipient's profile language and time zone (nil for explicit tokens, or a profile without them).
-        let profileLocale: String?
-        let profileTimeZone: String?
         /// A deferred delivery's release (``ReleaseRecord``): quiet hours no longer apply.
         let isRelease: Bool
         let pool: String
@@ -34,19 +26,11 @@ struct PlannedDelivery: Sendable {
         let entry: MessageLedger.EntryID
         let key: DeliveryKey
 
-        init(delivery: consuming Delivery, intentID: String, app: String, environment: Intent.Environment, template: String?,
-             createdAt: Int64?, dedupeWindow: Int64?, user: String?, profileLocale: String?, profileTimeZone: String?, isRelease: Bool,
+        init(delivery: consuming Delivery, origin: DeliveryOrigin, environment: Intent.Environment, isRelease: Bool,
              pool: String, message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID, key: DeliveryKey) {
             self.delivery = delivery
-            self.intentID = intentID
-            self.app = app
+            self.origin = origin
             self.environment = environment
-            self.template = template
-            self.createdAt = createdAt
-            self.dedupeWindow = dedupeWindow
-            self.user = user
-            self.profileLocale = profileLocale
-            self.profileTimeZone = profileTimeZone
             self.isRelease = isRelease
             self.pool = pool
             self.message = message
@@ -56,9 +40,8 @@ struct PlannedDelivery: Sendable {
         }
 
         func replacing(_ delivery: consuming Delivery) -> Storage {
-            Storage(delivery: delivery, intentID: intentID, app: app, environment: environment, template: template,
-                    createdAt: createdAt, dedupeWindow: dedupeWindow, user: user, profileLocale: profileLocale,
-                    profileTimeZone: profileTimeZone, isRelease: isRelease, pool: pool, message: message, source: source, entry: entry, key: key)
+            Storage(delivery: delivery, origin: origin, environment: environment, isRelease: isRelease, pool: pool,
+                    message: message, source: source, entry: entry, key: key)
         }
     }
 
@@ -68,23 +51,19 @@ struct PlannedDelivery: Sendable {
     var delivery: Delivery {
         _read { yield storage.delivery }
     }
-    /// What recording needs of the intent, and no more: a copy of the whole ``Intent`` (its
-    /// arguments, overrides, custom keys — a dozen references) per delivery, freed on another
-    /// thread after recording, showed up in profiles; the rest of the intent is freed where it was
-    /// decoded, once planning is done.
-    var intentID: String { storage.intentID }
-    var app: String { storage.app }
+    /// What its records need of its intent and recipient, read in place like ``delivery``;
+    /// `intentID` … `profileTimeZone` (but `environment`) read their field of it.
+    var origin: DeliveryOrigin {
+        _read { yield storage.origin }
+    }
+    var intentID: String { storage.origin.intentID }
+    var app: String { storage.origin.app }
     var environment: Intent.Environment { storage.environment }
-    /// The template the intent names, if it names one.
-    var template: String? { storage.template }
-    /// `created_at`, UNIX milliseconds.
-    var createdAt: Int64? { storage.createdAt }
-    /// `dedupe_window`, seconds.
-    var dedupeWindow: Int64? { storage.dedupeWindow }
-    var user: String? { storage.user }
-    var profileLocale: String? { storage.profileLocale }
-    /// The recipient's time zone (IANA) from its profile, for quiet hours; nil: the pipeline's.
-    var profileTimeZone: String? { storage.profileTimeZone }
+    var template: String? { storage.origin.template }
+    var createdAt: Int64? { storage.origin.createdAt }
+    var dedupeWindow: Int64? { storage.origin.dedupeWindow }
+    var user: String? { storage.origin.user }
+    var profileTimeZone: String? { storage.origin.profileTimeZone }
     /// Whether this is a deferred delivery's release: the policy stage skips quiet hours, and its
     /// claim takes over the `deferred` one (docs/policies.md).
     var isRelease: Bool { storage.isRelease }
@@ -105,20 +84,16 @@ struct PlannedDelivery: Sendable {
     init(delivery: consuming Delivery, intent: Intent, user: String?, device: RecipientDevice, isRelease: Bool, pool: String,
          message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
         let key = DeliveryKey(derivedID: delivery.notificationID)
-        storage = Storage(delivery: delivery, intentID: intent.id, app: intent.app, environment: intent.environment,
-                          template: intent.templateName, createdAt: intent.createdAt, dedupeWindow: intent.dedupeWindow,
-                          user: user, profileLocale: device.profileLocale, profileTimeZone: device.profileTimeZone, isRelease: isRelease,
-                          pool: pool, message: message, source: source, entry: entry, key: key)
+        storage = Storage(delivery: delivery, origin: DeliveryOrigin(intent: intent, user: user, device: device),
+                          environment: intent.environment, isRelease: isRelease, pool: pool, message: message, source: source,
+                          entry: entry, key: key)
     }
 
     /// A release that carries its delivery as planned (``ReleaseRecord/planned(_:)``).
     init(release: ReleaseRecord.Planned, pool: String, message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
         let delivery = release.delivery
-        storage = Storage(delivery: delivery, intentID: release.intentID, app: release.app, environment: delivery.environment,
-                          template: release.template, createdAt: release.createdAt, dedupeWindow: release.dedupeWindow,
-                          user: release.user, profileLocale: release.profileLocale, profileTimeZone: release.profileTimeZone,
-                          isRelease: true, pool: pool, message: message, source: source, entry: entry,
-                          key: DeliveryKey(derivedID: delivery.notificationID))
+        storage = Storage(delivery: delivery, origin: release.origin, environment: delivery.environment, isRelease: true, pool: pool,
+                          message: message, source: source, entry: entry, key: DeliveryKey(derivedID: delivery.notificationID))
     }
 
     private init(storage: Storage) {

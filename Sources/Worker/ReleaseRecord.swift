@@ -9,9 +9,9 @@ import Enrichment
 /// pushline-release 2\n<fields>
 /// ```
 ///
-/// the fields (``RecordFieldWriter``): the intent's id, app, template, `created_at` and
-/// `dedupe_window`, the user, the recipient's profile locale and time zone, then the
-/// ``Delivery`` — headers, payload, locale, what it waits to seal, policy traits. Read back, it is
+/// the fields (``RecordFieldWriter``): the ``DeliveryOrigin`` — the intent's id, app, template,
+/// `created_at` and `dedupe_window`, the user, the recipient's profile locale and time zone — then
+/// the ``Delivery`` — headers, payload, locale, what it waits to seal, policy traits. Read back, it is
 /// one planned delivery at once: not decoded and composed again (a template changed meanwhile
 /// does not apply to it).
 ///
@@ -35,14 +35,7 @@ enum ReleaseRecord: Sendable, Equatable {
     /// What a version-2 record carries: the delivery, and what its outcomes need of its intent and
     /// recipient.
     struct Planned: Sendable, Equatable {
-        var intentID: String
-        var app: String
-        var template: String?
-        var createdAt: Int64?
-        var dedupeWindow: Int64?
-        var user: String?
-        var profileLocale: String?
-        var profileTimeZone: String?
+        var origin: DeliveryOrigin
         var delivery: Delivery
     }
 
@@ -59,14 +52,7 @@ enum ReleaseRecord: Sendable, Equatable {
     static func encoded(_ planned: PlannedDelivery) -> [UInt8] {
         let delivery = planned.delivery
         var writer = RecordFieldWriter(appendingTo: version2, reservingCapacity: 512 + delivery.payload.count * (delivery.sealing == nil ? 1 : 3))
-        writer.append(planned.intentID)
-        writer.append(planned.app)
-        writer.append(planned.template)
-        writer.append(planned.createdAt)
-        writer.append(planned.dedupeWindow)
-        writer.append(planned.user)
-        writer.append(planned.profileLocale)
-        writer.append(planned.profileTimeZone)
+        planned.origin.write(to: &writer)
         delivery.write(to: &writer)
         return writer.bytes
     }
@@ -74,6 +60,8 @@ enum ReleaseRecord: Sendable, Equatable {
     /// The release in a message's bytes; nil when they are not one (an intent), or a broken one.
     /// A version-1 device's environment is the intent's, set by the planner once it is decoded.
     init?(_ bytes: [UInt8]) {
+        // Every intent message comes here: one comparison turns it away.
+        guard Self.isRecord(bytes) else { return nil }
         if bytes.starts(with: Self.version2) {
             guard let planned = Self.planned(bytes) else { return nil }
             self = .planned(planned)
@@ -92,13 +80,30 @@ enum ReleaseRecord: Sendable, Equatable {
     private static func planned(_ bytes: [UInt8]) -> Planned? {
         var reader = RecordFieldReader(bytes, from: version2.count)
         do {
-            let planned = Planned(intentID: try reader.string(), app: try reader.string(), template: try reader.stringIfPresent(),
-                                  createdAt: try reader.numberIfPresent(), dedupeWindow: try reader.numberIfPresent(),
-                                  user: try reader.stringIfPresent(), profileLocale: try reader.stringIfPresent(),
-                                  profileTimeZone: try reader.stringIfPresent(), delivery: try Delivery(reading: &reader))
+            let planned = Planned(origin: try DeliveryOrigin(reading: &reader), delivery: try Delivery(reading: &reader))
             return reader.isAtEnd ? planned : nil
         } catch {
             return nil
         }
+    }
+}
+
+extension DeliveryOrigin {
+    /// Its fields in a release record, in the order ``init(reading:)`` reads them.
+    fileprivate func write(to writer: inout RecordFieldWriter) {
+        writer.append(intentID)
+        writer.append(app)
+        writer.append(template)
+        writer.append(createdAt)
+        writer.append(dedupeWindow)
+        writer.append(user)
+        writer.append(profileLocale)
+        writer.append(profileTimeZone)
+    }
+
+    fileprivate init(reading reader: inout RecordFieldReader) throws(RecordFieldError) {
+        self.init(intentID: try reader.string(), app: try reader.string(), template: try reader.stringIfPresent(),
+                  createdAt: try reader.numberIfPresent(), dedupeWindow: try reader.numberIfPresent(), user: try reader.stringIfPresent(),
+                  profileLocale: try reader.stringIfPresent(), profileTimeZone: try reader.stringIfPresent())
     }
 }

@@ -189,8 +189,9 @@ struct QuietHoursDecisionTests {
         let record = ReleaseRecord.encoded(original)
         #expect(ReleaseRecord.isRecord(record))
         #expect(ReleaseRecord(record) == .planned(ReleaseRecord.Planned(
-            intentID: "carried", app: StateMachineFixture.app, template: nil, createdAt: 1_796_165_000_000, dedupeWindow: 600, user: "ada",
-            profileLocale: nil, profileTimeZone: "Europe/Vienna", delivery: original.delivery)))
+            origin: DeliveryOrigin(intentID: "carried", app: StateMachineFixture.app, template: nil, createdAt: 1_796_165_000_000,
+                                   dedupeWindow: 600, user: "ada", profileLocale: nil, profileTimeZone: "Europe/Vienna"),
+            delivery: original.delivery)))
         #expect(original.delivery.policy.campaign == "winter" && original.delivery.collapseID == "c-1")
 
         let released = try Self.released(original, by: planner)
