@@ -53,12 +53,17 @@ struct BenchRedisTarget {
 
     /// Every redis-server process of the deployment, named for a CPU table (`redis-server :port`).
     var processes: [(name: String, id: pid_t)] {
-        (cluster?.servers ?? server.map { [$0] } ?? []).map { ("redis-server :\($0.port)", $0.processID ?? 0) }
+        servers.map { ("redis-server :\($0.port)", $0.processID ?? 0) }
     }
 
     /// Stops every redis-server of the deployment.
     func stop() {
-        for server in cluster?.servers ?? server.map { [$0] } ?? [] { server.stop() }
+        for server in servers { server.stop() }
+    }
+
+    /// Every redis-server of the deployment: the cluster's nodes, or the one server.
+    private var servers: [RedisServer] {
+        cluster?.servers ?? server.map { [$0] } ?? []
     }
 
     /// `FLUSHALL` on the server, or on every master of the cluster.
