@@ -14,11 +14,16 @@ public struct DeferredEntry: Sendable, Equatable {
     /// replaces is marked replaced and made due at once (``DeferredEntryStore/replaced(_:)``).
     /// Not read back by a take.
     public var coalescing: String?
+    /// Set on an entry a take returned: when the lease it took ends (Unix ms). Completing it removes
+    /// it only while it is still under that lease (``DeferredEntryStore/complete(_:)``): not kept
+    /// again, nor replaced under its coalescing key, since.
+    public var leasedUntil: Int64?
 
-    public init(id: String, releaseAt: Int64, body: [UInt8], coalescing: String? = nil) {
+    public init(id: String, releaseAt: Int64, body: [UInt8], coalescing: String? = nil, leasedUntil: Int64? = nil) {
         self.id = id
         self.releaseAt = releaseAt
         self.body = body
         self.coalescing = coalescing
+        self.leasedUntil = leasedUntil
     }
 }

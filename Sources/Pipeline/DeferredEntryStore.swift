@@ -12,8 +12,10 @@ public protocol DeferredEntryStore {
     func replaced(_ ids: [String]) throws(RedisError) -> [Bool]
     /// Takes the entries due at `now` (Unix ms), leasing each to the caller.
     func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry]
-    /// Removes the entries named by `ids`: their release is safe.
-    func complete(_ ids: [String]) throws(RedisError)
+    /// Removes the `taken` entries, their release being safe — each only while it is still under the
+    /// lease its take gave it: one kept again since (a background push's release deferred again by
+    /// the worker that read it, before this completion) stays, with its new release time.
+    func complete(_ taken: [DeferredEntry]) throws(RedisError)
 }
 
 extension DeferredStore: DeferredEntryStore {}

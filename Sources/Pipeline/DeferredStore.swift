@@ -62,6 +62,22 @@ public struct DeferredStore {
         return ids
         """)
 
+    /// Removes each id of ARGV's pairs (id, the end of the lease a take gave it) from one shard's
+    /// sorted set (KEYS[1]) and its body from the hash (KEYS[2]) while its score is still that
+    /// lease's (the end and a half: ``takeDue(now:)``; `any`: in any case): an entry kept again
+    /// since it was taken has its release time as score, a whole millisecond, and stays.
+    private static let completeLeasedScript = RedisScript("""
+        local removed = 0
+        for index = 1, #ARGV, 2 do
+          local id = ARGV[index]
+          if ARGV[index + 1] == 'any' or tonumber(redis.call('ZSCORE', KEYS[1], id)) == tonumber(ARGV[index + 1]) + 0.5 then
+            redis.call('HDEL', KEYS[2], id)
+            removed = removed + redis.call('ZREM', KEYS[1], id)
+          end
+        end
+        return removed
+        """)
+
     /// Removes from one shard's sorted set (KEYS[1]) each id of ARGV that has no body in its hash
     /// (KEYS[2]) — checked in the script, so an id kept again since the take read it stays.
     private static let dropWithoutBodyScript = RedisScript("""
@@ -145,14 +161,18 @@ public struct DeferredStore {
     /// leases them to the caller until `now +` ``Configuration/lease``: atomically per shard, so two
     /// workers never take the same entry within a lease. Two round trips for every shard: the leases
     /// (a script per shard), then the leased entries' bodies (an `HMGET` per shard that had some).
-    /// An id found without a body — completed half-way by a crash (`HDEL` done, `ZREM` not), or
-    /// completed meanwhile by a taker whose lease had ended — is dropped from its sorted set in a
+    /// An id found without a body — left by a crash half-way through a completion of a worker before
+    /// 2026-12-05 (`HDEL` done, `ZREM` not; a completion is one script since), or by a hand
+    /// removing it — is dropped from its sorted set in a
     /// third, only then, unless kept again since. A value that is not `<release ms> <body>` (written
     /// by something other than ``keep(_:)``) is taken and leased like any entry, whole as its body,
     /// due `now`, so the caller sees it (the releaser reports a body that is not a release record and
     /// leaves it in the store). Complete each entry once its outcome is recorded.
     public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
-        let leasedUntil = String(now + Int64(configuration.lease.wholeMilliseconds))
+        let leaseEnd = now + Int64(configuration.lease.wholeMilliseconds)
+        // Half a millisecond past the lease's end: a score `keep` never writes, so an entry kept
+        // again since (with any release time) is told apart by ``complete(_:)``.
+        let leasedUntil = "\(leaseEnd).5"
         let leases = try connection.pipeline(shardKeys.map { key in
             RedisCommand.evalSHA(Self.leaseDueScript, keys: [key], arguments: [String(now), String(configuration.takeLimit), leasedUntil])
         })
@@ -174,7 +194,9 @@ public struct DeferredStore {
                     withoutBody.append(id)
                     continue
                 }
-                entries.append(Self.entry(id: id, value: value) ?? DeferredEntry(id: id, releaseAt: now, body: value))
+                var entry = Self.entry(id: id, value: value) ?? DeferredEntry(id: id, releaseAt: now, body: value)
+                entry.leasedUntil = leaseEnd
+                entries.append(entry)
             }
             if !withoutBody.isEmpty {
                 drops.append(RedisCommand.evalSHA(Self.dropWithoutBodyScript, keys: [shard, entriesKey(shard)], arguments: withoutBody))
@@ -184,14 +206,21 @@ public struct DeferredStore {
         return entries
     }
 
-    /// Removes the entries named by `ids` (their final outcome is recorded), in one round trip:
-    /// one `HDEL` and one `ZREM` per shard, each naming all of that shard's ids.
-    public func complete(_ ids: [String]) throws(RedisError) {
-        guard !ids.isEmpty else { return }
+    /// Removes the `taken` entries (their release records are on the intents topic), each only while
+    /// its score is still the end of the lease its take gave it (``DeferredEntry/leasedUntil``): one
+    /// script per shard that has some, in one round trip. An entry kept again since — a background
+    /// push's release that the worker reading it deferred again, often within the second before
+    /// this completion — has its new release time as score and stays. (Removing every taken id,
+    /// as before 2026-12-05, removed such an entry with its new release: the delivery was never
+    /// released again.) An entry taken without a lease is removed as it is.
+    public func complete(_ taken: [DeferredEntry]) throws(RedisError) {
+        guard !taken.isEmpty else { return }
         var byShard = Array(repeating: [String](), count: configuration.shards)
-        for id in ids { byShard[shard(of: id)].append(id) }
-        try Self.check(try connection.pipeline(zip(shardKeys, byShard).flatMap { shard, ids in
-            ids.isEmpty ? [] : [RedisCommand("HDEL", [entriesKey(shard)] + ids), RedisCommand("ZREM", [shard] + ids)]
+        for entry in taken {
+            byShard[shard(of: entry.id)] += [entry.id, entry.leasedUntil.map(String.init) ?? "any"]
+        }
+        try Self.check(try connection.pipeline(zip(shardKeys, byShard).compactMap { shard, pairs in
+            pairs.isEmpty ? nil : RedisCommand.evalSHA(Self.completeLeasedScript, keys: [shard, entriesKey(shard)], arguments: pairs)
         }))
     }
 

@@ -6,10 +6,12 @@ import Synchronization
 /// (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is not installed. Nothing is
 /// kept when the process ends. Safe from any thread (a `Mutex`); never throws.
 public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
-    /// An entry and when it is due: its release time, or the end of its lease once taken.
+    /// An entry and when it is due: its release time, or the end of its lease once taken; and that
+    /// lease's end while it is leased (kept again or replaced since: nil), which completing checks.
     private struct Kept {
         var entry: DeferredEntry
         var dueAt: Int64
+        var leasedUntil: Int64?
     }
 
     public let configuration: DeferredStore.Configuration
@@ -32,6 +34,7 @@ public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
                     guard let replaced = coalesced.newest.updateValue(entry.id, forKey: key), replaced != entry.id else { return }
                     coalesced.replaced.insert(replaced)
                     entries[replaced]?.dueAt = 0
+                    entries[replaced]?.leasedUntil = nil
                 }
             }
         }
@@ -48,14 +51,24 @@ public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
         return entries.withLock { entries in
             let due = entries.values.filter { $0.dueAt <= now }.sorted { $0.dueAt < $1.dueAt }
                 .prefix(configuration.takeLimit * configuration.shards)
-            for kept in due { entries[kept.entry.id]?.dueAt = leasedUntil }
-            return due.map(\.entry)
+            for kept in due {
+                // Due again the millisecond after the lease, as in Redis (a score half past its end).
+                entries[kept.entry.id]?.dueAt = leasedUntil + 1
+                entries[kept.entry.id]?.leasedUntil = leasedUntil
+            }
+            return due.map { kept in
+                var entry = kept.entry
+                entry.leasedUntil = leasedUntil
+                return entry
+            }
         }
     }
 
-    public func complete(_ ids: [String]) {
+    public func complete(_ taken: [DeferredEntry]) {
         entries.withLock { entries in
-            for id in ids { entries[id] = nil }
+            for entry in taken where entry.leasedUntil == nil || entries[entry.id]?.leasedUntil == entry.leasedUntil {
+                entries[entry.id] = nil
+            }
         }
     }
 

@@ -24,7 +24,7 @@ public final class InMemoryRollingWindows: RollingWindowStore, Sendable {
         }
     }
 
-    public func earliest(_ keys: [String]) -> [Int64?] {
-        counted.withLock { counted in keys.map { counted[$0]?.map(\.at).min() } }
+    public func earliest(_ keys: [String], countedSince start: Int64) -> [Int64?] {
+        counted.withLock { counted in keys.map { counted[$0]?.lazy.map(\.at).filter { $0 >= start }.min() } }
     }
 }

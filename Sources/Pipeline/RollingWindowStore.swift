@@ -7,7 +7,9 @@ import Redis
 public protocol RollingWindowStore {
     /// One decision per entry, in order; a counted entry is seen by the entries after it.
     func count(_ entries: [RollingWindows.Entry]) throws(RedisError) -> [RollingWindows.Decision]
-    /// When the earliest delivery still counted under each key was counted (Unix ms), nil for an
-    /// empty key: with it, when a full window has room again.
-    func earliest(_ keys: [String]) throws(RedisError) -> [Int64?]
+    /// When the earliest delivery counted under each key at or after `start` was counted (Unix ms),
+    /// nil for none: with `start` a window's first millisecond, when that full window has room
+    /// again. Deliveries counted before `start` may still be kept (Redis drops them only now and
+    /// then) and must not answer: the window would seem to have room already.
+    func earliest(_ keys: [String], countedSince start: Int64) throws(RedisError) -> [Int64?]
 }

@@ -227,10 +227,15 @@ public struct RollingWindows: RollingWindowStore {
         command("ZCOUNT", entry.key) { $0.append(Int(entry.now - window + 1)); $0.append("+inf") }
     }
 
-    /// `ZRANGE key 0 0 WITHSCORES` per key, in one round trip.
-    public func earliest(_ keys: [String]) throws(RedisError) -> [Int64?] {
+    /// `ZRANGE key <start> +inf BYSCORE LIMIT 0 1 WITHSCORES` per key, in one round trip.
+    public func earliest(_ keys: [String], countedSince start: Int64) throws(RedisError) -> [Int64?] {
         guard !keys.isEmpty else { return [] }
-        let replies = try connection.pipeline(keys.map { RedisCommand("ZRANGE", $0, "0", "0", "WITHSCORES") })
+        let replies = try connection.pipeline(keys.map {
+            Self.command("ZRANGE", $0) { command in
+                command.append(Int(start))
+                for argument in ["+inf", "BYSCORE", "LIMIT", "0", "1", "WITHSCORES"] { command.append(argument) }
+            }
+        })
         if let error = replies.lazy.compactMap(\.error).first { throw error }
         return replies.map { reply in
             reply.array.flatMap { $0.count == 2 ? $0[1].string : nil }.flatMap { Double($0) }.map { Int64($0) }

@@ -91,7 +91,7 @@ final class DeferredReleaser: Sendable {
                     let ids = try producer.send(due.map {
                         KafkaProducerMessage(topic: intentsTopic, key: Array($0.id.utf8), value: $0.body)
                     })
-                    released.sent(zip(ids, due.map(\.id)))
+                    released.sent(zip(ids, due.map(\.withoutBody)))
                     logger.debug("deferred deliveries released", metadata: ["deliveries": .string("\(due.count)")])
                 }
             } catch let error as RedisError {
@@ -138,11 +138,13 @@ final class DeferredReleaser: Sendable {
     }
 
     /// The entries whose release records are on their way to Kafka, and those Kafka has.
+    /// Each entry is kept as taken, with its lease, which its completion checks (an entry kept again
+    /// meanwhile stays in the store), but without its body: a take returns up to thousands.
     private struct Released {
-        private var waiting: [KafkaProducerMessageID: String] = [:]
-        var acknowledged: [String] = []
+        private var waiting: [KafkaProducerMessageID: DeferredEntry] = [:]
+        var acknowledged: [DeferredEntry] = []
 
-        mutating func sent(_ records: some Sequence<(KafkaProducerMessageID, String)>) {
+        mutating func sent(_ records: some Sequence<(KafkaProducerMessageID, DeferredEntry)>) {
             for (message, entry) in records { waiting[message] = entry }
         }
 
@@ -154,9 +156,18 @@ final class DeferredReleaser: Sendable {
                 switch report.result {
                 case .success: acknowledged.append(entry)
                 case .failure(let error):
-                    logger.warning("release record refused", metadata: ["error": .string(error.code.description), "entry": .string(entry)])
+                    logger.warning("release record refused", metadata: ["error": .string(error.code.description), "entry": .string(entry.id)])
                 }
             }
         }
+    }
+}
+
+extension DeferredEntry {
+    /// The entry without its body: what completing it needs.
+    fileprivate var withoutBody: DeferredEntry {
+        var entry = self
+        entry.body = []
+        return entry
     }
 }

@@ -113,7 +113,8 @@ struct DeliveryPolicyStage {
         }
         guard !overBudget.isEmpty else { return result }
         let window = Int64(policies.backgroundBudget.limit.window.wholeMilliseconds)
-        for ((index, _), earliest) in zip(overBudget, try windows.earliest(overBudget.map(\.key))) {
+        let windowStart = now - window + 1  // as the count's `ZCOUNT` reads the window
+        for ((index, _), earliest) in zip(overBudget, try windows.earliest(overBudget.map(\.key), countedSince: windowStart)) {
             result.decisions[index] = .deferred(until: (earliest ?? now) + window, .backgroundBudget)
         }
         return result

@@ -18,7 +18,8 @@ enum BenchDeferredStoreCommand: Command {
             HSET + ZADD per entry, one round trip per batch);
           - releases them all at that instant: DeferredStore.takeDue (a leased take: one Lua script per
             shard leasing up to 1000 ids, then an HMGET per shard of their bodies; 16 shards) then
-            complete (an HDEL and a ZREM per shard), until none is left;
+            complete (one Lua script per shard: HDEL and ZREM of each entry still under its lease),
+            until none is left;
           - settles N idempotency claims `deferred` (as quiet hours leave them), then takes them over as
             releases do (IdempotencyStore.claim with releasing requests: one Lua script per 1000, on one
             redis-server; one per key on a cluster), in batches of 1000;
@@ -65,7 +66,7 @@ enum BenchDeferredStoreCommand: Command {
                     let due = try store.takeDue(now: 1_000)
                     if due.isEmpty { break }
                     taken += due.count
-                    try store.complete(due.map(\.id))
+                    try store.complete(due)
                 }
             }
             guard taken == count, try store.count() == 0 else {

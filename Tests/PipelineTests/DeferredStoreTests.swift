@@ -7,8 +7,10 @@ import Synchronization
 import Testing
 
 /// Entries whose bodies hold bytes a text protocol would break: NUL, 0xFF, spaces, a newline.
-private func entry(_ number: Int, releaseAt: Int64) -> DeferredEntry {
-    DeferredEntry(id: "delivery-\(number)", releaseAt: releaseAt, body: [0, 0xff, UInt8(ascii: " "), 10] + Array("body \(number)".utf8))
+/// `leasedUntil`: as a take returns it, with the end of its lease.
+private func entry(_ number: Int, releaseAt: Int64, leasedUntil: Int64? = nil) -> DeferredEntry {
+    DeferredEntry(id: "delivery-\(number)", releaseAt: releaseAt, body: [0, 0xff, UInt8(ascii: " "), 10] + Array("body \(number)".utf8),
+                  leasedUntil: leasedUntil)
 }
 
 /// A store of one shard (keys `pushline:deferred:{notifications:0}…`) leasing for 10 s, and its connection.
@@ -29,14 +31,14 @@ struct DeferredStoreTests {
             let first = try store.takeDue(now: 1_500)
             let again = try store.takeDue(now: 1_500)
             let next = try store.nextRelease()
-            let afterLease = try store.takeDue(now: 11_500)
-            try store.complete(afterLease.map(\.id))
+            let afterLease = try store.takeDue(now: 11_501)  // the lease ended at 11,500
+            try store.complete(afterLease)
             let afterComplete = try store.takeDue(now: 30_000)
             let count = try store.count()
-            try store.complete(afterComplete.map(\.id))
+            try store.complete(afterComplete)
             return (first, again, next, afterLease.map(\.id).sorted(), afterComplete.map(\.id).sorted(), count, try store.count())
         }
-        #expect(steps.0 == [entry(1, releaseAt: 1_000)])
+        #expect(steps.0 == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
         #expect(steps.1.isEmpty, "a leased entry is not taken again within its lease")
         #expect(steps.2 == 2_000)
         #expect(steps.3 == ["delivery-1", "delivery-2"], "the lease ended without completion: due again, with what fell due since")
@@ -58,7 +60,7 @@ struct DeferredStoreTests {
             return (removed.first?.integer, taken, countAfterTake, again)
         }
         #expect(steps.0 == 1, "the body was there to remove")
-        #expect(steps.1.sorted { $0.id < $1.id } == [1, 2, 4, 5].map { entry($0, releaseAt: 1_000) })
+        #expect(steps.1.sorted { $0.id < $1.id } == [1, 2, 4, 5].map { entry($0, releaseAt: 1_000, leasedUntil: 11_500) })
         #expect(steps.2 == 4, "the id without a body left the shard")
         #expect(steps.3.isEmpty, "the others are leased")
     }
@@ -73,11 +75,12 @@ struct DeferredStoreTests {
                                                    RedisCommand("ZADD", "pushline:deferred:{notifications:0}", "1000", "foreign")])
             let taken = try store.takeDue(now: 1_500)
             let again = try store.takeDue(now: 1_500)
-            try store.complete(taken.map(\.id))
+            try store.complete(taken)
             return (written.map(\.integer), taken, again, try store.count())
         }
         #expect(steps.0 == [1, 1], "the foreign value and its id were written")
-        #expect(steps.1.sorted { $0.id < $1.id } == [entry(1, releaseAt: 1_000), DeferredEntry(id: "foreign", releaseAt: 1_500, body: Array("not an entry".utf8))])
+        #expect(steps.1.sorted { $0.id < $1.id } == [entry(1, releaseAt: 1_000, leasedUntil: 11_500),
+                                                      DeferredEntry(id: "foreign", releaseAt: 1_500, body: Array("not an entry".utf8), leasedUntil: 11_500)])
         #expect(steps.2.isEmpty, "both are leased")
         #expect(steps.3 == 0, "both completed")
     }
@@ -86,15 +89,49 @@ struct DeferredStoreTests {
     func inMemoryLease() {
         let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))
         store.keep([entry(1, releaseAt: 1_000), entry(2, releaseAt: 2_000), entry(3, releaseAt: 20_000)])
-        #expect(store.takeDue(now: 1_500) == [entry(1, releaseAt: 1_000)])
+        #expect(store.takeDue(now: 1_500) == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
         #expect(store.takeDue(now: 1_500).isEmpty, "a leased entry is not taken again within its lease")
-        let afterLease = store.takeDue(now: 11_500)
+        let afterLease = store.takeDue(now: 11_501)  // the lease ended at 11,500
         #expect(afterLease.map(\.id).sorted() == ["delivery-1", "delivery-2"])
-        store.complete(afterLease.map(\.id))
+        store.complete(afterLease)
         store.keep([DeferredEntry(id: "delivery-3", releaseAt: 25_000, body: [1])])
         #expect(store.takeDue(now: 24_000).isEmpty, "keeping an id again replaces its entry")
-        #expect(store.takeDue(now: 30_000) == [DeferredEntry(id: "delivery-3", releaseAt: 25_000, body: [1])])
+        #expect(store.takeDue(now: 30_000) == [DeferredEntry(id: "delivery-3", releaseAt: 25_000, body: [1], leasedUntil: 40_000)])
         #expect(store.count() == 1)
+    }
+
+    /// Takes entries 1 and 2 (leased until 11,500), keeps 1 again with a later release (a release
+    /// deferred again by the worker that read it) — at 11,500, the very end of the lease — then
+    /// completes both as taken; returns what is due before 1's new release, and then.
+    private static func completeAfterKeptAgain(_ store: any DeferredEntryStore) throws -> (before: [DeferredEntry], then: [DeferredEntry]) {
+        try store.keep([entry(1, releaseAt: 1_000), entry(2, releaseAt: 1_000)])
+        let taken = try store.takeDue(now: 1_500)
+        try store.keep([entry(1, releaseAt: 11_500)])
+        try store.complete(taken)
+        return (try store.takeDue(now: 11_499), try store.takeDue(now: 11_500))
+    }
+
+    @Test("completing what a take returned leaves an entry kept again since (a background push's release deferred again), even at the lease's end: it is due at its new release; the other is removed",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func completeLeavesAnEntryKeptAgain(backend: StoreBackend) async throws {
+        let steps = try await withStores(backend) { stores in
+            let store = DeferredStore(connection: try #require(stores.connection), pipeline: "notifications",
+                                      configuration: .init(shards: 4, lease: .seconds(10)))
+            let due = try Self.completeAfterKeptAgain(store)
+            return (due.before, due.then, try store.count())
+        }
+        #expect(steps.0.isEmpty, "1 waits for its new release")
+        #expect(steps.1 == [entry(1, releaseAt: 11_500, leasedUntil: 21_500)])
+        #expect(steps.2 == 1, "2 was removed; 1, leased again, is kept until completed")
+    }
+
+    @Test("in memory: completing what a take returned leaves an entry kept again since; the other is removed")
+    func inMemoryCompleteLeavesAnEntryKeptAgain() throws {
+        let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))
+        let steps = try Self.completeAfterKeptAgain(store)
+        #expect(steps.before.isEmpty, "1 waits for its new release")
+        #expect(steps.then == [entry(1, releaseAt: 11_500, leasedUntil: 21_500)])
+        #expect(store.count() == 1, "2 was removed; 1, leased again, is kept until completed")
     }
 
     @Test("keeping an entry with the id of a kept one replaces it (a redelivered intent deferred again)",
@@ -106,7 +143,7 @@ struct DeferredStoreTests {
             try store.keep([DeferredEntry(id: "delivery-1", releaseAt: 4_000, body: [1, 2, 3])])
             return (try store.takeDue(now: 4_500), try store.count())
         }
-        #expect(taken == [DeferredEntry(id: "delivery-1", releaseAt: 4_000, body: [1, 2, 3])])
+        #expect(taken == [DeferredEntry(id: "delivery-1", releaseAt: 4_000, body: [1, 2, 3], leasedUntil: 4_500 + 60_000)])
         #expect(count == 1)
     }
 

@@ -66,6 +66,23 @@ struct RollingWindowsTests {
         #expect(decisions == [.counted, .counted, .counted, .overLimit, .overLimit, .overLimit, .counted, .overLimit, .overLimit, .overLimit])
     }
 
+    @Test("earliest: when the first delivery counted in a window was counted, not one counted before it and not yet dropped; nil for none",
+          arguments: StoreBackend.allCases)
+    func earliestInTheWindow(backend: StoreBackend) async throws {
+        let key = "pushline:budget:background:{earliest}"
+        let (decisions, answers) = try await withStores(backend) { stores in
+            let windows = stores.rollingWindows()
+            // The day's window keeps the first three, which have left the hour's window two hours later.
+            var decisions = try windows.count((1...3).map { Self.entry("d\($0)", at: Self.start + Int64($0), key: key) })
+            decisions += try windows.count([Self.entry("d4", at: Self.start + 2 * Self.hour, key: key)])
+            let answers = try windows.earliest([key, "pushline:budget:background:{never}"], countedSince: Self.start + Self.hour + 1)
+                + windows.earliest([key], countedSince: Self.start) + windows.earliest([key], countedSince: Self.start + 3 * Self.hour)
+            return (decisions, answers)
+        }
+        #expect(decisions == [.counted, .counted, .counted, .counted])
+        #expect(answers == [Self.start + 2 * Self.hour, nil, Self.start + 1, nil])
+    }
+
     @Test("two workers racing for the last places: never more than the limit counted, no over member left behind",
           arguments: [StoreBackend.redis, .redisCluster])
     func twoWorkersRacing(backend: StoreBackend) async throws {

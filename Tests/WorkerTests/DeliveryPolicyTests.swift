@@ -1,5 +1,6 @@
 import APNsCore
 import Foundation
+import Pipeline
 import PushlineConfiguration
 import Runtime
 import Testing
@@ -170,6 +171,43 @@ struct DeliveryPolicyTests {
         #expect(fixture.harness.simulator.inbox().count { $0.token == token.hex } == 4)
         #expect(try fixture.counter("pushline_deliveries_total", [("status", "deferred"), ("reason", "BackgroundBudget")]) == 2)
         #expect(try fixture.counter("pushline_suppressed_total", [("kind", "background_budget")]) == 1)
+    }
+
+    @Test("a background push's release that finds the budget full again (pushes another worker counted meanwhile) is deferred again by the release, then released by the next one and sent once")
+    func backgroundReleaseDeferredAgain() async throws {
+        let clock = TestClock(start: Self.start)
+        let fixture = try await Self.fixture(clock)
+        let token = try WorkerFixture.token(8)
+        let push = { (id: String) in Self.intent(id, template: "background_sync", token: token, args: #"{"scope":"inbox"}"#) }
+        for (index, id) in ["bg-1", "bg-2", "bg-3", "bg-4"].enumerated() {
+            try await fixture.publish([push(id)])
+            _ = try await fixture.records(on: "pushline.outcomes", count: index + 1)
+        }
+        // Three pushes to the device half an hour on, as another worker would have counted them: at the
+        // 4th's release, when the first three have left the window, these fill it.
+        let startMilliseconds = Int64(Self.start / 1_000_000)
+        let counted = startMilliseconds + 1_800_000
+        for member in ["elsewhere-1", "elsewhere-2", "elsewhere-3"] {
+            _ = try await fixture.redisCommand(["ZADD", RollingWindows.backgroundBudgetKey(token: token), String(counted), member])
+        }
+        clock.advance(by: .seconds(3_600))
+        _ = try await fixture.records(on: "pushline.outcomes", count: 5)
+        let inboxAtFirstRelease = fixture.harness.simulator.inbox().count { $0.token == token.hex }
+        clock.advance(by: .seconds(1_800))
+        _ = try await fixture.records(on: "pushline.outcomes", count: 6)
+        let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(2))
+        try await fixture.stop()
+
+        let fourth = outcomes.filter { $0["intent_id"] as? String == "bg-4" }
+        #expect(fourth.map { "\($0["status"] ?? "")/\($0["reason"] ?? "")" }
+                == ["deferred/BackgroundBudget", "deferred/BackgroundBudget", "accepted/"])
+        #expect(fourth.compactMap { ($0["release_at"] as? NSNumber)?.int64Value }
+                == [startMilliseconds + 3_600_000, counted + 3_600_000],
+                "first when the first counted push leaves the window, then when the pushes counted elsewhere do")
+        #expect(outcomes.count == 6, "the three sent at once, the 4th's two deferrals and its send")
+        #expect(inboxAtFirstRelease == 3, "the first release is not sent")
+        #expect(fixture.harness.simulator.inbox().count { $0.token == token.hex } == 4, "the 4th arrives once")
+        #expect(try fixture.counter("pushline_deliveries_total", [("status", "deferred"), ("reason", "BackgroundBudget")]) == 2)
     }
 
     @Test("Live Activity updates past the activity's budget go at priority 5; end stays at 10")
