@@ -14,7 +14,8 @@ public protocol DeferredEntryStore {
     func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry]
     /// Removes the `taken` entries, their release being safe — each only while it is still under the
     /// lease its take gave it: one kept again since (a background push's release deferred again by
-    /// the worker that read it, before this completion) stays, with its new release time.
+    /// the worker that read it, before this completion) stays, with its new release time; so does
+    /// an entry no take returned (without ``DeferredEntry/leasedUntil``).
     func complete(_ taken: [DeferredEntry]) throws(RedisError)
 }
 

@@ -62,20 +62,22 @@ public struct DeferredStore {
         return ids
         """)
 
-    /// Removes each id of ARGV's pairs (id, the end of the lease a take gave it) from one shard's
+    /// Removes each id of ARGV's pairs (id, the score of the lease a take gave it) from one shard's
     /// sorted set (KEYS[1]) and its body from the hash (KEYS[2]) while its score is still that
-    /// lease's (the end and a half: ``takeDue(now:)``; `any`: in any case): an entry kept again
-    /// since it was taken has its release time as score, a whole millisecond, and stays.
+    /// lease's (the lease's end and a half: ``takeDue(now:)``): an entry kept again since it was
+    /// taken has its release time as score, a whole millisecond, and stays. Three calls for all the
+    /// pairs — `ZMSCORE`, then one `HDEL` and one `ZREM` naming the ids still leased — rather than
+    /// three per id (docs/BENCHMARKS.md, "The completion in three calls per shard").
     private static let completeLeasedScript = RedisScript("""
-        local removed = 0
-        for index = 1, #ARGV, 2 do
-          local id = ARGV[index]
-          if ARGV[index + 1] == 'any' or tonumber(redis.call('ZSCORE', KEYS[1], id)) == tonumber(ARGV[index + 1]) + 0.5 then
-            redis.call('HDEL', KEYS[2], id)
-            removed = removed + redis.call('ZREM', KEYS[1], id)
-          end
+        local lease = tonumber(ARGV[1])
+        local scores = redis.call('ZMSCORE', KEYS[1], unpack(ARGV, 2))
+        local leased = {}
+        for index, score in ipairs(scores) do
+          if score and tonumber(score) == lease then leased[#leased + 1] = ARGV[index + 1] end
         end
-        return removed
+        if #leased == 0 then return 0 end
+        redis.call('HDEL', KEYS[2], unpack(leased))
+        return redis.call('ZREM', KEYS[1], unpack(leased))
         """)
 
     /// Removes from one shard's sorted set (KEYS[1]) each id of ARGV that has no body in its hash
@@ -170,11 +172,9 @@ public struct DeferredStore {
     /// leaves it in the store). Complete each entry once its outcome is recorded.
     public func takeDue(now: Int64) throws(RedisError) -> [DeferredEntry] {
         let leaseEnd = now + Int64(configuration.lease.wholeMilliseconds)
-        // Half a millisecond past the lease's end: a score `keep` never writes, so an entry kept
-        // again since (with any release time) is told apart by ``complete(_:)``.
-        let leasedUntil = "\(leaseEnd).5"
+        let leaseScore = Self.leaseScore(leaseEnd)
         let leases = try connection.pipeline(shardKeys.map { key in
-            RedisCommand.evalSHA(Self.leaseDueScript, keys: [key], arguments: [String(now), String(configuration.takeLimit), leasedUntil])
+            RedisCommand.evalSHA(Self.leaseDueScript, keys: [key], arguments: [String(now), String(configuration.takeLimit), leaseScore])
         })
         try Self.check(leases)
         let leased = zip(shardKeys, leases).compactMap { shard, reply -> (shard: String, ids: [String])? in
@@ -208,20 +208,33 @@ public struct DeferredStore {
 
     /// Removes the `taken` entries (their release records are on the intents topic), each only while
     /// its score is still the end of the lease its take gave it (``DeferredEntry/leasedUntil``): one
-    /// script per shard that has some, in one round trip. An entry kept again since — a background
-    /// push's release that the worker reading it deferred again, often within the second before
-    /// this completion — has its new release time as score and stays. (Removing every taken id,
-    /// as before 2026-12-05, removed such an entry with its new release: the delivery was never
-    /// released again.) An entry taken without a lease is removed as it is.
+    /// script per shard that has some (per ``largestTakeLimit`` of them), in one round trip. An entry
+    /// kept again since — a background push's release that the worker reading it deferred again,
+    /// often within the second before this completion — has its new release time as score and
+    /// stays. (Removing every taken id, as before 2026-12-05, removed such an entry with its new
+    /// release: the delivery was never released again.) An entry no take returned (no lease) is
+    /// not removed.
     public func complete(_ taken: [DeferredEntry]) throws(RedisError) {
-        guard !taken.isEmpty else { return }
-        var byShard = Array(repeating: [String](), count: configuration.shards)
+        // The ids to complete per shard and lease (a take leases all it returns until one end).
+        var groups: [ShardLease: [String]] = [:]
         for entry in taken {
-            byShard[shard(of: entry.id)] += [entry.id, entry.leasedUntil.map(String.init) ?? "any"]
+            guard let leasedUntil = entry.leasedUntil else { continue }
+            groups[ShardLease(shard: shard(of: entry.id), leasedUntil: leasedUntil), default: []].append(entry.id)
         }
-        try Self.check(try connection.pipeline(zip(shardKeys, byShard).compactMap { shard, pairs in
-            pairs.isEmpty ? nil : RedisCommand.evalSHA(Self.completeLeasedScript, keys: [shard, entriesKey(shard)], arguments: pairs)
-        }))
+        let commands = groups.flatMap { group, ids in
+            stride(from: 0, to: ids.count, by: Self.largestTakeLimit).map { start in
+                RedisCommand.evalSHA(Self.completeLeasedScript, keys: [shardKeys[group.shard], entriesKey(shardKeys[group.shard])],
+                                     arguments: [Self.leaseScore(group.leasedUntil)] + ids[start..<min(start + Self.largestTakeLimit, ids.count)])
+            }
+        }
+        guard !commands.isEmpty else { return }
+        try Self.check(try connection.pipeline(commands))
+    }
+
+    /// A shard and the end of a lease: the entries one completion script names.
+    private struct ShardLease: Hashable {
+        var shard: Int
+        var leasedUntil: Int64
     }
 
     /// How many entries the store keeps (due, leased or waiting), over every shard, in one round trip.
@@ -240,6 +253,13 @@ public struct DeferredStore {
         try Self.check(replies)
         return replies.compactMap { reply in reply.array.flatMap { $0.count == 2 ? $0[1].string : nil }.flatMap { Double($0) } }
             .min().map { Int64($0) }
+    }
+
+    /// The score of an entry leased until `leaseEnd` (ms): half a millisecond past it, a score
+    /// ``keep(_:)`` never writes, so an entry kept again since (with any release time) is told
+    /// apart by ``complete(_:)``.
+    private static func leaseScore(_ leaseEnd: Int64) -> String {
+        "\(leaseEnd).5"
     }
 
     /// The sorted set of the shard `id` falls in.

@@ -64,9 +64,10 @@ public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
         }
     }
 
+    /// Removes each of `taken` still under the lease its take gave it; one no take returned stays.
     public func complete(_ taken: [DeferredEntry]) {
         entries.withLock { entries in
-            for entry in taken where entry.leasedUntil == nil || entries[entry.id]?.leasedUntil == entry.leasedUntil {
+            for entry in taken where entry.leasedUntil != nil && entries[entry.id]?.leasedUntil == entry.leasedUntil {
                 entries[entry.id] = nil
             }
         }

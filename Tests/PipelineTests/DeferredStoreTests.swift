@@ -134,6 +134,43 @@ struct DeferredStoreTests {
         #expect(store.count() == 1, "2 was removed; 1, leased again, is kept until completed")
     }
 
+    @Test("completing 9,000 entries of one shard from five takes (more than Lua can unpack at once, so more than one completion script) removes each still leased; the one kept again since stays",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func completeManyOfOneShard(backend: StoreBackend) async throws {
+        let steps = try await withStores(backend) { stores in
+            let store = DeferredStore(connection: try #require(stores.connection), pipeline: "notifications",
+                                      configuration: .init(shards: 1, lease: .seconds(10), takeLimit: 2_000))
+            try store.keep((1...9_000).map { entry($0, releaseAt: 1_000) })
+            let taken = try (1...5).flatMap { _ in try store.takeDue(now: 1_500) }
+            try store.keep([entry(4_321, releaseAt: 50_000)])
+            try store.complete(taken)
+            return (taken.count, try store.count(), try store.takeDue(now: 50_000))
+        }
+        #expect(steps.0 == 9_000, "five takes of at most 2,000 took every entry once")
+        #expect(steps.1 == 1)
+        #expect(steps.2 == [entry(4_321, releaseAt: 50_000, leasedUntil: 60_000)])
+    }
+
+    /// Keeps entry 1 due at 1,000, completes it as kept (no take returned it), and takes at 1,500.
+    private static func completeWithoutLease(_ store: any DeferredEntryStore) throws -> [DeferredEntry] {
+        try store.keep([entry(1, releaseAt: 1_000)])
+        try store.complete([entry(1, releaseAt: 1_000)])
+        return try store.takeDue(now: 1_500)
+    }
+
+    @Test("completing an entry no take returned (no lease) removes nothing: it is taken when due",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func completeWithoutLeaseKeeps(backend: StoreBackend) async throws {
+        let taken = try await withStores(backend) { stores in try Self.completeWithoutLease(try oneShard(stores).1) }
+        #expect(taken == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
+    }
+
+    @Test("in memory: completing an entry no take returned removes nothing")
+    func inMemoryCompleteWithoutLeaseKeeps() throws {
+        let taken = try Self.completeWithoutLease(InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10))))
+        #expect(taken == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
+    }
+
     @Test("keeping an entry with the id of a kept one replaces it (a redelivered intent deferred again)",
           arguments: [StoreBackend.redis, .redisCluster])
     func keepReplaces(backend: StoreBackend) async throws {
