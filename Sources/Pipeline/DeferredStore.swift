@@ -62,12 +62,12 @@ public struct DeferredStore {
         return ids
         """)
 
-    /// Removes each id of ARGV's pairs (id, the score of the lease a take gave it) from one shard's
-    /// sorted set (KEYS[1]) and its body from the hash (KEYS[2]) while its score is still that
-    /// lease's (the lease's end and a half: ``takeDue(now:)``): an entry kept again since it was
-    /// taken has its release time as score, a whole millisecond, and stays. Three calls for all the
-    /// pairs — `ZMSCORE`, then one `HDEL` and one `ZREM` naming the ids still leased — rather than
-    /// three per id (docs/BENCHMARKS.md, "The completion in three calls per shard").
+    /// Removes each id of ARGV[2…] from one shard's sorted set (KEYS[1]) and its body from the hash
+    /// (KEYS[2]) while its score is still ARGV[1], the score of the lease a take gave them (the
+    /// lease's end and a half: ``takeDue(now:)``): an entry kept again since it was taken has its
+    /// release time as score, a whole millisecond, and stays. Three calls for all the ids —
+    /// `ZMSCORE`, then one `HDEL` and one `ZREM` naming those still leased — rather than three per
+    /// id (docs/BENCHMARKS.md, "The completion in three calls per shard").
     private static let completeLeasedScript = RedisScript("""
         local lease = tonumber(ARGV[1])
         local scores = redis.call('ZMSCORE', KEYS[1], unpack(ARGV, 2))
@@ -91,7 +91,8 @@ public struct DeferredStore {
         """)
 
     /// The most entries a take may ask for per shard: the script passes a command twice as many
-    /// arguments, and Lua's `unpack` stops short of 8,000 values.
+    /// arguments, and Lua's `unpack` stops short of 8,000 values. Also the most ids one completion
+    /// script names (``complete(_:)``).
     static let largestTakeLimit = 2_000
 
     let connection: RedisConnection
@@ -207,8 +208,9 @@ public struct DeferredStore {
     }
 
     /// Removes the `taken` entries (their release records are on the intents topic), each only while
-    /// its score is still the end of the lease its take gave it (``DeferredEntry/leasedUntil``): one
-    /// script per shard that has some (per ``largestTakeLimit`` of them), in one round trip. An entry
+    /// its score is still the one the lease its take gave it wrote (its end, ``DeferredEntry/leasedUntil``,
+    /// and a half): one script per shard and lease that has some (per ``largestTakeLimit`` of them),
+    /// all in one round trip. An entry
     /// kept again since — a background push's release that the worker reading it deferred again,
     /// often within the second before this completion — has its new release time as score and
     /// stays. (Removing every taken id, as before 2026-12-05, removed such an entry with its new

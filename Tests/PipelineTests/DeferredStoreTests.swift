@@ -151,24 +151,60 @@ struct DeferredStoreTests {
         #expect(steps.2 == [entry(4_321, releaseAt: 50_000, leasedUntil: 60_000)])
     }
 
-    /// Keeps entry 1 due at 1,000, completes it as kept (no take returned it), and takes at 1,500.
+    /// Entry 1 due at 1,000 taken at 1,500 (leased until 11,500), entry 2 due at 5,000 taken at 5,500
+    /// (until 15,500); both completed in one call; returns what is due at 30,000 (after both leases).
+    private static func completeTwoLeases(_ store: any DeferredEntryStore) throws -> [DeferredEntry] {
+        try store.keep([entry(1, releaseAt: 1_000), entry(2, releaseAt: 5_000)])
+        let first = try store.takeDue(now: 1_500)
+        let second = try store.takeDue(now: 5_500)
+        try store.complete(first + second)
+        return try store.takeDue(now: 30_000)
+    }
+
+    @Test("completing entries of two takes (two leases) in one call removes both",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func completeTwoLeasesRemovesBoth(backend: StoreBackend) async throws {
+        let (due, count) = try await withStores(backend) { stores in
+            let store = try oneShard(stores).1
+            return (try Self.completeTwoLeases(store), try store.count())
+        }
+        #expect(due.isEmpty)
+        #expect(count == 0)
+    }
+
+    @Test("in memory: completing entries of two takes (two leases) in one call removes both")
+    func inMemoryCompleteTwoLeasesRemovesBoth() throws {
+        let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))
+        #expect(try Self.completeTwoLeases(store).isEmpty)
+        #expect(store.count() == 0)
+    }
+
+    /// Keeps entry 2 due at 1,000 and takes it at 1,500; keeps entry 1 due at 1,000; completes 2 as
+    /// taken and 1 as kept (no take returned it); returns what is due at 1,500 then.
     private static func completeWithoutLease(_ store: any DeferredEntryStore) throws -> [DeferredEntry] {
+        try store.keep([entry(2, releaseAt: 1_000)])
+        let taken = try store.takeDue(now: 1_500)
         try store.keep([entry(1, releaseAt: 1_000)])
-        try store.complete([entry(1, releaseAt: 1_000)])
+        try store.complete(taken + [entry(1, releaseAt: 1_000)])
         return try store.takeDue(now: 1_500)
     }
 
-    @Test("completing an entry no take returned (no lease) removes nothing: it is taken when due",
+    @Test("completing an entry no take returned (no lease), beside one a take returned, removes only the taken one: the other is taken when due",
           arguments: [StoreBackend.redis, .redisCluster])
     func completeWithoutLeaseKeeps(backend: StoreBackend) async throws {
-        let taken = try await withStores(backend) { stores in try Self.completeWithoutLease(try oneShard(stores).1) }
+        let (taken, count) = try await withStores(backend) { stores in
+            let store = try oneShard(stores).1
+            return (try Self.completeWithoutLease(store), try store.count())
+        }
         #expect(taken == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
+        #expect(count == 1)
     }
 
-    @Test("in memory: completing an entry no take returned removes nothing")
+    @Test("in memory: completing an entry no take returned, beside one a take returned, removes only the taken one")
     func inMemoryCompleteWithoutLeaseKeeps() throws {
-        let taken = try Self.completeWithoutLease(InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10))))
-        #expect(taken == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
+        let store = InMemoryDeferredStore(configuration: .init(shards: 4, lease: .seconds(10)))
+        #expect(try Self.completeWithoutLease(store) == [entry(1, releaseAt: 1_000, leasedUntil: 11_500)])
+        #expect(store.count() == 1)
     }
 
     @Test("keeping an entry with the id of a kept one replaces it (a redelivered intent deferred again)",
