@@ -67,7 +67,7 @@ let package = Package(
         // The intent, its decoding error, language tags and encryption keys: shared by Enrichment and
         // the token registry (Pipeline), so Pipeline does not depend on Enrichment.
         .target(name: "IntentCore", dependencies: ["APNsCore", "TLS"]),
-        .target(name: "Enrichment", dependencies: ["APNsCore", "ICU", "IntentCore", "YAML", "TLS"]),
+        .target(name: "Enrichment", dependencies: ["APNsCore", "ICU", "IntentCore", "Runtime", "YAML", "TLS"]),
         .target(name: "PushlineConfiguration", dependencies: ["APNsClient", "Kafka", "Redis", "Runtime", "Telemetry", "YAML"]),
         // The worker: one pipeline from Kafka intents to APNs and back to Kafka outputs.
         .target(name: "Worker", dependencies: [

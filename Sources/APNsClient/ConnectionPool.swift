@@ -119,7 +119,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         let deliveries = batch.deliveries
         for delivery in deliveries where delivery.deadline + Self.sweepInterval < batch.deadline {
             // An expiration sooner than the cap: its own timer, as the sweep sees it only in turn.
-            loop.schedule(afterMilliseconds: Self.milliseconds(until: delivery.deadline)) { [self] in
+            loop.schedule(afterMilliseconds: MonotonicClock.milliseconds(until: delivery.deadline)) { [self] in
                 deadlinePassed(delivery)
             }
         }
@@ -244,7 +244,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func armProbeTimer(at time: UInt64) {
         guard !probeTimerArmed else { return }
         probeTimerArmed = true
-        loop.schedule(afterMilliseconds: Self.milliseconds(until: time)) { [weak self] in
+        loop.schedule(afterMilliseconds: MonotonicClock.milliseconds(until: time)) { [weak self] in
             guard let self else { return }
             probeTimerArmed = false
             dispatch()
@@ -255,7 +255,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func hold(_ deliveries: [PendingDelivery], now: UInt64) {
         for delivery in deliveries {
             let until = delivery.request.throttleKey.flatMap { deviceBackoff[$0] } ?? now
-            loop.schedule(afterMilliseconds: Self.milliseconds(until: until)) { [weak self] in
+            loop.schedule(afterMilliseconds: MonotonicClock.milliseconds(until: until)) { [weak self] in
                 guard let self, !delivery.isFinished else { return }
                 waiting.append(delivery)
                 dispatch()
@@ -610,7 +610,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private func armConnectTimer(at deadline: UInt64, growing: Bool) {
         guard !connectTimerArmed else { return }
         connectTimerArmed = true
-        loop.schedule(afterMilliseconds: Self.milliseconds(until: deadline)) { [weak self] in
+        loop.schedule(afterMilliseconds: MonotonicClock.milliseconds(until: deadline)) { [weak self] in
             guard let self else { return }
             connectTimerArmed = false
             ensureConnections(growing: growing || !waiting.isEmpty)
@@ -714,8 +714,4 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         metrics.recordPoolState(pool: name, openConnections: connections.count, inFlightStreams: inFlight, freeStreamCapacity: free)
     }
 
-    static func milliseconds(until deadline: UInt64) -> Int {
-        let now = MonotonicClock.nanoseconds()
-        return deadline > now ? Int((deadline - now + 999_999) / 1_000_000) : 0
-    }
 }

@@ -65,9 +65,7 @@ public final class SimulatorServer: Sendable {
         }
         let deadline = MonotonicClock.nanoseconds() + UInt64(max(drainMilliseconds, 0)) * 1_000_000
         for _ in all {
-            let now = MonotonicClock.nanoseconds()
-            let remaining = deadline > now ? Int((deadline - now) / 1_000_000) : 0
-            if !drained.wait(milliseconds: remaining) { break }
+            if !drained.wait(milliseconds: MonotonicClock.milliseconds(until: deadline)) { break }
         }
         for handler in all {
             handler.loop.execute { handler.closeAll() }

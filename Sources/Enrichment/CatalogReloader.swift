@@ -1,13 +1,15 @@
-import Dispatch
 import Glibc
+import Runtime
+import Synchronization
 
 /// Reloads a ``CatalogStore`` when a file under its template or locale directories changes
 /// (inotify) and when asked (``reload()``: `pushline run` asks on SIGHUP, which its one signal
 /// watcher takes), coalescing a burst of changes (an editor's save, a deploy) into one reload.
-public final class CatalogReloader: @unchecked Sendable {
-    // Sendable because every mutable property is read and written only on `queue`.
+/// A `ServiceThread` of its own waits in `poll` for the inotify descriptor, a wake-up (a pipe, for
+/// ``reload()`` and ``cancel()``) and the end of a burst, and reloads on that thread.
+public final class CatalogReloader: Sendable {
     /// How long to wait after a change for the burst to end.
-    public static let settleDelay = DispatchTimeInterval.milliseconds(200)
+    public static let settleDelay = Duration.milliseconds(200)
 
     /// What started a reload: the first cause of a burst.
     public enum Trigger: String, Sendable {
@@ -24,53 +26,123 @@ public final class CatalogReloader: @unchecked Sendable {
         public let result: Result<Void, CatalogLoadError>
     }
 
-    private let store: CatalogStore
-    private let queue = DispatchQueue(label: "pushline.catalog-reloader")
-    private let onReload: @Sendable (Attempt) -> Void
-    private let inotify: Int32
-    private var fileSource: (any DispatchSourceRead)?
-    /// Watch descriptors by directory.
-    private var watches: [String: Int32] = [:]
-    private var pendingTrigger: Trigger?
+    /// What the thread holds: not the reloader itself, so dropping the reloader stops the thread.
+    private let watch: Watch
+    private let thread = ServiceThread()
 
-    /// Starts watching. `onReload` is called on a private queue after every reload attempt, so
-    /// the caller can log it and count it.
+    /// Starts watching. `onReload` is called on the reloader's thread after every reload attempt,
+    /// so the caller can log it and count it.
     public init(store: CatalogStore, onReload: @escaping @Sendable (Attempt) -> Void) throws(CatalogLoadError) {
-        self.store = store
-        self.onReload = onReload
-        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        guard inotify >= 0 else {
-            throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, "inotify_init1 failed (errno \(errno))")
-        }
-        queue.sync {
-            let files = DispatchSource.makeReadSource(fileDescriptor: inotify, queue: queue)
-            files.setEventHandler { [weak self] in
-                guard let self, drainEvents() else { return }
-                scheduleReload(.fileChange)
-            }
-            files.setCancelHandler { [inotify] in close(inotify) }
-            files.resume()
-            fileSource = files
-            watchDirectories()
-        }
+        let watch = try Watch(store: store, onReload: onReload)
+        self.watch = watch
+        thread.start(name: "catalog-reload") { watch.run() }
     }
 
     /// Reloads the files after ``settleDelay`` (joining a reload already scheduled), even if no
     /// change was seen: for SIGHUP, and for file systems inotify does not see changes on.
     public func reload() {
-        queue.async { [weak self] in self?.scheduleReload(.signal) }
+        watch.ask(Watch.Requests(reload: true))
     }
 
-    /// Stops watching and closes the inotify descriptor; no reload starts after this returns.
+    /// Stops watching, waits for the thread (a reload under way finishes first), which closes the
+    /// descriptors; no reload starts after this returns. Later calls return at once.
     public func cancel() {
-        queue.sync {
-            fileSource?.cancel()
-            fileSource = nil
-        }
+        watch.ask(Watch.Requests(cancelled: true))
+        try? thread.join()
     }
 
     deinit {
-        fileSource?.cancel()
+        cancel()
+    }
+}
+
+/// The reloader's descriptors, its requests, and what its thread runs.
+final class Watch: Sendable {
+    /// What other threads ask of the reloader's thread.
+    struct Requests {
+        var reload = false
+        var cancelled = false
+    }
+
+    let store: CatalogStore
+    let onReload: @Sendable (CatalogReloader.Attempt) -> Void
+    let inotify: Int32
+    /// A pipe's ends: a byte written wakes the thread's `poll` after ``ask(_:)``.
+    let wakeUp: (read: Int32, write: Int32)
+    let requests = Mutex(Requests())
+    /// The watch descriptors by directory: made in `init`, before the thread starts (so a change
+    /// right after it is seen), then read and written only by the thread.
+    nonisolated(unsafe) var watches: [String: Int32] = [:]
+
+    init(store: CatalogStore, onReload: @escaping @Sendable (CatalogReloader.Attempt) -> Void) throws(CatalogLoadError) {
+        self.store = store
+        self.onReload = onReload
+        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let inotifyError = errno
+        var ends: [Int32] = [-1, -1]
+        let piped = pipe(&ends) == 0 && ends.allSatisfy { end in
+            fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) == 0 && fcntl(end, F_SETFD, FD_CLOEXEC) == 0
+        }
+        wakeUp = (ends[0], ends[1])
+        guard inotify >= 0, piped else {
+            let failed = inotify < 0 ? "inotify_init1 failed (errno \(inotifyError))" : "pipe failed (errno \(errno))"
+            for descriptor in [inotify, ends[0], ends[1]] where descriptor >= 0 { close(descriptor) }
+            throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, failed)
+        }
+        watchDirectories()
+    }
+
+    /// Adds `asked` to the requests and wakes the thread.
+    func ask(_ asked: Requests) {
+        requests.withLock { requests in
+            requests.reload = requests.reload || asked.reload
+            requests.cancelled = requests.cancelled || asked.cancelled
+        }
+        var byte: UInt8 = 1
+        _ = write(wakeUp.write, &byte, 1)
+    }
+
+    /// Waits for changes, requests and the end of a burst, and reloads, until cancelled; then
+    /// closes the descriptors.
+    func run() {
+        // The first cause of the burst being waited out, and when it ends.
+        var pending: (trigger: CatalogReloader.Trigger, settled: Deadline)?
+        var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeUp.read, events: Int16(POLLIN), revents: 0)]
+        while true {
+            _ = poll(&descriptors, nfds_t(descriptors.count), pending.map { $0.settled.remainingMilliseconds } ?? -1)
+            if descriptors[1].revents != 0 {
+                var bytes = [UInt8](repeating: 0, count: 64)
+                while read(wakeUp.read, &bytes, bytes.count) > 0 {}
+            }
+            let asked = requests.withLock { requests in
+                defer { requests.reload = false }
+                return requests
+            }
+            if asked.cancelled { break }
+            if descriptors[0].revents != 0, drainEvents(), pending == nil {
+                pending = (.fileChange, Deadline(after: CatalogReloader.settleDelay))
+            }
+            if asked.reload, pending == nil {
+                pending = (.signal, Deadline(after: CatalogReloader.settleDelay))
+            }
+            if let burst = pending, burst.settled.hasPassed {
+                pending = nil
+                reload(burst.trigger)
+            }
+        }
+        for descriptor in [inotify, wakeUp.read, wakeUp.write] { close(descriptor) }
+    }
+
+    private func reload(_ trigger: CatalogReloader.Trigger) {
+        let result: Result<Void, CatalogLoadError>
+        do throws(CatalogLoadError) {
+            try store.reload()
+            result = .success(())
+        } catch {
+            result = .failure(error)
+        }
+        watchDirectories()
+        onReload(CatalogReloader.Attempt(trigger: trigger, result: result))
     }
 
     /// Watches both directories and each app's locale directory (inotify is not recursive);
@@ -107,24 +179,6 @@ public final class CatalogReloader: @unchecked Sendable {
                 if event.mask & UInt32(IN_IGNORED) == 0 { changed = true }
                 offset += header + Int(event.len)
             }
-        }
-    }
-
-    private func scheduleReload(_ trigger: Trigger) {
-        guard fileSource != nil, pendingTrigger == nil else { return }
-        pendingTrigger = trigger
-        queue.asyncAfter(deadline: .now() + Self.settleDelay) { [weak self] in
-            guard let self, fileSource != nil, let trigger = pendingTrigger else { return }
-            pendingTrigger = nil
-            let result: Result<Void, CatalogLoadError>
-            do throws(CatalogLoadError) {
-                try store.reload()
-                result = .success(())
-            } catch {
-                result = .failure(error)
-            }
-            watchDirectories()
-            onReload(Attempt(trigger: trigger, result: result))
         }
     }
 }

@@ -12,12 +12,14 @@ extension Deadline {
         if hasPassed { throw LocalStackError("timed out after \(timeout) waiting for \(what())") }
     }
 
-    /// Checks `condition` every 10 ms until it holds; throws when the deadline passes first.
-    public static func wait(_ timeout: Duration = .seconds(30), for what: String, until condition: () throws -> Bool) throws {
+    /// Checks `condition` every `interval` (10 ms unless told: a check that starts a process asks
+    /// for longer) until it holds; throws when the deadline passes first.
+    public static func wait(_ timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(10), for what: String,
+                            until condition: () throws -> Bool) throws {
         let deadline = Deadline(after: timeout)
         while try !condition() {
             try deadline.check(waitingFor: what)
-            Thread.sleep(forTimeInterval: 0.01)
+            Thread.sleep(forTimeInterval: Double(interval.wholeMilliseconds) / 1_000)
         }
     }
 }

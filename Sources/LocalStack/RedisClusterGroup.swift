@@ -20,7 +20,7 @@ public final class RedisClusterGroup: Sendable {
                                              + ["--cluster-replicas", String(replicas), "--cluster-yes"])
         guard create.status == 0 else { throw LocalStackError("redis-cli --cluster create failed: \(create.standardOutput)\(create.standardError)") }
         for server in servers {
-            try RedisSentinelGroup.waitUntil("cluster node \(server.port) reports the cluster ok") {
+            try Deadline.wait(every: .milliseconds(50), for: "cluster node \(server.port) reports the cluster ok") {
                 let info = try RedisCommandLine.run(port: server.port, ["CLUSTER", "INFO"])
                 return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:\(servers.count)")
             }
@@ -55,13 +55,13 @@ public final class RedisClusterGroup: Sendable {
         for _ in 0..<3 where !promoted {
             let answer = try RedisCommandLine.run(port: replica, ["CLUSTER", "FAILOVER"])
             guard answer.contains("OK") else { throw LocalStackError("CLUSTER FAILOVER on \(replica) refused: \(answer)") }
-            promoted = (try? RedisSentinelGroup.waitUntil("node \(replica) is promoted", within: 10) {
+            promoted = (try? Deadline.wait(.seconds(10), every: .milliseconds(50), for: "node \(replica) is promoted") {
                 try RedisCommandLine.run(port: replica, ["ROLE"]).hasPrefix("master")
             }) != nil
         }
         guard promoted else { throw LocalStackError("node \(replica) was not promoted by three CLUSTER FAILOVER") }
         for server in servers {
-            try RedisSentinelGroup.waitUntil("cluster node \(server.port) reports the cluster ok after the failover") {
+            try Deadline.wait(every: .milliseconds(50), for: "cluster node \(server.port) reports the cluster ok after the failover") {
                 try RedisCommandLine.run(port: server.port, ["CLUSTER", "INFO"]).contains("cluster_state:ok")
             }
         }

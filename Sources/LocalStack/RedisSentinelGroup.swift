@@ -20,7 +20,7 @@ public final class RedisSentinelGroup: Sendable {
         servers = [master, replica]
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-sentinels-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Self.waitUntil("the replica of port \(master.port) is in sync") {
+        try Deadline.wait(every: .milliseconds(50), for: "the replica of port \(master.port) is in sync") {
             try RedisCommandLine.run(port: replica.port, ["INFO", "replication"]).contains("master_link_status:up")
         }
         var ports: [Int] = []
@@ -44,7 +44,7 @@ public final class RedisSentinelGroup: Sendable {
         sentinels = processes
         sentinelPorts = ports
         for port in ports {
-            try Self.waitUntil("sentinel \(port) knows the replica and two other sentinels") {
+            try Deadline.wait(every: .milliseconds(50), for: "sentinel \(port) knows the replica and two other sentinels") {
                 // Refused until the sentinel listens.
                 guard let state = try? RedisCommandLine.run(port: port, ["SENTINEL", "MASTER", masterName]) else { return false }
                 let fields = state.split(separator: "\n").map(String.init)
@@ -76,7 +76,7 @@ public final class RedisSentinelGroup: Sendable {
         let before = try masterPort()
         let answer = try RedisCommandLine.run(port: sentinelPorts[0], ["SENTINEL", "FAILOVER", masterName])
         guard answer.contains("OK") else { throw LocalStackError("SENTINEL FAILOVER refused: \(answer)") }
-        try Self.waitUntil("the sentinels promote the replica of \(before)") {
+        try Deadline.wait(every: .milliseconds(50), for: "the sentinels promote the replica of \(before)") {
             let named = try sentinelPorts.map { port in
                 try RedisCommandLine.run(port: port, ["SENTINEL", "get-master-addr-by-name", masterName]).split(separator: "\n").last.flatMap { Int($0) }
             }
@@ -84,15 +84,5 @@ public final class RedisSentinelGroup: Sendable {
             return try RedisCommandLine.run(port: promoted, ["ROLE"]).hasPrefix("master")
                 && RedisCommandLine.run(port: before, ["ROLE"]).hasPrefix("slave")
         }
-    }
-
-    /// Polls `condition` every 50 ms for up to `seconds`.
-    static func waitUntil(_ what: String, within seconds: TimeInterval = 30, _ condition: () throws -> Bool) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if try condition() { return }
-            usleep(50_000)
-        }
-        throw LocalStackError("timed out waiting until \(what)")
     }
 }

@@ -197,9 +197,7 @@ public final class EventLoop: @unchecked Sendable {
     private func waitTimeoutMilliseconds() -> Int32 {
         if !deferred.isEmpty || pending.withLock({ !$0.isEmpty }) { return 0 }
         guard let deadline = timers.earliestDeadline else { return -1 }
-        let now = MonotonicClock.nanoseconds()
-        guard deadline > now else { return 0 }
-        return Int32(min((deadline - now + 999_999) / 1_000_000, UInt64(Int32.max)))
+        return Int32(clamping: MonotonicClock.milliseconds(until: deadline))
     }
 
     private func runDueTimers() {

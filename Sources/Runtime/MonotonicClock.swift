@@ -75,6 +75,15 @@ public struct MonotonicClock: Sendable {
     /// Now on ``system``, in nanoseconds: the unit of the event loop's timers.
     public static func nanoseconds() -> UInt64 { system.now.nanoseconds }
 
+    /// Whole milliseconds from now on ``system`` until `deadline` (nanoseconds as ``nanoseconds()``
+    /// reads them), rounded up so a wait of that long reaches it; 0 once it has passed. The one
+    /// conversion for the event loops' and the sender's deadlines, which stay bare nanoseconds
+    /// (docs/worker.md, "One vocabulary for the basics").
+    public static func milliseconds(until deadline: UInt64) -> Int {
+        let now = nanoseconds()
+        return deadline > now ? Int(clamping: (deadline - now + 999_999) / 1_000_000) : 0
+    }
+
     /// How long `work` took on this clock.
     public func measure(_ work: () throws -> Void) rethrows -> Duration {
         let start = now

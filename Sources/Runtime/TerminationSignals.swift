@@ -4,8 +4,8 @@ import Glibc
 
 /// SIGINT and SIGTERM (and SIGHUP, when asked for), blocked from creation on. Create it before
 /// starting any thread: threads inherit the mask, so the signals stay pending until ``wait(onHangUp:)``
-/// takes them and the command can shut down cleanly. The one signal watcher of a command that
-/// runs until stopped; ``SignalWatcher`` serves a `main` with nothing else to block.
+/// takes them and the command can shut down cleanly. The one signal watcher of every command that
+/// runs until stopped (`pushline run`, `apns-sim`, `pushline-dev dev-kafka`).
 public struct TerminationSignals: Sendable {
     private let signals: sigset_t
 

@@ -54,6 +54,8 @@ enum SimulatorCommand: Command {
     )
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
+        // Before the server starts its event loops, so they inherit the mask.
+        let signals = TerminationSignals()
         let configuration = try makeConfiguration(arguments)
         let simulator = try APNsSimulator(configuration: configuration)
         let (certificateFile, keyFile) = try serverCertificate(arguments)
@@ -73,7 +75,7 @@ enum SimulatorCommand: Command {
         say("apns-sim: certificate \(certificateFile)")
         say("apns-sim: \(configuration.environment.rawValue) environment; stop with SIGINT or SIGTERM")
 
-        let received = SignalWatcher.waitForAny(of: [SIGINT, SIGTERM])
+        let received = signals.wait()
         say("apns-sim: signal \(received), sending GOAWAY and draining")
         server.shutdown()
         admin?.stop()

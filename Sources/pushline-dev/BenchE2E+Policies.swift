@@ -1,5 +1,6 @@
 import CLI
 import Foundation
+import Runtime
 
 /// `pushline-dev bench e2e --policies off|on|both` (issue 17): the same workload with the delivery
 /// policies off and on, in the same run, so their cost is a ratio of two rates measured together.
@@ -29,7 +30,7 @@ enum BenchPolicies: String, CaseIterable {
 
     /// `HH:00` in UTC, `hours` before now: the edges of a quiet window that is not in effect now.
     private static func hourUTC(before hours: Int) -> String {
-        let hour = (Int(Date().timeIntervalSince1970) / 3_600 - hours) % 24
+        let hour = (Int(WallClock.millisecondsSinceEpoch() / 1_000) / 3_600 - hours) % 24
         return String(format: "%02d:00", hour)
     }
 
@@ -37,7 +38,7 @@ enum BenchPolicies: String, CaseIterable {
     var intentFields: String {
         switch self {
         case .off: ""
-        case .on: #""policy_category":"bench","expires_at":\#(Int64(Date().timeIntervalSince1970) + 86_400),"#
+        case .on: #""policy_category":"bench","expires_at":\#(WallClock.millisecondsSinceEpoch() / 1_000 + 86_400),"#
         }
     }
 
