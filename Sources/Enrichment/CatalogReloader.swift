@@ -31,7 +31,8 @@ public final class CatalogReloader: Sendable {
     private let thread = ServiceThread()
 
     /// Starts watching. `onReload` is called on the reloader's thread after every reload attempt,
-    /// so the caller can log it and count it.
+    /// so the caller can log it and count it; it must not hold the reloader (its last reference
+    /// dropped there would wait for its own thread).
     public init(store: CatalogStore, onReload: @escaping @Sendable (Attempt) -> Void) throws(CatalogLoadError) {
         let watch = try Watch(store: store, onReload: onReload)
         self.watch = watch
@@ -56,8 +57,10 @@ public final class CatalogReloader: Sendable {
     }
 }
 
-/// The reloader's descriptors, its requests, and what its thread runs.
-final class Watch: Sendable {
+/// The reloader's descriptors, its requests, and what its thread runs. The descriptors are closed
+/// when the last holder (the reloader, its thread) lets go, so a late ``ask(_:)`` never writes to
+/// a descriptor number something else has since been given.
+private final class Watch: Sendable {
     /// What other threads ask of the reloader's thread.
     struct Requests {
         var reload = false
@@ -85,7 +88,7 @@ final class Watch: Sendable {
         }
         wakeUp = (ends[0], ends[1])
         guard inotify >= 0, piped else {
-            let failed = inotify < 0 ? "inotify_init1 failed (errno \(inotifyError))" : "pipe failed (errno \(errno))"
+            let failed = inotify < 0 ? "inotify_init1 failed (errno \(inotifyError))" : "the wake-up pipe failed (errno \(errno))"
             for descriptor in [inotify, ends[0], ends[1]] where descriptor >= 0 { close(descriptor) }
             throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, failed)
         }
@@ -102,14 +105,21 @@ final class Watch: Sendable {
         _ = write(wakeUp.write, &byte, 1)
     }
 
-    /// Waits for changes, requests and the end of a burst, and reloads, until cancelled; then
-    /// closes the descriptors.
+    deinit {
+        for descriptor in [inotify, wakeUp.read, wakeUp.write] { close(descriptor) }
+    }
+
+    /// Waits for changes, requests and the end of a burst, and reloads, until cancelled (or until
+    /// `poll` fails for another reason than a signal, which would otherwise spin).
     func run() {
         // The first cause of the burst being waited out, and when it ends.
         var pending: (trigger: CatalogReloader.Trigger, settled: Deadline)?
         var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeUp.read, events: Int16(POLLIN), revents: 0)]
         while true {
-            _ = poll(&descriptors, nfds_t(descriptors.count), pending.map { $0.settled.remainingMilliseconds } ?? -1)
+            let ready = poll(&descriptors, nfds_t(descriptors.count), pending.map { $0.settled.remainingMilliseconds } ?? -1)
+            guard ready >= 0 || errno == EINTR, !descriptors.contains(where: { $0.revents & Int16(POLLNVAL | POLLERR) != 0 }) else {
+                break
+            }
             if descriptors[1].revents != 0 {
                 var bytes = [UInt8](repeating: 0, count: 64)
                 while read(wakeUp.read, &bytes, bytes.count) > 0 {}
@@ -130,7 +140,6 @@ final class Watch: Sendable {
                 reload(burst.trigger)
             }
         }
-        for descriptor in [inotify, wakeUp.read, wakeUp.write] { close(descriptor) }
     }
 
     private func reload(_ trigger: CatalogReloader.Trigger) {
