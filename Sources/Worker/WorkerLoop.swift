@@ -365,7 +365,10 @@ final class WorkerLoop {
     private func outputRefused(_ output: WorkerOutput?, _ error: KafkaError, source: KafkaConsumerMessage?,
                                _ refusal: StateMachine.Refusal) {
         guard let output else {
-            logger.error("output refused without its record; dropped", metadata: ["error": .string(error.code.name)])
+            // Only a report without its record (which the worker's producer never makes): given up,
+            // or handed back once the producer has closed.
+            let fate = if case .handedBack = refusal { "its message is handed back" } else { "dropped" }
+            logger.error("output refused without its record; \(fate)", metadata: ["error": .string(error.code.name)])
             return
         }
         var metadata: Logger.Metadata = ["topic": .string(output.record.topic), "error": .string(error.code.name),
@@ -386,7 +389,7 @@ final class WorkerLoop {
             metrics.refused(output, error)
             logger.warning("output replaced", metadata: metadata)
         case .droppedWithoutRecord:
-            logger.error("output refused without its record; dropped", metadata: ["error": .string(error.code.name)])
+            break  // never with a record: logged above
         }
     }
 

@@ -662,17 +662,19 @@ extension WorkerLoop {
         private mutating func refused(_ id: KafkaProducerMessageID, _ error: KafkaError, record: KafkaProducerMessage?,
                                       now: MonotonicClock.Instant, into actions: inout [Action]) -> KafkaConsumerMessage? {
             guard let expected = ledger.refused(id) else { return nil }
-            guard let record else {
+            let output = record.map { expected.output(record: $0) }
+            let source = output.flatMap { ledger.message(of: $0.entry) }
+            guard !producerClosed else {
+                // Nothing can be produced any more: the message stays incomplete, for the
+                // partition's next owner, record or not.
+                actions.append(.outputRefused(output, error, source: source, .handedBack))
+                return nil
+            }
+            guard let output else {
                 // Every failed report of the worker's producer carries its record; without one
                 // there is nothing to send again or replace.
                 actions.append(.outputRefused(nil, error, source: nil, .droppedWithoutRecord))
                 return ledger.giveUp(expected)
-            }
-            let output = expected.output(record: record)
-            let source = ledger.message(of: output.entry)
-            guard !producerClosed else {
-                actions.append(.outputRefused(output, error, source: source, .handedBack))
-                return nil
             }
             guard error.isPermanent else {
                 actions.append(.outputRefused(output, error, source: source, .retrying(firstOfRound: outputsToRetry.isEmpty)))
