@@ -36,7 +36,11 @@ public final class CatalogReloader: Sendable {
     public init(store: CatalogStore, onReload: @escaping @Sendable (Attempt) -> Void) throws(CatalogLoadError) {
         let watch = try Watch(store: store, onReload: onReload)
         self.watch = watch
-        thread.start(name: "catalog-reload") { watch.run() }
+        thread.start(name: "catalog-reload") { try watch.run() } whenFailed: { error in
+            // Watching has stopped: reported as a failed attempt, so it is logged and counted.
+            onReload(Attempt(trigger: .fileChange, result: .failure(error as? CatalogLoadError
+                ?? CatalogLoadError(.unreadableFile, file: store.templatesDirectory, "\(error)"))))
+        }
     }
 
     /// Reloads the files after ``settleDelay`` (joining a reload already scheduled), even if no
@@ -78,20 +82,23 @@ private final class Watch: Sendable {
     nonisolated(unsafe) var watches: [String: Int32] = [:]
 
     init(store: CatalogStore, onReload: @escaping @Sendable (CatalogReloader.Attempt) -> Void) throws(CatalogLoadError) {
-        self.store = store
-        self.onReload = onReload
-        inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        // Opened into locals and checked before any property is set: a throw from a fully set
+        // object would run `deinit`, closing these numbers a second time.
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         let inotifyError = errno
         var ends: [Int32] = [-1, -1]
         let piped = pipe(&ends) == 0 && ends.allSatisfy { end in
             fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) == 0 && fcntl(end, F_SETFD, FD_CLOEXEC) == 0
         }
-        wakeUp = (ends[0], ends[1])
         guard inotify >= 0, piped else {
             let failed = inotify < 0 ? "inotify_init1 failed (errno \(inotifyError))" : "the wake-up pipe failed (errno \(errno))"
             for descriptor in [inotify, ends[0], ends[1]] where descriptor >= 0 { close(descriptor) }
             throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, failed)
         }
+        self.store = store
+        self.onReload = onReload
+        self.inotify = inotify
+        wakeUp = (ends[0], ends[1])
         watchDirectories()
     }
 
@@ -109,16 +116,18 @@ private final class Watch: Sendable {
         for descriptor in [inotify, wakeUp.read, wakeUp.write] { close(descriptor) }
     }
 
-    /// Waits for changes, requests and the end of a burst, and reloads, until cancelled (or until
-    /// `poll` fails for another reason than a signal, which would otherwise spin).
-    func run() {
+    /// Waits for changes, requests and the end of a burst, and reloads, until cancelled. Throws
+    /// when `poll` fails for another reason than a signal (it would otherwise spin): watching stops.
+    func run() throws(CatalogLoadError) {
         // The first cause of the burst being waited out, and when it ends.
         var pending: (trigger: CatalogReloader.Trigger, settled: Deadline)?
         var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeUp.read, events: Int16(POLLIN), revents: 0)]
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), pending.map { $0.settled.remainingMilliseconds } ?? -1)
-            guard ready >= 0 || errno == EINTR, !descriptors.contains(where: { $0.revents & Int16(POLLNVAL | POLLERR) != 0 }) else {
-                break
+            let pollError = errno
+            guard ready >= 0 || pollError == EINTR, !descriptors.contains(where: { $0.revents & Int16(POLLNVAL | POLLERR) != 0 }) else {
+                throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory,
+                                       "watching for changes stopped: poll failed (errno \(pollError)); SIGHUP no longer reloads, restart to watch again")
             }
             if descriptors[1].revents != 0 {
                 var bytes = [UInt8](repeating: 0, count: 64)

@@ -163,7 +163,7 @@ struct StateMachineEdgePathsTests {
         #expect(f.sends.isEmpty, "nothing sent again")
     }
 
-    @Test("a record job that meets a Redis error that is not an outage ends the worker")
+    @Test("a record job that meets a Redis error that is not an outage (WRONGPASS) makes the machine throw it")
     func recordJobFatalRedisError() throws {
         var f = try Fixture()
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
@@ -175,7 +175,7 @@ struct StateMachineEdgePathsTests {
 
     // MARK: Stopping
 
-    @Test("unsentAtStop: the deliveries whose claims wait for Redis, and whether Redis is out; not claims at the Redis stage nor records, none of handed-back partitions, none once Redis answered")
+    @Test("unsentAtStop: the deliveries whose claims wait for Redis, and whether Redis is out; not claims at the Redis stage, none of handed-back partitions, none once Redis answered")
     func unsentAtStop() throws {
         var f = try Fixture()
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
