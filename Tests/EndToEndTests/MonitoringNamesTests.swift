@@ -21,6 +21,11 @@ struct MonitoringNamesTests {
             try stack.publish([EndToEndStack.intent(0), Array(#"{"schema_version":1,"id":"#.utf8)])
             let log = try OutcomeLog(stack)
             try log.read(waitingFor: "every outcome") { $0.count == 14 }
+            // A share of 429s is drawn at random (a seed per run): one more intent while every
+            // request gets 429 makes the retries certain (about one run in a hundred drew none).
+            faults.tooManyRequestsRate = 1
+            stack.harness.simulator.setFaults(faults)
+            try stack.publish(12..<13)
 
             let monitoring = try MonitoringExpressions()
             let expressions = monitoring.rules + monitoring.dashboard
