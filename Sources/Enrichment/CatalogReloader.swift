@@ -5,7 +5,7 @@ import Synchronization
 /// Reloads a ``CatalogStore`` when a file under its template or locale directories changes
 /// (inotify) and when asked (``reload()``: `pushline run` asks on SIGHUP, which its one signal
 /// watcher takes), coalescing a burst of changes (an editor's save, a deploy) into one reload.
-/// A `ServiceThread` of its own waits in `poll` for the inotify descriptor, a wake-up (a pipe, for
+/// A `ServiceThread` of its own waits in `poll` for the inotify descriptor, a ``WakeUp`` (for
 /// ``reload()`` and ``cancel()``) and the end of a burst, and reloads on that thread.
 public final class CatalogReloader: Sendable {
     /// How long to wait after a change for the burst to end.
@@ -36,10 +36,13 @@ public final class CatalogReloader: Sendable {
     public init(store: CatalogStore, onReload: @escaping @Sendable (Attempt) -> Void) throws(CatalogLoadError) {
         let watch = try Watch(store: store, onReload: onReload)
         self.watch = watch
-        thread.start(name: "catalog-reload") { try watch.run() } whenFailed: { error in
-            // Watching has stopped: reported as a failed attempt, so it is logged and counted.
-            onReload(Attempt(trigger: .fileChange, result: .failure(error as? CatalogLoadError
-                ?? CatalogLoadError(.unreadableFile, file: store.templatesDirectory, "\(error)"))))
+        thread.start(name: "catalog-reload") {
+            do throws(CatalogLoadError) {
+                try watch.run()
+            } catch {
+                // Watching has stopped: reported as a failed attempt, so it is logged and counted.
+                onReload(Attempt(trigger: .fileChange, result: .failure(error)))
+            }
         }
     }
 
@@ -62,8 +65,7 @@ public final class CatalogReloader: Sendable {
 }
 
 /// The reloader's descriptors, its requests, and what its thread runs. The descriptors are closed
-/// when the last holder (the reloader, its thread) lets go, so a late ``ask(_:)`` never writes to
-/// a descriptor number something else has since been given.
+/// when the last holder (the reloader, its thread) lets go.
 private final class Watch: Sendable {
     /// What other threads ask of the reloader's thread.
     struct Requests {
@@ -74,31 +76,30 @@ private final class Watch: Sendable {
     let store: CatalogStore
     let onReload: @Sendable (CatalogReloader.Attempt) -> Void
     let inotify: Int32
-    /// A pipe's ends: a byte written wakes the thread's `poll` after ``ask(_:)``.
-    let wakeUp: (read: Int32, write: Int32)
+    /// Wakes the thread's `poll` after ``ask(_:)``.
+    let wakeUp: WakeUp
     let requests = Mutex(Requests())
     /// The watch descriptors by directory: made in `init`, before the thread starts (so a change
     /// right after it is seen), then read and written only by the thread.
     nonisolated(unsafe) var watches: [String: Int32] = [:]
 
     init(store: CatalogStore, onReload: @escaping @Sendable (CatalogReloader.Attempt) -> Void) throws(CatalogLoadError) {
-        // Opened into locals and checked before any property is set: a throw from a fully set
-        // object would run `deinit`, closing these numbers a second time.
-        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-        let inotifyError = errno
-        var ends: [Int32] = [-1, -1]
-        let piped = pipe(&ends) == 0 && ends.allSatisfy { end in
-            fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK) == 0 && fcntl(end, F_SETFD, FD_CLOEXEC) == 0
+        // Made into locals and checked before any property is set: a throw from a fully set object
+        // would run `deinit`, closing the inotify descriptor a second time.
+        let wakeUp: WakeUp
+        do {
+            wakeUp = try WakeUp()
+        } catch {
+            throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, "the wake-up descriptor failed: \(error)")
         }
-        guard inotify >= 0, piped else {
-            let failed = inotify < 0 ? "inotify_init1 failed (errno \(inotifyError))" : "the wake-up pipe failed (errno \(errno))"
-            for descriptor in [inotify, ends[0], ends[1]] where descriptor >= 0 { close(descriptor) }
-            throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, failed)
+        let inotify = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        guard inotify >= 0 else {
+            throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory, "\(SystemError("inotify_init1"))")
         }
         self.store = store
         self.onReload = onReload
         self.inotify = inotify
-        wakeUp = (ends[0], ends[1])
+        self.wakeUp = wakeUp
         watchDirectories()
     }
 
@@ -108,12 +109,11 @@ private final class Watch: Sendable {
             requests.reload = requests.reload || asked.reload
             requests.cancelled = requests.cancelled || asked.cancelled
         }
-        var byte: UInt8 = 1
-        _ = write(wakeUp.write, &byte, 1)
+        wakeUp.signal()
     }
 
     deinit {
-        for descriptor in [inotify, wakeUp.read, wakeUp.write] { close(descriptor) }
+        close(inotify)
     }
 
     /// Waits for changes, requests and the end of a burst, and reloads, until cancelled. Throws
@@ -121,7 +121,7 @@ private final class Watch: Sendable {
     func run() throws(CatalogLoadError) {
         // The first cause of the burst being waited out, and when it ends.
         var pending: (trigger: CatalogReloader.Trigger, settled: Deadline)?
-        var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeUp.read, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [pollfd(fd: inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeUp.descriptor, events: Int16(POLLIN), revents: 0)]
         while true {
             let ready = poll(&descriptors, nfds_t(descriptors.count), pending.map { $0.settled.remainingMilliseconds } ?? -1)
             let pollError = errno
@@ -129,10 +129,7 @@ private final class Watch: Sendable {
                 throw CatalogLoadError(.unreadableFile, file: store.templatesDirectory,
                                        "watching for changes stopped: poll failed (errno \(pollError)); SIGHUP no longer reloads, restart to watch again")
             }
-            if descriptors[1].revents != 0 {
-                var bytes = [UInt8](repeating: 0, count: 64)
-                while read(wakeUp.read, &bytes, bytes.count) > 0 {}
-            }
+            if descriptors[1].revents != 0 { wakeUp.drain() }
             let asked = requests.withLock { requests in
                 defer { requests.reload = false }
                 return requests

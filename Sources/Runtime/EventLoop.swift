@@ -22,7 +22,7 @@ public struct IOInterest: OptionSet, Sendable {
 }
 
 /// A thread that owns an epoll instance: it runs I/O handlers, timers, and work handed to it from
-/// other threads through ``execute(_:)`` (a queue plus an eventfd wake-up).
+/// other threads through ``execute(_:)`` (a queue plus a ``WakeUp``).
 ///
 /// Everything registered with a loop, and every timer action, runs on the loop's thread, so objects
 /// that are not thread-safe (nghttp2 sessions, OpenSSL `SSL`) can be confined to one loop.
@@ -31,7 +31,7 @@ public final class EventLoop: @unchecked Sendable {
     // property is touched only on the loop thread after `init` returns.
     public let name: String
     private let epollDescriptor: Int32
-    private let wakeDescriptor: Int32
+    private let wakeUp: WakeUp
     private let pending = Mutex<[@Sendable () -> Void]>([])
     private let stopping = Atomic<Bool>(false)
     private let threadID = Mutex<pthread_t?>(nil)
@@ -51,25 +51,22 @@ public final class EventLoop: @unchecked Sendable {
         self.name = name
         epollDescriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollDescriptor >= 0 else { throw SystemError("epoll_create1") }
-        wakeDescriptor = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
-        guard wakeDescriptor >= 0 else {
-            let error = SystemError("eventfd")
+        do {
+            wakeUp = try WakeUp()
+        } catch {
             close(epollDescriptor)
             throw error
         }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: Self.eventData(wakeDescriptor, registration: 0))
-        guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeDescriptor, &event) == 0 else {
-            let error = SystemError("epoll_ctl(eventfd)")
-            close(wakeDescriptor)
-            close(epollDescriptor)
-            throw error
+        var event = epoll_event(events: EPOLLIN.rawValue, data: Self.eventData(wakeUp.descriptor, registration: 0))
+        // Every property is set here: a throw runs `deinit`, which closes the epoll descriptor.
+        guard epoll_ctl(epollDescriptor, EPOLL_CTL_ADD, wakeUp.descriptor, &event) == 0 else {
+            throw SystemError("epoll_ctl(eventfd)")
         }
         // The thread keeps the loop alive until `run` returns.
         thread.start(name: name) { [self] in run() }
     }
 
     deinit {
-        close(wakeDescriptor)
         close(epollDescriptor)
     }
 
@@ -81,21 +78,16 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `task` on the loop thread, soon. Safe from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         pending.withLock { $0.append(task) }
-        wake()
+        wakeUp.signal()
     }
 
     /// Stops the loop after the work already queued, and waits for its thread to end (unless called
     /// from the loop itself). Handlers still registered are dropped.
     public func shutdown() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        wake()
+        wakeUp.signal()
         guard !inEventLoop else { return }
         try? thread.join()  // `run` throws nothing; a second shutdown returns at once
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = write(wakeDescriptor, &one, 8)
     }
 
     // MARK: Loop-thread API
@@ -169,9 +161,8 @@ public final class EventLoop: @unchecked Sendable {
     private func dispatch(_ event: epoll_event) {
         let descriptor = Int32(truncatingIfNeeded: event.data.u64 & 0xFFFF_FFFF)
         let registration = UInt32(truncatingIfNeeded: event.data.u64 >> 32)
-        if descriptor == wakeDescriptor {
-            var value: UInt64 = 0
-            _ = read(wakeDescriptor, &value, 8)
+        if descriptor == wakeUp.descriptor {
+            wakeUp.drain()
             return
         }
         let readiness = event.events
