@@ -6,12 +6,28 @@ import Synchronization
 /// (docs/pipeline-stores.md): for `pushline-dev demo` when redis-server is not installed. Nothing is
 /// kept when the process ends. Safe from any thread (a `Mutex`); never throws.
 public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
-    /// An entry and when it is due: its release time, or the end of its lease once taken; and that
-    /// lease's end while it is leased (kept again or replaced since: nil), which completing checks.
+    /// An entry, and whether it waits (due at its release time; at once when replaced) or is leased
+    /// by a take (until the lease's end, which completing checks).
     private struct Kept {
+        enum State {
+            case waiting(dueAt: Int64)
+            case leased(until: Int64)
+        }
+
         var entry: DeferredEntry
-        var dueAt: Int64
-        var leasedUntil: Int64?
+        var state: State
+
+        /// Due again the millisecond after a lease, as in Redis (a score half past its end).
+        var dueAt: Int64 {
+            switch state {
+            case .waiting(let dueAt): dueAt
+            case .leased(let until): until + 1
+            }
+        }
+
+        var leasedUntil: Int64? {
+            if case .leased(let until) = state { until } else { nil }
+        }
     }
 
     public let configuration: DeferredStore.Configuration
@@ -28,13 +44,12 @@ public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
     public func keep(_ kept: [DeferredEntry]) {
         entries.withLock { entries in
             for entry in kept {
-                entries[entry.id] = Kept(entry: entry, dueAt: entry.releaseAt)
+                entries[entry.id] = Kept(entry: entry, state: .waiting(dueAt: entry.releaseAt))
                 guard let key = entry.coalescing else { continue }
                 coalesced.withLock { coalesced in
                     guard let replaced = coalesced.newest.updateValue(entry.id, forKey: key), replaced != entry.id else { return }
                     coalesced.replaced.insert(replaced)
-                    entries[replaced]?.dueAt = 0
-                    entries[replaced]?.leasedUntil = nil
+                    entries[replaced]?.state = .waiting(dueAt: 0)
                 }
             }
         }
@@ -52,9 +67,7 @@ public final class InMemoryDeferredStore: DeferredEntryStore, Sendable {
             let due = entries.values.filter { $0.dueAt <= now }.sorted { $0.dueAt < $1.dueAt }
                 .prefix(configuration.takeLimit * configuration.shards)
             for kept in due {
-                // Due again the millisecond after the lease, as in Redis (a score half past its end).
-                entries[kept.entry.id]?.dueAt = leasedUntil + 1
-                entries[kept.entry.id]?.leasedUntil = leasedUntil
+                entries[kept.entry.id]?.state = .leased(until: leasedUntil)
             }
             return due.map { kept in
                 var entry = kept.entry

@@ -364,18 +364,19 @@ final class WorkerLoop {
     /// Counts and logs a record Kafka refused, and what became of it (``StateMachine/Refusal``).
     private func outputRefused(_ output: WorkerOutput?, _ error: KafkaError, source: KafkaConsumerMessage?,
                                _ refusal: StateMachine.Refusal) {
+        var metadata: Logger.Metadata = ["error": .string(error.code.name)]
+        if let source {
+            metadata["source"] = .string("\(source.topicPartition.topic):\(source.topicPartition.partition):\(source.offset)")
+        }
         guard let output else {
             // Only a report without its record (which the worker's producer never makes): given up,
             // or handed back once the producer has closed.
             let fate = if case .handedBack = refusal { "its message is handed back" } else { "dropped" }
-            logger.error("output refused without its record; \(fate)", metadata: ["error": .string(error.code.name)])
+            logger.error("output refused without its record; \(fate)", metadata: metadata)
             return
         }
-        var metadata: Logger.Metadata = ["topic": .string(output.record.topic), "error": .string(error.code.name),
-                                         "size": .string("\(output.record.value?.count ?? 0)")]
-        if let source {
-            metadata["source"] = .string("\(source.topicPartition.topic):\(source.topicPartition.partition):\(source.offset)")
-        }
+        metadata["topic"] = .string(output.record.topic)
+        metadata["size"] = .string("\(output.record.value?.count ?? 0)")
         switch refusal {
         case .handedBack:
             logger.warning("output refused after the producer closed; its message is handed back", metadata: metadata)

@@ -663,7 +663,7 @@ extension WorkerLoop {
                                       now: MonotonicClock.Instant, into actions: inout [Action]) -> KafkaConsumerMessage? {
             guard let expected = ledger.refused(id) else { return nil }
             let output = record.map { expected.output(record: $0) }
-            let source = output.flatMap { ledger.message(of: $0.entry) }
+            let source = ledger.message(of: expected.entry)
             guard !producerClosed else {
                 // Nothing can be produced any more: the message stays incomplete, for the
                 // partition's next owner, record or not.
@@ -673,7 +673,7 @@ extension WorkerLoop {
             guard let output else {
                 // Every failed report of the worker's producer carries its record; without one
                 // there is nothing to send again or replace.
-                actions.append(.outputRefused(nil, error, source: nil, .droppedWithoutRecord))
+                actions.append(.outputRefused(nil, error, source: source, .droppedWithoutRecord))
                 return ledger.giveUp(expected)
             }
             guard error.isPermanent else {

@@ -280,7 +280,8 @@ struct StateMachineFixture {
         case .redisLost(_, let waiting): waiting ? "redis lost, waiting" : "redis lost"
         case .redisRecovered: "redis recovered"
         case .handedBack(_, let messages): "handed back \(messages)"
-        case .outputRefused(_, let error, _, let refusal): "refused \(error.code.name): \(refusal)"
+        case .outputRefused(_, let error, let source, let refusal):
+            "refused \(error.code.name) from " + (source.map { "\($0.topicPartition.partition):\($0.offset)" } ?? "nothing") + ": \(refusal)"
         case .deliveriesDecided(let timestamps): "decided \(timestamps.count)"
         case .countBatch(let deliveries): "batch of \(deliveries)"
         case .countRecordedBeforeClaims(let deliveries): "recorded before claims \(deliveries)"

@@ -186,7 +186,7 @@ struct WorkerStateMachineTests {
         var f = try Fixture()
         try f.deliverToRecords(tokens: [0])
         let queueFull = KafkaError.Code.queueFull.name
-        #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull): retrying(firstOfRound: true)"])
+        #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull) from 0:0: retrying(firstOfRound: true)"])
         #expect(f.tick(10) == ["pause kafka_producer"])
         #expect(f.tick(109) == [])
         #expect(f.tick(110) == ["produce again outcome accepted", "resume"])
@@ -198,8 +198,8 @@ struct WorkerStateMachineTests {
         var f = try Fixture()
         try f.deliverToRecords(tokens: [0])
         let tooLarge = KafkaError.Code.messageSizeTooLarge.name
-        #expect(f.refuse(0, .messageSizeTooLarge) == ["refused \(tooLarge): replaced", "produce again stand-in of outcome accepted"])
-        #expect(f.refuse(1, .messageSizeTooLarge) == ["refused \(tooLarge): dropped", "complete 0:0"])
+        #expect(f.refuse(0, .messageSizeTooLarge) == ["refused \(tooLarge) from 0:0: replaced", "produce again stand-in of outcome accepted"])
+        #expect(f.refuse(1, .messageSizeTooLarge) == ["refused \(tooLarge) from 0:0: dropped", "complete 0:0"])
         #expect(f.machine.isIdle)
     }
 
