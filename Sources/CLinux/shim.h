@@ -1,7 +1,7 @@
 #ifndef PUSHLINE_CLINUX_SHIM_H
 #define PUSHLINE_CLINUX_SHIM_H
 // Linux headers and functions that the Glibc module does not export: epoll and eventfd, for the
-// event loop; thread names, which glibc declares only under _GNU_SOURCE.
+// event loop and `WakeUp`; thread names, which glibc declares only under _GNU_SOURCE.
 #include <pthread.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

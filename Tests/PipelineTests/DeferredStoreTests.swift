@@ -256,6 +256,31 @@ struct DeferredStoreTests {
         #expect(steps.replaced == [true, true, false, true, false])
     }
 
+    /// Keeps 1 (due at 1,000) and takes it, leased; keeps 2, which replaces 1 under their coalescing
+    /// key while 1 is leased; completes the take of 1. Returns the ids due the millisecond after.
+    private static func replaceWhileLeased(_ store: any DeferredEntryStore) throws -> [String] {
+        try store.keep([DeferredEntry(id: "delivery-1", releaseAt: 1_000, body: [1], coalescing: "device-a")])
+        let taken = try store.takeDue(now: 1_000)
+        try store.keep([coalescing(2)])
+        try store.complete(taken)
+        return try store.takeDue(now: 1_001).map(\.id)
+    }
+
+    @Test("an entry replaced while leased is due at once, no longer under its take's lease: completing that take leaves it",
+          arguments: [StoreBackend.redis, .redisCluster])
+    func replacedWhileLeased(backend: StoreBackend) async throws {
+        let due = try await withStores(backend) { stores in
+            try Self.replaceWhileLeased(DeferredStore(connection: try #require(stores.connection), pipeline: "notifications",
+                                                      configuration: .init(shards: 4)))
+        }
+        #expect(due == ["delivery-1"])
+    }
+
+    @Test("in memory: an entry replaced while leased is due at once, and completing its take leaves it")
+    func replacedWhileLeasedInMemory() throws {
+        #expect(try Self.replaceWhileLeased(InMemoryDeferredStore(configuration: .init(shards: 4))) == ["delivery-1"])
+    }
+
     @Test("entries are kept in Redis: a store on a new connection (a restarted worker) takes them")
     func survivesTheProcess() async throws {
         let server = try await RedisServer.start()
