@@ -370,7 +370,7 @@ final class WorkerLoop {
         }
         guard let output else {
             // Only a report without its record (which the worker's producer never makes): given up,
-            // or handed back once the producer has closed.
+            // or left to the next owner once the producer has closed or the message was handed back.
             let fate = if case .handedBack = refusal { "its message is handed back" } else { "dropped" }
             logger.error("output refused without its record; \(fate)", metadata: metadata)
             return
@@ -379,7 +379,8 @@ final class WorkerLoop {
         metadata["size"] = .string("\(output.record.value?.count ?? 0)")
         switch refusal {
         case .handedBack:
-            logger.warning("output refused after the producer closed; its message is handed back", metadata: metadata)
+            logger.warning("output refused after the producer closed or its partition was handed back; not produced again",
+                           metadata: metadata)
         case .retrying(let firstOfRound):
             metrics.retried(output, error)
             if firstOfRound { logger.warning("output refused, retrying", metadata: metadata) }

@@ -221,12 +221,13 @@ extension WorkerLoop {
         }
 
         /// Whether anything is still under way that finishing can wait for: planning, a batch to
-        /// claim, Redis jobs, sends, records not yet acknowledged. Deliveries deferred behind
+        /// claim, Redis jobs, sends, records not yet acknowledged (produced, or refused and waiting
+        /// to be produced again). Deliveries deferred behind
         /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`), nor
         /// deliveries a throttle holds (unclaimed: handing them back costs nothing).
         var workIsMoving: Bool {
             messagesPlanning > 0 || !lanes.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
-                || ledger.awaitsAcknowledgements
+                || ledger.awaitsAcknowledgements || !outputsToRetry.isEmpty
         }
 
         /// What is still under way, for the log line of a stop that hands work back.
@@ -262,6 +263,9 @@ extension WorkerLoop {
             lanes.removeAll { !ledger.isTracked($0.entry) }
             throttle.removeAll { !ledger.isTracked($0.entry) }
             deferred.removeAll { !ledger.isTracked($0.entry) }
+            // Records refused earlier and waiting to be produced again: not for the next owner's messages.
+            outputsToRetry.removeAll { !ledger.isTracked($0.entry) }
+            if outputsToRetry.isEmpty { outputRetryAt = nil }
             waitingForRedis = waitingForRedis.compactMap { step in
                 switch step {
                 case .plan(let messages):
@@ -664,9 +668,10 @@ extension WorkerLoop {
             guard let expected = ledger.refused(id) else { return nil }
             let output = record.map { expected.output(record: $0) }
             let source = ledger.message(of: expected.entry)
-            guard !producerClosed else {
-                // Nothing can be produced any more: the message stays incomplete, for the
-                // partition's next owner, record or not.
+            guard !producerClosed, ledger.isTracked(expected.entry) else {
+                // Nothing can be produced any more, or the message is no longer this worker's (its
+                // partition handed back): it is left incomplete, record or not, for the partition's
+                // next owner, which reads it again and emits its records itself.
                 actions.append(.outputRefused(output, error, source: source, .handedBack))
                 return nil
             }

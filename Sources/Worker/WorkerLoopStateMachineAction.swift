@@ -29,7 +29,8 @@ extension WorkerLoop.StateMachine {
         case dropped
         /// The report carried no record: nothing to send again, given up.
         case droppedWithoutRecord
-        /// Refused after the producer closed: its message is left incomplete (handed back).
+        /// Refused after the producer closed, or after its message was handed back (its partition
+        /// revoked or lost): not produced again; the message is left incomplete for the next owner.
         case handedBack
     }
 

@@ -87,6 +87,40 @@ struct StateMachineEdgePathsTests {
         #expect(!f.machine.workIsMoving)
     }
 
+    @Test("a record refused after its message was handed back (for a passing reason or for good) is not produced again nor replaced, and pauses nothing: the partition's next owner emits the message's records")
+    func refusedAfterHandBack() throws {
+        var f = try Fixture()
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
+                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1)])
+        #expect(f.tick(1) == ["claim 2"])
+        _ = try f.answerClaim()
+        #expect(try f.answerSend() == ["record 2"])
+        #expect(try f.answerRecord() == ["produce outcome accepted, outcome accepted"])
+        #expect(f.perform(f.machine.handBack([Self.p0])) == ["handed back 2"])
+        #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(KafkaError.Code.queueFull.name) from nothing: handedBack"])
+        #expect(f.refuse(1, .messageSizeTooLarge, now: 10) == ["refused \(KafkaError.Code.messageSizeTooLarge.name) from nothing: handedBack"])
+        #expect(f.tick(10) == [], "no pause for a record of a message that is not this worker's")
+        #expect(f.tick(10_000) == [], "nothing produced again")
+        #expect(f.produced.count == 2, "no second attempt, no stand-in")
+        #expect(f.machine.isIdle)
+        #expect(f.machine.deliveriesInFlight == 0)
+    }
+
+    @Test("a record refused for a passing reason keeps a revocation finishing while it waits to be produced again; if its message is handed back before that, it is dropped from the retries and the partitions resume")
+    func retryPendingAtHandBack() throws {
+        var f = try Fixture()
+        try f.deliverToRecords(tokens: [0])
+        let queueFull = KafkaError.Code.queueFull.name
+        #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull) from 0:0: retrying(firstOfRound: true)"])
+        #expect(f.tick(10) == ["pause kafka_producer"])
+        #expect(f.machine.workIsMoving, "a record waiting to be produced again is work that moves")
+        #expect(f.perform(f.machine.handBack([Self.p0])) == ["handed back 1"])
+        #expect(!f.machine.workIsMoving)
+        #expect(f.tick(110) == ["resume"], "the back-off's end produces nothing again")
+        #expect(f.produced.count == 1)
+        #expect(f.machine.isIdle)
+    }
+
     @Test("a refusal whose report carries no record is given up (droppedWithoutRecord), whatever the error: not produced again nor replaced, and its message completes without it")
     func refusedWithoutRecord() throws {
         var f = try Fixture()
