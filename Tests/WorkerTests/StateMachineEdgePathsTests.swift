@@ -87,7 +87,7 @@ struct StateMachineEdgePathsTests {
         #expect(!f.machine.workIsMoving)
     }
 
-    @Test("a record refused after its message was handed back (for a passing reason or for good) is not produced again nor replaced, and pauses nothing: the partition's next owner emits the message's records")
+    @Test("a record refused after its message was handed back (for a passing reason or for good) is not produced again nor replaced, and pauses nothing")
     func refusedAfterHandBack() throws {
         var f = try Fixture()
         _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
@@ -106,7 +106,7 @@ struct StateMachineEdgePathsTests {
         #expect(f.machine.deliveriesInFlight == 0)
     }
 
-    @Test("a record refused for a passing reason keeps a revocation finishing while it waits to be produced again; if its message is handed back before that, it is dropped from the retries and the partitions resume")
+    @Test("a record waiting to be produced again counts as work that moves; when its message is handed back it is dropped from the retries, and the partitions resume")
     func retryPendingAtHandBack() throws {
         var f = try Fixture()
         try f.deliverToRecords(tokens: [0])
@@ -118,6 +118,28 @@ struct StateMachineEdgePathsTests {
         #expect(!f.machine.workIsMoving)
         #expect(f.tick(110) == ["resume"], "the back-off's end produces nothing again")
         #expect(f.produced.count == 1)
+        #expect(f.machine.isIdle)
+    }
+
+    @Test("records of two partitions waiting to be produced again: handing back one partition drops only its record; the other's is produced again at the back-off's end, the partitions paused until then")
+    func retriesOfOtherPartitionsSurviveHandBack() throws {
+        var f = try Fixture()
+        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
+                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), partition: 1, offset: 0)])
+        #expect(f.tick(1) == ["claim 2"])
+        _ = try f.answerClaim()
+        #expect(try f.answerSend() == ["record 2"])
+        #expect(try f.answerRecord() == ["produce outcome accepted, outcome accepted"])
+        let queueFull = KafkaError.Code.queueFull.name
+        #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull) from 0:0: retrying(firstOfRound: true)"])
+        #expect(f.refuse(1, .queueFull, now: 10) == ["refused \(queueFull) from 1:0: retrying(firstOfRound: false)"])
+        #expect(f.tick(10) == ["pause kafka_producer"])
+        #expect(f.perform(f.machine.handBack([Self.p0])) == ["handed back 1"])
+        #expect(f.tick(50) == [], "still paused: partition 1's record waits")
+        #expect(f.tick(110) == ["produce again outcome accepted", "resume"])
+        #expect(f.produced.count == 3)
+        #expect(f.produced[2].output.entry == f.produced[1].output.entry, "the record produced again is partition 1's")
+        #expect(f.acknowledge([2]) == ["decided 1", "complete 1:0"])
         #expect(f.machine.isIdle)
     }
 
