@@ -86,13 +86,8 @@ extension WorkerLoop {
         private var nextSend = 0
         private var nextBatch = 0
         private(set) var paused = false
-        /// Records Kafka refused for a reason that may pass (a timeout, a broker away), produced
-        /// again as they were at `outputRetryAt`.
-        private var outputsToRetry: [WorkerOutput] = []
-        private var outputRetryAt: MonotonicClock.Instant?
-        /// Rounds of retried records since Kafka last acknowledged one: the delay doubles with
-        /// each, from 100 ms to 5 s.
-        private var outputRetryRounds = 0
+        /// Records Kafka refused for a reason that may pass, waiting to be produced again.
+        private var outputRetries = OutputRetries()
         /// Set once the producer is closed: a record refused then cannot be sent again, and its
         /// message is left incomplete (handed back).
         private var producerClosed = false
@@ -222,12 +217,12 @@ extension WorkerLoop {
 
         /// Whether anything is still under way that finishing can wait for: planning, a batch to
         /// claim, Redis jobs, sends, records not yet acknowledged (produced, or refused and waiting
-        /// to be produced again). Deliveries deferred behind
-        /// another attempt's claim are not waited for (that can take `dedupe.pending_ttl`), nor
-        /// deliveries a throttle holds (unclaimed: handing them back costs nothing).
+        /// to be produced again). Deliveries deferred behind another attempt's claim are not
+        /// waited for (that can take `dedupe.pending_ttl`), nor deliveries a throttle holds
+        /// (unclaimed: handing them back costs nothing).
         var workIsMoving: Bool {
             messagesPlanning > 0 || !lanes.isEmpty || claimJobs > 0 || deliveriesRecording > 0 || !sends.isEmpty
-                || ledger.awaitsAcknowledgements || !outputsToRetry.isEmpty
+                || ledger.awaitsAcknowledgements || !outputRetries.isEmpty
         }
 
         /// What is still under way, for the log line of a stop that hands work back.
@@ -264,8 +259,7 @@ extension WorkerLoop {
             throttle.removeAll { !ledger.isTracked($0.entry) }
             deferred.removeAll { !ledger.isTracked($0.entry) }
             // Records refused earlier and waiting to be produced again: not for the next owner's messages.
-            outputsToRetry.removeAll { !ledger.isTracked($0.entry) }
-            if outputsToRetry.isEmpty { outputRetryAt = nil }
+            outputRetries.removeAll { !ledger.isTracked($0.entry) }
             waitingForRedis = waitingForRedis.compactMap { step in
                 switch step {
                 case .plan(let messages):
@@ -649,7 +643,7 @@ extension WorkerLoop {
                     }
                     continue
                 }
-                outputRetryRounds = 0
+                outputRetries.acknowledged()
                 guard let acknowledged = ledger.acknowledge(report.id) else { continue }
                 if acknowledged.decidedDelivery, let timestamp = acknowledged.message.timestamp { decided.append(timestamp) }
                 if acknowledged.completed { complete.append(acknowledged.message) }
@@ -682,9 +676,8 @@ extension WorkerLoop {
                 return ledger.giveUp(expected)
             }
             guard error.isPermanent else {
-                actions.append(.outputRefused(output, error, source: source, .retrying(firstOfRound: outputsToRetry.isEmpty)))
-                outputsToRetry.append(output)
-                outputRetryAt = outputRetryAt ?? now + min(.seconds(5), .milliseconds(100) * (1 << min(outputRetryRounds, 6)))
+                let firstOfRound = outputRetries.add(output, now: now)
+                actions.append(.outputRefused(output, error, source: source, .retrying(firstOfRound: firstOfRound)))
                 return nil
             }
             if output.isStandIn {
@@ -710,12 +703,7 @@ extension WorkerLoop {
         /// pool the worker sends to has its circuit open.
         mutating func tick(now: MonotonicClock.Instant, apnsCircuitOpen: Bool) -> [Action] {
             var actions: [Action] = []
-            if let due = outputRetryAt, now >= due {
-                actions.append(.produceAgain(outputsToRetry))
-                outputsToRetry = []
-                outputRetryAt = nil
-                outputRetryRounds += 1
-            }
+            if let due = outputRetries.takeDue(now: now) { actions.append(.produceAgain(due)) }
             if outage.isOut && now >= outage.nextAttempt { actions.append(.ping) }
             if !outage.isOut, let due = deferred.nextDue, due <= now {
                 submit(.claim(deferred.takeDue(at: now), ahead: false), now: now, into: &actions)
@@ -783,7 +771,7 @@ extension WorkerLoop {
             let redisWait = outage.isOut && redisUnreachable == .pause
             // Kafka refused records for a reason that may pass (a full queue, a broker away): more
             // work would only add to them.
-            let outputsWaiting = !outputsToRetry.isEmpty
+            let outputsWaiting = !outputRetries.isEmpty
             // A batch's worth of deliveries waits for a throttle's tokens: over the rate, work waits in Kafka.
             let throttled = throttle.heldCount >= batchSize
             let reason: PauseReason? = redisWait ? .redis : apnsCircuitOpen ? .apnsCircuit : outputsWaiting ? .kafkaProducer

@@ -68,13 +68,10 @@ struct StateMachineEdgePathsTests {
     @Test("after the producer closed, a refused record (for a passing reason or for good) is handed back: not produced again nor replaced, no pause, its message left incomplete; an acknowledged one still completes its message")
     func refusedAfterProducerClosed() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
-                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1),
-                           Fixture.message(try Fixture.intent(id: "i3", tokens: [2]), offset: 2)])
-        #expect(f.tick(1) == ["claim 3"])
-        _ = try f.answerClaim()
-        #expect(try f.answerSend() == ["record 3"])
-        #expect(try f.answerRecord() == ["produce outcome accepted, outcome accepted, outcome accepted"])
+        #expect(try f.deliverToRecords([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
+                                        Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1),
+                                        Fixture.message(try Fixture.intent(id: "i3", tokens: [2]), offset: 2)])
+            == ["produce outcome accepted, outcome accepted, outcome accepted"])
         f.machine.producerHasClosed()
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(KafkaError.Code.queueFull.name) from 0:0: handedBack"])
         #expect(f.refuse(1, .messageSizeTooLarge, now: 10) == ["refused \(KafkaError.Code.messageSizeTooLarge.name) from 0:1: handedBack"])
@@ -90,12 +87,9 @@ struct StateMachineEdgePathsTests {
     @Test("a record refused after its message was handed back (for a passing reason or for good) is not produced again nor replaced, and pauses nothing")
     func refusedAfterHandBack() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
-                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1)])
-        #expect(f.tick(1) == ["claim 2"])
-        _ = try f.answerClaim()
-        #expect(try f.answerSend() == ["record 2"])
-        #expect(try f.answerRecord() == ["produce outcome accepted, outcome accepted"])
+        #expect(try f.deliverToRecords([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
+                                        Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1)])
+            == ["produce outcome accepted, outcome accepted"])
         #expect(f.perform(f.machine.handBack([Self.p0])) == ["handed back 2"])
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(KafkaError.Code.queueFull.name) from nothing: handedBack"])
         #expect(f.refuse(1, .messageSizeTooLarge, now: 10) == ["refused \(KafkaError.Code.messageSizeTooLarge.name) from nothing: handedBack"])
@@ -124,12 +118,9 @@ struct StateMachineEdgePathsTests {
     @Test("records of two partitions waiting to be produced again: handing back one partition drops only its record; the other's is produced again at the back-off's end, the partitions paused until then")
     func retriesOfOtherPartitionsSurviveHandBack() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
-                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), partition: 1, offset: 0)])
-        #expect(f.tick(1) == ["claim 2"])
-        _ = try f.answerClaim()
-        #expect(try f.answerSend() == ["record 2"])
-        #expect(try f.answerRecord() == ["produce outcome accepted, outcome accepted"])
+        #expect(try f.deliverToRecords([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
+                                        Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), partition: 1, offset: 0)])
+            == ["produce outcome accepted, outcome accepted"])
         let queueFull = KafkaError.Code.queueFull.name
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull) from 0:0: retrying(firstOfRound: true)"])
         #expect(f.refuse(1, .queueFull, now: 10) == ["refused \(queueFull) from 1:0: retrying(firstOfRound: false)"])

@@ -101,15 +101,21 @@ struct StateMachineFixture {
         perform(machine.tick(now: at(now), apnsCircuitOpen: apnsCircuitOpen))
     }
 
-    /// Takes one message with a token-addressed intent through planning, the batch, its claim
-    /// (every delivery admitted), the send (answered `outcome`) and recording: its records are
-    /// produced, none acknowledged yet.
-    mutating func deliverToRecords(tokens: [Int], _ outcome: DeliveryResult.Outcome = .accepted) throws {
-        _ = pollAndPlan([Self.message(try Self.intent(id: "i1", tokens: tokens), offset: 0)])
+    /// Takes `messages` (token-addressed intents) through planning, one batch, its claim (every
+    /// delivery admitted), the send (every delivery answered `outcome`) and recording: their
+    /// records are produced, none acknowledged yet. Returns the recording's actions.
+    @discardableResult
+    mutating func deliverToRecords(_ messages: [KafkaConsumerMessage], _ outcome: DeliveryResult.Outcome = .accepted) throws -> [String] {
+        _ = pollAndPlan(messages)
         _ = tick(1)
         _ = try answerClaim()
         _ = try answerSend(outcome)
-        _ = try answerRecord()
+        return try answerRecord()
+    }
+
+    /// ``deliverToRecords(_:_:)`` for one message (offset 0) with an intent for `tokens`.
+    mutating func deliverToRecords(tokens: [Int], _ outcome: DeliveryResult.Outcome = .accepted) throws {
+        try deliverToRecords([Self.message(try Self.intent(id: "i1", tokens: tokens), offset: 0)], outcome)
     }
 
     /// The answer of the claim job at `index` (the oldest unless the Redis stage ran a claim ahead
