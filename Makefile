@@ -28,7 +28,7 @@ test: setup
 	$(SWIFT) build --build-tests
 	# One test at a time: many suites start real servers (Kafka mock clusters, redis-server, apns-sim,
 	# nghttpd, h2load) and time-bounded waits; run side by side on two cores they starve each other.
-	$(SWIFT) test --skip-build --no-parallel
+	@bash scripts/test.sh $(SWIFT)
 
 ## fuzz: build the fuzz target (intent decoder, templates, the worker's planning and records) with libFuzzer and
 ## run it for FUZZ_SECONDS (default 60), with inputs up to 2 MB (poison intents are bounded by max_intent_bytes, 256 KiB)

@@ -7,14 +7,15 @@ public final class RedisClusterGroup: Sendable {
     public let servers: [RedisServer]
 
     /// Starts the nodes, creates the cluster and waits until every node reports `cluster_state:ok`
-    /// and sees all the others; blocks (a few seconds). A node's bus port is its port + 10000.
+    /// and sees all the others; blocks (a few seconds). A node's bus port is its port + 10000:
+    /// ports up to 22767 keep both below the ephemeral ports (``RedisServer/init(password:unixSocket:extraArguments:portLimit:)``).
     /// - Parameter replicas: replicas per master (0: three masters alone, as a benchmark on one
     ///   machine wants, where replicas would take their replication's CPU from the clients).
     public init(replicas: Int = 1) throws {
         let cli = try ExternalCommand.locate("redis-cli", package: "redis-tools")
         servers = try (0..<(3 * (1 + replicas))).map { _ in
             try RedisServer(extraArguments: ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                                             "--cluster-node-timeout", "2000"], portLimit: 55_000)
+                                             "--cluster-node-timeout", "2000"], portLimit: 22_768)
         }
         let create = try ExternalCommand.run(cli, ["--cluster", "create"] + servers.map { "127.0.0.1:\($0.port)" }
                                              + ["--cluster-replicas", String(replicas), "--cluster-yes"])

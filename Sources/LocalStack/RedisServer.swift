@@ -25,7 +25,13 @@ public final class RedisServer: Sendable {
     ///
     /// `extraArguments` are added to the command line (`--tls-port …`, `--cluster-enabled yes`,
     /// `--replicaof …`); `portLimit` bounds the port picked (a cluster node's bus port is the port + 10000).
-    public init(password: String? = nil, unixSocket: Bool = false, extraArguments: [String] = [], portLimit: Int = 60_000) throws {
+    ///
+    /// The port is drawn from 20000 up to `portLimit`, below Linux's ephemeral ports (32768–60999
+    /// by default): a server restarted on its port (``restart()``, ``crashAndRestart()``) would
+    /// otherwise find it taken by an outgoing connection's local port meanwhile — even by a client
+    /// reconnecting to the server itself, whose connection to 127.0.0.1 from that same port
+    /// connects to itself.
+    public init(password: String? = nil, unixSocket: Bool = false, extraArguments: [String] = [], portLimit: Int = 32_768) throws {
         executable = try ExternalCommand.locate("redis-server", package: "redis-server")
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-redis-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -26,9 +26,9 @@ struct ClaimOwnershipTests {
             _ = try claims(a, [try key(1)])
             let named = try claims(b, [try key(1)])
             let beforeKeepAlive = try b.liveOwners(among: ["worker-a"])
-            try a.keepAlive(holding: [], livenessMilliseconds: 300)
+            try a.keepAlive(holding: [], livenessMilliseconds: 1000)
             let whileAlive = try b.liveOwners(among: ["worker-a", "worker-c"])
-            Thread.sleep(forTimeInterval: 0.6)
+            Thread.sleep(forTimeInterval: 1.3)
             return (named, beforeKeepAlive, whileAlive, try b.liveOwners(among: ["worker-a"]))
         }
         #expect(named == [.pending(owner: "worker-a")])
@@ -41,14 +41,15 @@ struct ClaimOwnershipTests {
     func keepAliveRenewsOwnClaims() async throws {
         let results = try await withStores(.redis) { stores in
             var configuration = IdempotencyStore.Configuration()
-            configuration.pendingMilliseconds = 400
+            configuration.pendingMilliseconds = 1000
             let a = stores.claims(configuration, owner: "worker-a")
             let b = stores.claims(configuration, owner: "worker-b")
             let observer = stores.claims(configuration, owner: "worker-c")
             _ = try claims(a, [try key(2)])
             _ = try claims(b, [try key(3)])
-            // Three times the pending TTL, renewed every quarter of it.
-            for _ in 0..<12 {
+            // One and a half times the pending TTL, renewed every tenth of it (a stall of up to
+            // 0.9 s between renewals still renews in time).
+            for _ in 0..<15 {
                 try a.keepAlive(holding: [try key(2), try key(3)], livenessMilliseconds: 1000)
                 Thread.sleep(forTimeInterval: 0.1)
             }
@@ -61,10 +62,11 @@ struct ClaimOwnershipTests {
     func keepAliveOutlivesTheTTL(backend: StoreBackend) async throws {
         let results = try await withStores(backend) { stores in
             var configuration = IdempotencyStore.Configuration()
-            configuration.pendingMilliseconds = 400
+            configuration.pendingMilliseconds = 1000
             let store = stores.claims(configuration, owner: "worker-a")
             _ = try claims(store, [try key(7), try key(8)])
-            for _ in 0..<12 {
+            // As above: 1.5 s, renewed every 0.1 s.
+            for _ in 0..<15 {
                 try store.keepAlive(holding: [try key(7)], livenessMilliseconds: 1000)
                 Thread.sleep(forTimeInterval: 0.1)
             }

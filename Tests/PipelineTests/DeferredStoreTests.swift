@@ -308,6 +308,7 @@ struct DeferredStoreTests {
         // Small takes, so the two interleave over many round trips.
         let storeConfiguration = DeferredStore.Configuration(shards: 16, lease: .seconds(3600), takeLimit: 2)
         let ready = StartLine()
+        let bothTook = StartLine()
         let takers = try await withThrowingTaskGroup(of: [String].self) { group in
             for _ in 0..<2 {
                 group.addTask {
@@ -316,7 +317,10 @@ struct DeferredStoreTests {
                                                   configuration: storeConfiguration)
                         // Both connected before either takes: they take side by side.
                         ready.arriveAndWait(for: 2)
-                        var ids: [String] = []
+                        // Each takes once, then waits for the other's first take: neither can empty
+                        // the store before the other started, however the threads are scheduled.
+                        var ids = try store.takeDue(now: 2_000).map(\.id)
+                        bothTook.arriveAndWait(for: 2)
                         while true {
                             let taken = try store.takeDue(now: 2_000)
                             if taken.isEmpty { return ids }

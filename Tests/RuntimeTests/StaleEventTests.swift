@@ -45,17 +45,20 @@ struct StaleEventTests {
                 try? box.loop.register(descriptor, interest: .read, handler: ReadableHandler {
                     guard !observed.withLock({ $0.swapped }) else { return }
                     // The first handler of the batch closes the other descriptor; a new pipe takes
-                    // its number, with a handler of its own and nothing to read.
+                    // its number, with a handler of its own and nothing to read. `dup2` closes and
+                    // reuses the number in one step: no other thread of the process can take it
+                    // between (as it could between a `close` and the next `pipe`).
                     box.loop.unregister(other)
-                    close(other)
                     var fresh: [Int32] = [0, 0]
                     _ = pipe(&fresh)
-                    try? box.loop.register(fresh[0], interest: .read, handler: ReadableHandler {
+                    let reused = dup2(fresh[0], other) == other
+                    close(fresh[0])
+                    try? box.loop.register(other, interest: .read, handler: ReadableHandler {
                         observed.withLock { $0.newHandlerCalled = true }
                     })
                     observed.withLock {
                         $0.swapped = true
-                        $0.descriptorReused = fresh[0] == other
+                        $0.descriptorReused = reused
                     }
                     box.loop.schedule(afterMilliseconds: 100) { done.signal() }
                 })
@@ -64,7 +67,7 @@ struct StaleEventTests {
         #expect(done.wait(milliseconds: 5000))
         let result = observed.withLock { $0 }
         #expect(result.swapped)
-        #expect(result.descriptorReused, "the new pipe did not take the closed descriptor's number; nothing was tested")
+        #expect(result.descriptorReused, "dup2 did not give the new pipe the closed descriptor's number; nothing was tested")
         #expect(!result.newHandlerCalled, "the stale event of the closed descriptor reached the new registration")
     }
 }

@@ -78,8 +78,10 @@ struct APNsSenderTests {
         let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 50 })
         defer { fixture.stop() }
         let simulator = fixture.harness.simulator
+        // Calm once 20 requests met the storm: the 20 first attempts, all sent before any answer
+        // is retried, however slow the connection's start.
         Task.detached {
-            try? await Task.sleep(for: .milliseconds(300))
+            while simulator.stats().requests < 20 { try? await Task.sleep(for: .milliseconds(5)) }
             var calm = simulator.faults
             calm.serviceUnavailableRate = 0
             simulator.setFaults(calm)

@@ -52,7 +52,7 @@ struct CatalogHotReloadTests {
         let first = try await deliver(0)
         #expect(first.count == 1 && first[0].contains("First Ada"), "\(first)")
 
-        try Data(Self.templates("Second").utf8).write(to: templateFile, options: .atomic)
+        try replaceInOneRename(templateFile, with: Self.templates("Second"))
         try await fixture.wait(for: "the changed template applied") { try reloads("applied") >= 1 }
         let second = try await deliver(1)
         #expect(second.count == 1 && second[0].contains("Second Ada"), "\(second)")
@@ -60,7 +60,7 @@ struct CatalogHotReloadTests {
         #expect(fixture.logLines.lines("catalog reloaded").allSatisfy { $0["trigger"] as? String == "file_change" && $0["pipeline"] as? String == "default" })
 
         // A template that fails validation (an unknown key), in a file that parses as YAML.
-        try Data("templates:\n  greeting:\n    alert:\n      body: \"Third {{name}}\"\n    colour: red\n".utf8).write(to: templateFile, options: .atomic)
+        try replaceInOneRename(templateFile, with: "templates:\n  greeting:\n    alert:\n      body: \"Third {{name}}\"\n    colour: red\n")
         try await fixture.wait(for: "the broken template rejected") { try reloads("rejected") >= 1 }
         let third = try await deliver(2)
         #expect(third.count == 1 && third[0].contains("Second Ada"), "\(third)")
@@ -76,7 +76,7 @@ struct CatalogHotReloadTests {
 
         // Broken YAML: rejected too; the catalog in force still serves.
         let rejectedBefore = try reloads("rejected")
-        try Data("templates: [\n".utf8).write(to: templateFile, options: .atomic)
+        try replaceInOneRename(templateFile, with: "templates: [\n")
         try await fixture.wait(for: "the broken YAML rejected") { try reloads("rejected") > rejectedBefore }
         let fourth = try await deliver(3)
         #expect(fourth.count == 1 && fourth[0].contains("Second Ada"), "\(fourth)")

@@ -86,6 +86,8 @@ struct DeferredDeliveryTests {
         _ = try await fixture.records(on: "pushline.outcomes", count: 1)
         clock.advance(by: .seconds(12 * 3_600))
         try await fixture.publish([WorkerFixture.intent(id: "urgent", tokens: [token], extra: #""respect_quiet_hours":false,"#)])
+        _ = try await fixture.records(on: "pushline.outcomes", count: 2)
+        // Quiet for a second more: counted then.
         let outcomes = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
         let kept = try await Self.kept(fixture)
         try await fixture.stop()

@@ -101,9 +101,11 @@ struct PendingClaimTests {
         let fixture = try await WorkerFixture { $0.pendingRecheckInterval = .milliseconds(300) }
         let token = try WorkerFixture.token(47)
         try await fixture.redisCommand(["SET", WorkerFixture.claimKey(intent: "busy", token: token), "pending live-worker", "PX", "60000"])
-        try await fixture.redisCommand(["SET", "pushline:owner:live-worker", "alive", "PX", "4000"])
+        // Alive until the test lets the key expire, however long the second below takes.
+        try await fixture.redisCommand(["SET", "pushline:owner:live-worker", "alive"])
         try await fixture.publish([WorkerFixture.intent(id: "busy", tokens: [token])])
         let whileAlive = try await fixture.records(on: "pushline.outcomes", after: .seconds(1))
+        try await fixture.redisCommand(["PEXPIRE", "pushline:owner:live-worker", "500"])
         let outcomes = try await fixture.records(on: "pushline.outcomes", count: 1)
         try await fixture.stop()
 
@@ -116,7 +118,9 @@ struct PendingClaimTests {
     func heldClaimIsRenewed() async throws {
         let fixture = try await WorkerFixture { $0.idempotency.pendingMilliseconds = 1000 }
         var faults = fixture.harness.simulator.faults
-        faults.latencyMilliseconds = 3000
+        // Long enough that the claim is read below while APNs still holds the request, however
+        // late the test's task resumes.
+        faults.latencyMilliseconds = 6000
         fixture.harness.simulator.setFaults(faults)
         let token = try WorkerFixture.token(48)
         let key = WorkerFixture.claimKey(intent: "slow", token: token)

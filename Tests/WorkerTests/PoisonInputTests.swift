@@ -70,12 +70,19 @@ struct PoisonInputTests {
 
     @Test("a record the broker refuses for good (INVALID_RECORD) is replaced by its stand-in: still one outcome per delivery, and the worker goes on")
     func brokerRefusalReplaced() async throws {
-        // The worker's producer lingers 500 ms, so the error pushed below meets its next produce
-        // request (the test's publisher has been answered by then).
-        let fixture = try await WorkerFixture { $0.producer.linger = .milliseconds(500) }
+        let fixture = try await WorkerFixture()
         let tokens = try (5..<7).map(WorkerFixture.token)
+        // APNs holds the first notification 3 s: the error is pushed while it is held, so the next
+        // produce request is the worker's, with that delivery's outcome (the test's publisher was
+        // answered before), however late this task resumes.
+        var faults = fixture.harness.simulator.faults
+        faults.latencyMilliseconds = 3000
+        fixture.harness.simulator.setFaults(faults)
         try await fixture.publish([WorkerFixture.intent(id: "refused", tokens: [tokens[0]])])
+        try await fixture.wait(for: "the first notification at APNs") { fixture.harness.simulator.inbox().count == 1 }
         fixture.pipeline.cluster.pushRequestErrors([.invalidRecord], for: .produce)
+        faults.latencyMilliseconds = 0
+        fixture.harness.simulator.setFaults(faults)
         _ = try await fixture.records(on: "pushline.outcomes", count: 1)
         try await fixture.publish([WorkerFixture.intent(id: "after-refused", tokens: [tokens[1]])])
         _ = try await fixture.records(on: "pushline.outcomes", count: 2)

@@ -100,9 +100,9 @@ struct RedisOutageTests {
         let fixture = try await WorkerFixture { $0.redisUnreachable = .failOpen }
         let token = try WorkerFixture.token(63)
         let claimKey = WorkerFixture.claimKey(intent: "slow", token: token)
-        // APNs answers after 2 s: Redis goes down between the claim and the record.
+        // APNs answers after 6 s: Redis goes down between the claim and the record.
         var faults = fixture.harness.simulator.faults
-        faults.latencyMilliseconds = 2000
+        faults.latencyMilliseconds = 6000
         fixture.harness.simulator.setFaults(faults)
         try await fixture.publish([WorkerFixture.intent(id: "slow", tokens: [token])])
         try await fixture.wait(for: "the delivery's claim") {
