@@ -55,6 +55,26 @@ struct CatalogReloadTests {
         #expect(try body(store) == "v2")
     }
 
+    @Test("an atomic write (a temporary file in the directory, then a rename: several events) ends with the new file loaded, every reload succeeding")
+    func atomicWrite() async throws {
+        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let log = ReloadLog()
+        let reloader = try CatalogReloader(store: store, onReload: log.record)
+        defer { reloader.cancel() }
+        try Data(version2.utf8).write(to: templateFile, options: .atomic)
+        // A reload started by the first event may still read the old file; one of the later
+        // events' reloads reads the new one.
+        let end = ContinuousClock.now + .seconds(10)
+        var loaded = try body(store)
+        while loaded != "v2", ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(20))
+            loaded = try body(store)
+        }
+        #expect(loaded == "v2", "the new template not loaded within 10 s; reloads: \(log.results)")
+        try await log.waitForFirst()
+        #expect(!log.results.isEmpty && log.results.allSatisfy { $0.succeeded && $0.trigger == .fileChange }, "\(log.results)")
+    }
+
     @Test("a reload asked for (SIGHUP in pushline run) reads the files even when no change was seen")
     func requested() async throws {
         let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)

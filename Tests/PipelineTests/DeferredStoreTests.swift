@@ -316,11 +316,11 @@ struct DeferredStoreTests {
                         let store = DeferredStore(connection: try RedisConnection(configuration: configuration), pipeline: "p",
                                                   configuration: storeConfiguration)
                         // Both connected before either takes: they take side by side.
-                        ready.arriveAndWait(for: 2)
+                        try ready.arriveAndWait(for: 2)
                         // Each takes once, then waits for the other's first take: neither can empty
                         // the store before the other started, however the threads are scheduled.
                         var ids = try store.takeDue(now: 2_000).map(\.id)
-                        bothTook.arriveAndWait(for: 2)
+                        try bothTook.arriveAndWait(for: 2)
                         while true {
                             let taken = try store.takeDue(now: 2_000)
                             if taken.isEmpty { return ids }
@@ -341,12 +341,15 @@ struct DeferredStoreTests {
     }
 }
 
-/// Lets threads start together: each arrives, then waits until `count` have.
+/// Lets threads start together: each arrives, then waits until `count` have (throwing after 30 s,
+/// so a thread whose partner failed before arriving fails too instead of waiting for ever).
 private final class StartLine: Sendable {
     private let arrived = Atomic<Int>(0)
 
-    func arriveAndWait(for count: Int) {
+    func arriveAndWait(for count: Int) throws {
         arrived.add(1, ordering: .relaxed)
-        while arrived.load(ordering: .relaxed) < count { Thread.sleep(forTimeInterval: 0.001) }
+        try Deadline.wait(.seconds(30), every: .milliseconds(1), for: "\(count) threads at the start line") {
+            arrived.load(ordering: .relaxed) >= count
+        }
     }
 }

@@ -50,9 +50,8 @@ struct StaleEventTests {
                     // between (as it could between a `close` and the next `pipe`).
                     box.loop.unregister(other)
                     var fresh: [Int32] = [0, 0]
-                    _ = pipe(&fresh)
-                    let reused = dup2(fresh[0], other) == other
-                    close(fresh[0])
+                    let reused = pipe(&fresh) == 0 && dup2(fresh[0], other) == other
+                    if reused { close(fresh[0]) }
                     try? box.loop.register(other, interest: .read, handler: ReadableHandler {
                         observed.withLock { $0.newHandlerCalled = true }
                     })

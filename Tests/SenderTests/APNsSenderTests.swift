@@ -78,14 +78,17 @@ struct APNsSenderTests {
         let fixture = try SenderFixture(simulator: configuration, sender: { $0.maximumAttempts = 50 })
         defer { fixture.stop() }
         let simulator = fixture.harness.simulator
-        // Calm once 20 requests met the storm: the 20 first attempts, all sent before any answer
-        // is retried, however slow the connection's start.
-        Task.detached {
-            while simulator.stats().requests < 20 { try? await Task.sleep(for: .milliseconds(5)) }
+        // Calm once 20 requests were answered 503 (counted under the lock that decides the answer):
+        // the 20 first attempts, all sent before any is retried, however slow the connection's start.
+        let calming = Task.detached {
+            while simulator.stats().responsesByStatus[503, default: 0] < 20, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(5))
+            }
             var calm = simulator.faults
             calm.serviceUnavailableRate = 0
             simulator.setFaults(calm)
         }
+        defer { calming.cancel() }
         let results = try await fixture.sender.send(SenderFixture.notifications(20), pool: "dev")
         #expect(results.allSatisfy { $0.outcome == .accepted })
         #expect(results.allSatisfy { $0.attempts > 1 })
