@@ -100,10 +100,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         case .pkcs12(let file, let password):
             tls = try TLSContext.client(alpn: ["h2"], verification: verification, pkcs12File: file, password: password)
         }
-        retryBackoff = Backoff(baseMilliseconds: configuration.retryBackoffMilliseconds,
-                               maximumMilliseconds: configuration.maximumRetryBackoffMilliseconds)
-        reconnectBackoff = Backoff(baseMilliseconds: configuration.reconnectBackoffMilliseconds,
-                                   maximumMilliseconds: configuration.maximumReconnectBackoffMilliseconds)
+        retryBackoff = Backoff(initial: .milliseconds(configuration.retryBackoffMilliseconds),
+                               maximum: .milliseconds(configuration.maximumRetryBackoffMilliseconds))
+        reconnectBackoff = Backoff(initial: .milliseconds(configuration.reconnectBackoffMilliseconds),
+                                   maximum: .milliseconds(configuration.maximumReconnectBackoffMilliseconds))
     }
 
     // MARK: Entry points (loop thread)
@@ -430,8 +430,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         case .retryable:
             if reason == .tooManyRequests, let key = delivery.request.throttleKey {
                 // Back off this device only; other devices keep their pace.
-                let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
-                deviceBackoff[key] = now + UInt64(delay) * 1_000_000
+                let delay = retryBackoff.jitteredDelay(beforeRetry: delivery.attempts - 1, using: &random)
+                deviceBackoff[key] = now + UInt64(delay.wholeNanoseconds)
             }
             retryOrFail(delivery, cause: reason.rawValue, detail: nil)
         case .providerAuth where reason == .expiredProviderToken && !delivery.retriedExpiredToken:
@@ -475,14 +475,14 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             waiting.append(delivery)
             return
         }
-        let delay = retryBackoff.delay(attempt: max(delivery.attempts, 1), using: &random)
-        guard now + UInt64(delay) * 1_000_000 < delivery.deadline else {
+        let delay = retryBackoff.jitteredDelay(beforeRetry: delivery.attempts - 1, using: &random)
+        guard now + UInt64(delay.wholeNanoseconds) < delivery.deadline else {
             finish(delivery, .expired, now: now, detail: deadlineDetail(delivery, "before a retry after \(cause)"))
             return
         }
         let key = ObjectIdentifier(delivery)
         outageRetries[key] = delivery
-        loop.schedule(afterMilliseconds: delay) { [weak self] in
+        loop.schedule(afterMilliseconds: delay.wholeMilliseconds) { [weak self] in
             guard let self, outageRetries.removeValue(forKey: key) != nil, !delivery.isFinished else { return }
             waiting.append(delivery)
             dispatch()
@@ -501,13 +501,13 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             finish(delivery, .failed, now: now, detail: detail ?? "retries exhausted after \(cause)")
             return
         }
-        let delay = retryBackoff.delay(attempt: delivery.attempts, using: &random)
-        guard now + UInt64(delay) * 1_000_000 < delivery.deadline else {
+        let delay = retryBackoff.jitteredDelay(beforeRetry: delivery.attempts - 1, using: &random)
+        guard now + UInt64(delay.wholeNanoseconds) < delivery.deadline else {
             finish(delivery, .expired, now: now, detail: deadlineDetail(delivery, "before a retry after \(cause)"))
             return
         }
         metrics.recordRetry(pool: name, cause: cause)
-        loop.schedule(afterMilliseconds: delay) { [weak self] in
+        loop.schedule(afterMilliseconds: delay.wholeMilliseconds) { [weak self] in
             guard let self, !delivery.isFinished else { return }
             waiting.append(delivery)
             dispatch()
@@ -625,8 +625,8 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
             reachabilityChanged(false)
         }
         lifecycle = .running(failedConnects: failedConnects + 1, reachable: reachable)
-        let delay = reconnectBackoff.delay(attempt: failedConnects + 1, using: &random)
-        nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay) * 1_000_000)
+        let delay = reconnectBackoff.jitteredDelay(beforeRetry: failedConnects, using: &random)
+        nextConnectAllowedAt = max(nextConnectAllowedAt, MonotonicClock.nanoseconds() + UInt64(delay.wholeNanoseconds))
         armConnectTimer(at: nextConnectAllowedAt, growing: !waiting.isEmpty)
     }
 

@@ -1,3 +1,5 @@
+import Runtime
+
 /// A pool's circuit breaker: a pure state machine, fed the pool's answers and the clock, that says
 /// whether the pool may dispatch. No I/O, no timers: the pool asks it and arms its own timers.
 ///
@@ -118,8 +120,8 @@ public struct PoolCircuit: Sendable {
     }
 
     private mutating func scheduleProbe(now: UInt64, using generator: inout some RandomNumberGenerator) {
-        let backoff = Backoff(baseMilliseconds: configuration.probeIntervalMilliseconds,
-                              maximumMilliseconds: configuration.maximumProbeIntervalMilliseconds)
-        nextProbeAt = now + UInt64(backoff.delay(attempt: failedProbes + 1, using: &generator)) * 1_000_000
+        let backoff = Backoff(initial: .milliseconds(configuration.probeIntervalMilliseconds),
+                              maximum: .milliseconds(configuration.maximumProbeIntervalMilliseconds))
+        nextProbeAt = now + UInt64(backoff.jitteredDelay(beforeRetry: failedProbes, using: &generator).wholeNanoseconds)
     }
 }

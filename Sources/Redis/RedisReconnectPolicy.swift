@@ -1,11 +1,9 @@
 import Glibc
 import Runtime
 
-/// How a connection retries connecting: bounded attempts with exponential backoff and jitter.
-///
-/// The delay before retry `n` (counting from 0) is a random value between half and all of
-/// `min(maximumDelay, initialDelay × 2ⁿ)` ("equal jitter"): it grows, it never synchronises many
-/// clients that lost the same server, and it never waits longer than ``maximumDelay``.
+/// How a connection retries connecting: bounded attempts, each after the jittered wait of a
+/// ``Backoff`` from `initialDelay` to `maximumDelay`: waits grow, never synchronise many clients
+/// that lost the same server, and never pass ``maximumDelay``.
 public struct RedisReconnectPolicy: Sendable, Equatable {
     /// How many times to retry after the first attempt fails; 0 tries once.
     public var maximumRetries: Int
@@ -23,9 +21,7 @@ public struct RedisReconnectPolicy: Sendable, Equatable {
 
     /// The wait before retry `retry` (0 for the first retry).
     public func delay(beforeRetry retry: Int, using generator: inout some RandomNumberGenerator) -> Duration {
-        let doublings = min(retry, 30)
-        let ceiling = min(maximumDelay, initialDelay * (1 << doublings))
-        return ceiling * Double.random(in: 0.5...1.0, using: &generator)
+        Backoff(initial: initialDelay, maximum: maximumDelay).jitteredDelay(beforeRetry: retry, using: &generator)
     }
 
     /// Runs `attempt` until it succeeds, retrying a retryable failure up to ``maximumRetries`` times

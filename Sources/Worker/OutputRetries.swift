@@ -3,8 +3,9 @@ import Runtime
 /// Records Kafka refused for a reason that may pass (a full queue, a broker away), waiting to be
 /// produced again as they were. They go in rounds: the first refusal after a round opens the next,
 /// due after a delay that doubles with each round since Kafka last acknowledged a record, from
-/// 100 ms to 5 s. Lives on the worker's thread.
+/// 100 ms to 5 s, without jitter (they are one producer's own records). Lives on the worker's thread.
 struct OutputRetries {
+    private static let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5))
     private var waiting: [WorkerOutput] = []
     /// When `waiting` is due; nil exactly while `waiting` is empty.
     private var dueAt: MonotonicClock.Instant?
@@ -16,7 +17,7 @@ struct OutputRetries {
     mutating func add(_ output: WorkerOutput, now: MonotonicClock.Instant) -> Bool {
         waiting.append(output)
         guard dueAt == nil else { return false }
-        dueAt = now + min(.seconds(5), .milliseconds(100) * (1 << min(rounds, 6)))
+        dueAt = now + Self.backoff.delay(beforeRetry: rounds)
         return true
     }
 

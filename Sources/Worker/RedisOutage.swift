@@ -1,10 +1,9 @@
-import Redis
 import Runtime
 
 /// Whether Redis is out for the worker, and when to try it again: 100 ms doubling to 5 s, with
-/// jitter (``RedisReconnectPolicy``'s delays). Lives on the worker's thread.
+/// jitter. Lives on the worker's thread.
 struct RedisOutage {
-    private let backoff = RedisReconnectPolicy(maximumRetries: .max, initialDelay: .milliseconds(100), maximumDelay: .seconds(5))
+    private static let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5))
     private var failures = 0
     private var random = SystemRandomNumberGenerator()
     /// When the next attempt is due while Redis is out (set by each failure; read only while out).
@@ -14,7 +13,7 @@ struct RedisOutage {
 
     /// Records a failed attempt; returns whether Redis was available until now.
     mutating func failed(at now: MonotonicClock.Instant) -> Bool {
-        nextAttempt = now + backoff.delay(beforeRetry: failures, using: &random)
+        nextAttempt = now + Self.backoff.jitteredDelay(beforeRetry: failures, using: &random)
         failures += 1
         return failures == 1
     }
