@@ -17,26 +17,33 @@ struct CatalogReloadTests {
         templateFile = URL(fileURLWithPath: "\(fixture.templatesDirectory)/\(CatalogFixture.app).yaml")
     }
 
+    private func makeStore() throws -> CatalogStore {
+        try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+    }
+
+    /// An intent for the fixture's `hello` template.
+    private static func intent() throws -> Intent {
+        try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(CatalogFixture.app)","tokens":["00"],"template":"hello","args":{"name":"A"}}"#.utf8))
+    }
+
     private func body(_ store: CatalogStore) throws -> String? {
-        let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(CatalogFixture.app)","tokens":["00"],"template":"hello","args":{"name":"A"}}"#.utf8))
-        let payload = try store.enricher.deliveries(for: intent)[0].payload
+        let payload = try store.enricher.deliveries(for: Self.intent())[0].payload
         return String(decoding: payload, as: UTF8.self).contains("v2") ? "v2" : "v1"
     }
 
     @Test("a reload swaps the catalog; a snapshot taken before keeps the old one")
     func swap() throws {
-        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let store = try makeStore()
         let before = store.enricher
         try Data(version2.utf8).write(to: templateFile)
         try store.reload()
         #expect(try body(store) == "v2")
-        let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(CatalogFixture.app)","tokens":["00"],"template":"hello","args":{"name":"A"}}"#.utf8))
-        #expect(String(decoding: try before.deliveries(for: intent)[0].payload, as: UTF8.self).contains("v1 A"))
+        #expect(String(decoding: try before.deliveries(for: Self.intent())[0].payload, as: UTF8.self).contains("v1 A"))
     }
 
     @Test("a broken file is rejected and the previous catalog stays in use")
     func brokenReloadKeepsOld() throws {
-        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let store = try makeStore()
         try Data("templates: [".utf8).write(to: templateFile)
         #expect(throws: CatalogLoadError.self) { try store.reload() }
         #expect(try body(store) == "v1")
@@ -44,7 +51,7 @@ struct CatalogReloadTests {
 
     @Test("writing a template file reloads it")
     func fileChange() async throws {
-        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let store = try makeStore()
         let log = ReloadLog()
         let reloader = try CatalogReloader(store: store, onReload: log.record)
         defer { reloader.cancel() }
@@ -57,7 +64,7 @@ struct CatalogReloadTests {
 
     @Test("an atomic write (a temporary file in the directory, then a rename: several events) ends with the new file loaded, every reload succeeding")
     func atomicWrite() async throws {
-        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let store = try makeStore()
         let log = ReloadLog()
         let reloader = try CatalogReloader(store: store, onReload: log.record)
         defer { reloader.cancel() }
@@ -77,7 +84,7 @@ struct CatalogReloadTests {
 
     @Test("a reload asked for (SIGHUP in pushline run) reads the files even when no change was seen")
     func requested() async throws {
-        let store = try CatalogStore(templatesDirectory: fixture.templatesDirectory, localesDirectory: fixture.localesDirectory)
+        let store = try makeStore()
         // Change the file before anyone watches it: only the request can make the store see it.
         try Data(version2.utf8).write(to: templateFile)
         let log = ReloadLog()

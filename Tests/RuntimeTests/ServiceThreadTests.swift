@@ -41,7 +41,9 @@ struct ServiceThreadTests {
 
 /// The calling thread's name as the system knows it (`/proc/self/task/<tid>/comm`).
 private func currentThreadName() -> String {
-    var name = [CChar](repeating: 0, count: 16)
-    pthread_getname_np(pthread_self(), &name, name.count)
-    return String(cString: name)
+    var name = [UInt8](repeating: 0, count: 16)
+    name.withUnsafeMutableBufferPointer { buffer in
+        buffer.withMemoryRebound(to: CChar.self) { _ = pthread_getname_np(pthread_self(), $0.baseAddress, $0.count) }
+    }
+    return String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
 }

@@ -19,15 +19,15 @@ struct StateMachineEdgePathsTests {
     @Test("while a revocation is finished the open batch closes at once (before its linger, with no batch slot free); after it, the batch waits for a slot again")
     func revocationClosesOpenBatchAtOnce() throws {
         var f = try Fixture { $0.concurrency = 1 }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1)])
         #expect(f.tick(0) == [], "the batch lingers 1 ms")
         f.machine.revocationStarted()
         #expect(f.tick(0) == ["claim 1"], "closed at once, before the linger")
         // Concurrency 1, its one slot taken by the claim above: outside a revocation this would wait.
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1)], now: 1)
+        _ = f.pollAndPlan([try Fixture.message(number: 2)], now: 1)
         #expect(f.tick(5) == ["claim 1"], "closed at once, though no batch slot is free")
         f.machine.revocationEnded()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i3", tokens: [2]), offset: 2)], now: 6)
+        _ = f.pollAndPlan([try Fixture.message(number: 3)], now: 6)
         #expect(f.tick(10) == [], "the revocation over: the open batch waits for a free slot")
         #expect(try f.answerClaim() == ["batch of 1", "send #0 1 to sandbox"])
         #expect(try f.answerClaim() == ["batch of 1", "send #1 1 to sandbox"])
@@ -41,8 +41,7 @@ struct StateMachineEdgePathsTests {
     @Test("a revocation finishes what moves (the admitted delivery completes its message); a delivery deferred behind another attempt's claim does not move, is handed back and never claimed again")
     func revocationFinishesThenHandsBackDeferred() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
-                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), partition: 0, offset: 1)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1), try Fixture.message(number: 2)])
         f.machine.revocationStarted()
         #expect(f.tick(0) == ["claim 2"])
         #expect(try f.answerClaim { $0.intentID == "i2" ? .deferred : .admitted } == ["batch of 1", "send #0 1 to sandbox"])
@@ -68,9 +67,7 @@ struct StateMachineEdgePathsTests {
     @Test("after the producer closed, a refused record (for a passing reason or for good) is handed back: not produced again nor replaced, no pause, its message left incomplete; an acknowledged one still completes its message")
     func refusedAfterProducerClosed() throws {
         var f = try Fixture()
-        #expect(try f.deliverToRecords([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
-                                        Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1),
-                                        Fixture.message(try Fixture.intent(id: "i3", tokens: [2]), offset: 2)])
+        #expect(try f.deliverToRecords([try Fixture.message(number: 1), try Fixture.message(number: 2), try Fixture.message(number: 3)])
             == ["produce outcome accepted, outcome accepted, outcome accepted"])
         f.machine.producerHasClosed()
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(KafkaError.Code.queueFull.name) from 0:0: handedBack"])
@@ -87,8 +84,7 @@ struct StateMachineEdgePathsTests {
     @Test("a record refused after its message was handed back (for a passing reason or for good) is not produced again nor replaced, and pauses nothing")
     func refusedAfterHandBack() throws {
         var f = try Fixture()
-        #expect(try f.deliverToRecords([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0),
-                                        Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1)])
+        #expect(try f.deliverToRecords([try Fixture.message(number: 1), try Fixture.message(number: 2)])
             == ["produce outcome accepted, outcome accepted"])
         #expect(f.perform(f.machine.handBack([Self.p0])) == ["handed back 2"])
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(KafkaError.Code.queueFull.name) from nothing: handedBack"])
@@ -118,8 +114,7 @@ struct StateMachineEdgePathsTests {
     @Test("records of two partitions waiting to be produced again: handing back one partition drops only its record; the other's is produced again at the back-off's end, the partitions paused until then")
     func retriesOfOtherPartitionsSurviveHandBack() throws {
         var f = try Fixture()
-        #expect(try f.deliverToRecords([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
-                                        Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), partition: 1, offset: 0)])
+        #expect(try f.deliverToRecords([try Fixture.message(number: 1), try Fixture.message(number: 2, partition: 1, offset: 0)])
             == ["produce outcome accepted, outcome accepted"])
         let queueFull = KafkaError.Code.queueFull.name
         #expect(f.refuse(0, .queueFull, now: 10) == ["refused \(queueFull) from 0:0: retrying(firstOfRound: true)"])
@@ -167,7 +162,7 @@ struct StateMachineEdgePathsTests {
     @Test("a record job that meets a Redis outage under pause: Redis lost, partitions paused, the delivery kept in flight; recorded (not sent again) once Redis answers, then resumed")
     func recordJobMeetsOutageUnderPause() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1)])
         #expect(f.tick(1) == ["claim 1"])
         #expect(try f.answerClaim(now: 1) == ["batch of 1", "send #0 1 to sandbox"])
         #expect(try f.answerSend(now: 2) == ["record 1"])
@@ -187,9 +182,9 @@ struct StateMachineEdgePathsTests {
     @Test("record jobs that meet a Redis outage under fail_open: an accepted delivery's outcome produced at once (its claim settled once Redis is back); a 410's records wait for Redis whole")
     func recordJobsMeetOutageUnderFailOpen() throws {
         var f = try Fixture { $0.redisUnreachable = .failOpen }
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1)])
         #expect(f.tick(1) == ["claim 1"])
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), offset: 1)], now: 1)
+        _ = f.pollAndPlan([try Fixture.message(number: 2)], now: 1)
         #expect(f.tick(2) == ["claim 1"])
         _ = try f.answerClaim(now: 2)
         _ = try f.answerClaim(now: 2)
@@ -213,7 +208,7 @@ struct StateMachineEdgePathsTests {
     @Test("a record job that meets a Redis error that is not an outage (WRONGPASS) makes the machine throw it")
     func recordJobFatalRedisError() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1)])
         _ = f.tick(1)
         _ = try f.answerClaim()
         #expect(try f.answerSend() == ["record 1"])
@@ -225,8 +220,7 @@ struct StateMachineEdgePathsTests {
     @Test("unsentAtStop: the deliveries whose claims wait for Redis, and whether Redis is out; not claims at the Redis stage, none of handed-back partitions, none once Redis answered")
     func unsentAtStop() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), partition: 0, offset: 0),
-                           Fixture.message(try Fixture.intent(id: "i2", tokens: [1]), partition: 1, offset: 0)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1), try Fixture.message(number: 2, partition: 1, offset: 0)])
         #expect(f.tick(1) == ["claim 2"])
         let atStage = f.machine.unsentAtStop()
         #expect(atStage.deliveries.isEmpty, "a claim job at the Redis stage does not wait for Redis")
@@ -251,7 +245,7 @@ struct StateMachineEdgePathsTests {
     @Test("unsentAtStop leaves out a record job waiting for Redis: its deliveries were sent")
     func unsentAtStopLeavesOutRecords() throws {
         var f = try Fixture()
-        _ = f.pollAndPlan([Fixture.message(try Fixture.intent(id: "i1", tokens: [0]), offset: 0)])
+        _ = f.pollAndPlan([try Fixture.message(number: 1)])
         _ = f.tick(1)
         _ = try f.answerClaim()
         _ = try f.answerSend()

@@ -78,6 +78,11 @@ struct StateMachineFixture {
             """.utf8)
     }
 
+    /// Intent "i`number`" to token `number - 1`, at `offset` (`number - 1` unless given).
+    static func message(number: Int, partition: Int32 = 0, offset: Int64? = nil) throws -> KafkaConsumerMessage {
+        message(try intent(id: "i\(number)", tokens: [number - 1]), partition: partition, offset: offset ?? Int64(number - 1))
+    }
+
     static func message(_ value: [UInt8], partition: Int32 = 0, offset: Int64) -> KafkaConsumerMessage {
         KafkaConsumerMessage(topicPartition: KafkaTopicPartition(topic: topic, partition: partition), offset: offset, key: nil,
                              value: value, timestamp: 1_700_000_000_000 + offset)
