@@ -29,8 +29,10 @@ let package = Package(
 
         // Integers written as decimal bytes: shared by JSON records and Redis commands.
         .target(name: "DecimalBytes"),
-        // SHA-1 in Swift: name-based apns-ids and Redis script names.
-        .target(name: "Digests"),
+        // SHA-1 in Swift: name-based apns-ids and Redis script names; the compression on the CPU's SHA
+        // extensions (x86-64's SHA-NI) in C where it has them.
+        .target(name: "CDigests"),
+        .target(name: "Digests", dependencies: ["CDigests"]),
 
         // Runtime: event loops, sockets.
         .target(name: "Runtime", dependencies: ["CLinux"]),
@@ -87,7 +89,7 @@ let package = Package(
                           // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
                           linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
         // The development tools: the demo, dev-kafka and the benchmarks, on local components.
-        .executableTarget(name: "pushline-dev", dependencies: ["CLI", "CJemallocOptions", "APNsClient", "APNsCore", "APNsTelemetry", "Enrichment", "Kafka",
+        .executableTarget(name: "pushline-dev", dependencies: ["CLI", "CJemallocOptions", "COpenSSL", "APNsClient", "APNsCore", "APNsTelemetry", "Digests", "Enrichment", "Kafka",
                                                              "KafkaBenchmark", "LocalStack", "Pipeline", "PushlineConfiguration", "Redis", "Runtime",
                                                              "Telemetry", "TLS", "Worker"],
                           // jemalloc, like pushline: the benchmarks measure what the worker runs with.

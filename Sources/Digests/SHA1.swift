@@ -1,11 +1,25 @@
+import CDigests
+
 /// SHA-1 (FIPS 180-4), the project's one: for name-based UUIDs (RFC 9562 version 5, every
 /// delivery's `apns-id`) and the names Redis gives Lua scripts, both defined on it. Not for
 /// anything that needs collision resistance.
 ///
 /// The message is fed in pieces with ``update(_:)``, so a caller hashes its parts where they lie
 /// instead of joining them first; the state, the pending block and the message schedule stay off
-/// the heap, since every delivery's `apns-id` costs one digest.
+/// the heap, since every delivery's `apns-id` costs one digest. Each block is compressed with the
+/// CPU's SHA extensions where it has them (``Compression/extensions``), else in Swift.
 public struct SHA1: Sendable {
+    /// How a block is compressed into the state.
+    public enum Compression: Sendable, Equatable {
+        /// In Swift, on any CPU: the reference.
+        case portable
+        /// With x86-64's SHA extensions (SHA-NI), in C (`CDigests`): only where the CPU has them.
+        case extensions
+    }
+
+    /// The fastest this CPU offers: ``Compression/extensions`` when it has them, else ``Compression/portable``.
+    public static let fastestCompression: Compression = pushline_sha1_has_extensions() == 1 ? .extensions : .portable
+
     private static let blockSize = 64
     /// Where the message length goes in the last block.
     private static let lengthOffset = 56
@@ -15,9 +29,15 @@ public struct SHA1: Sendable {
     private var block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
     private var blockFill = 0
     private var messageLength: UInt64 = 0
+    private let compression: Compression
 
-    /// A hasher with an empty message.
-    public init() {}
+    /// A hasher with an empty message, compressing the fastest way this CPU can (or as told: a
+    /// benchmark or test compares the two; ``Compression/extensions`` needs a CPU that has them).
+    public init(compression: Compression = fastestCompression) {
+        precondition(compression == .portable || Self.fastestCompression == .extensions,
+                     "this CPU has no SHA extensions")
+        self.compression = compression
+    }
 
     /// The digest of `message`, 20 bytes.
     public static func digest(_ message: [UInt8]) -> [UInt8] {
@@ -55,7 +75,7 @@ public struct SHA1: Sendable {
             blockFill += taken
             offset += taken
             if blockFill == Self.blockSize {
-                Self.compress(block, into: &state)
+                compressBlock()
                 blockFill = 0
             }
         }
@@ -72,14 +92,33 @@ public struct SHA1: Sendable {
     /// few of its bytes.
     public consuming func finalizeWords() -> (UInt32, UInt32, UInt32, UInt32, UInt32) {
         let bitLength = messageLength &* 8
-        update(0x80)
-        let zeros = (Self.lengthOffset - blockFill + Self.blockSize) % Self.blockSize
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: zeros) { padding in
-            padding.initialize(repeating: 0)
-            update(UnsafeRawBufferPointer(padding))
+        let fill = blockFill
+        withUnsafeMutableBytes(of: &block) { block in
+            block[fill] = 0x80
+            block.baseAddress!.advanced(by: fill + 1).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - fill - 1)
         }
-        withUnsafeBytes(of: bitLength.bigEndian) { update($0) }
+        // No room for the length after the 1 bit: it goes in a block of its own.
+        if fill >= Self.lengthOffset {
+            compressBlock()
+            block = (0, 0, 0, 0, 0, 0, 0, 0)
+        }
+        block.7 = bitLength.bigEndian
+        compressBlock()
         return state
+    }
+
+    private mutating func compressBlock() {
+        switch compression {
+        case .portable:
+            Self.compress(block, into: &state)
+        case .extensions:
+            withUnsafeBytes(of: block) { block in
+                withUnsafeMutableBytes(of: &state) { state in
+                    pushline_sha1_compress_extensions(state.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                                                      block.baseAddress!.assumingMemoryBound(to: UInt8.self), 1)
+                }
+            }
+        }
     }
 
     private static func compress(_ block: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64),

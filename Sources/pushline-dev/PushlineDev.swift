@@ -8,7 +8,7 @@ enum PushlineDev {
     static let tool = CommandLineTool(
         name: "pushline-dev",
         summary: "Pushline's development tools: the demo, a local Kafka cluster and the benchmarks.",
-        commands: [DemoCommand.self, DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
+        commands: [DemoCommand.self, DevKafkaCommand.self, BenchEnrichmentCommand.self, BenchDigestCommand.self, BenchSenderCommand.self, BenchKafkaCommand.self,
                    BenchRedisCommand.self, BenchDeferredStoreCommand.self, BenchE2ECommand.self, BenchFaultsCommand.self]
     )
 

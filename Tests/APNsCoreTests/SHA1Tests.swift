@@ -1,4 +1,5 @@
 import Digests
+import Foundation
 import Testing
 
 /// The SHA-1 that name-based ids and Redis script names rest on (FIPS 180-4 test vectors).
@@ -29,6 +30,40 @@ struct SHA1Tests {
         hasher.update(message[cut])
         hasher.update(message[(cut + 1)...].lazy.map { $0 })
         #expect(hasher.finalize() == SHA1.digest(message))
+    }
+
+    @Test("the SHA extensions compress blocks exactly where the CPU has them (sha_ni in /proc/cpuinfo)")
+    func extensionsWhereTheCPUHasThem() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ") } ?? []
+        let listed = flags.contains("sha_ni") && flags.contains("ssse3") && flags.contains("sse4_1")
+        #expect(SHA1.fastestCompression == (listed ? .extensions : .portable))
+    }
+
+    @Test("the fastest compression digests every message of 0 to 300 random bytes, fed whole or byte by byte, like the portable one")
+    func fastestMatchesPortable() {
+        var random = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
+            var portable = SHA1(compression: .portable)
+            portable.update(message)
+            var fastest = SHA1()
+            fastest.update(message)
+            var bytewise = SHA1(compression: SHA1.fastestCompression)
+            for byte in message { bytewise.update(byte) }
+            let expected = portable.finalize()
+            #expect(fastest.finalize() == expected && bytewise.finalize() == expected, "\(length) bytes: \(message)")
+        }
+    }
+
+    @Test("the published vectors hold with the portable compression too", arguments: [
+        ("abc", "a9993e364706816aba3e25717850c26c9cd0d89d"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "84983e441c3bd26ebaae4aa1f95129e5e54670f1"),
+    ])
+    func portableVectors(message: String, digest: String) {
+        var hasher = SHA1(compression: .portable)
+        hasher.update(Array(message.utf8))
+        #expect(Self.hex(hasher.finalize()) == digest)
     }
 
     @Test("a million 'a's digest to the published vector")
