@@ -18,25 +18,26 @@ public enum IntentDecoder {
     /// Decodes one intent document. The root's members go straight into their fields as they are
     /// parsed, each key matched from its bytes: no root object, and no `String` per key, is built.
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
-        var fields = FieldSet(path: "$")
-        let nonObjectRoot: JSONValue?
-        do {
-            nonObjectRoot = try JSONParser.parseMembers(bytes, field: { IntentField.byName[utf8: $0]?.slot }) { slot, value in
-                fields.add(slot.map { IntentField.bySlot[$0] }, value)
+        try FieldSet.withEmpty(path: "$") { (fields) throws(IntentDecodingError) -> Intent in
+            let nonObjectRoot: JSONValue?
+            do throws(JSONParseError) {
+                nonObjectRoot = try JSONParser.parseMembers(bytes, field: { IntentField.byName[utf8: $0]?.slot }) { slot, value in
+                    fields.add(slot.map { IntentField.bySlot[$0] }, value)
+                }
+            } catch {
+                throw IntentDecodingError(.malformedJSON, at: "$", error.description)
             }
-        } catch {
-            throw IntentDecodingError(.malformedJSON, at: "$", error.description)
+            if let nonObjectRoot {
+                throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
+            }
+            try fields.checkMembers()
+            return try decode(fields)
         }
-        if let nonObjectRoot {
-            throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
-        }
-        try fields.checkMembers()
-        return try decode(fields)
     }
 
     /// Decodes an intent that is already parsed.
     public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
-        try decode(try FieldSet(object, path: "$"))
+        try FieldSet.with(object, path: "$") { (fields) throws(IntentDecodingError) -> Intent in try decode(fields) }
     }
 
     private static func decode(_ fields: FieldSet) throws(IntentDecodingError) -> Intent {
@@ -164,24 +165,40 @@ private enum IntentField: String, CaseIterable {
 /// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
 /// disagree on which one wins. A slot per field holds its value: no dictionary per intent.
 private struct FieldSet {
-    /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField`` (a slot
-    /// past the end traps in every test). Inline: no allocation per object.
-    private var values = InlineArray<33, JSONValue?>(repeating: .none)
+    /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField``, in
+    /// storage on the stack that ``withEmpty(path:_:)`` lends for the set's life. (An `InlineArray`
+    /// field was copied whole, 33 slots, by every accessor that read one.)
+    private let values: UnsafeMutableBufferPointer<JSONValue?>
     private var memberCount = 0
     /// The first known field given twice.
     private var repeated: IntentField?
     let path: String
 
-    /// An empty set, to ``add(_:_:)`` members to, then ``checkMembers()``.
-    init(path: String) {
+    private init(values: UnsafeMutableBufferPointer<JSONValue?>, path: String) {
+        self.values = values
         self.path = path
     }
 
-    /// The known fields of `object`.
-    init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
-        self.path = path
-        for member in object.members { add(IntentField.byName[member.key], member.value) }
-        try checkMembers()
+    /// Runs `body` with an empty set, to ``add(_:_:)`` members to, then ``checkMembers()``; its
+    /// slots live on the stack until `body` returns.
+    static func withEmpty<Result>(path: String, _ body: (inout FieldSet) throws(IntentDecodingError) -> Result)
+    throws(IntentDecodingError) -> Result {
+        try withUnsafeTemporaryAllocation(of: JSONValue?.self, capacity: IntentField.bySlot.count) { (values) throws(IntentDecodingError) -> Result in
+            values.initialize(repeating: nil)
+            defer { _ = values.deinitialize() }
+            var fields = FieldSet(values: values, path: path)
+            return try body(&fields)
+        }
+    }
+
+    /// Runs `body` with the known fields of `object`.
+    static func with<Result>(_ object: JSONObject, path: String, _ body: (FieldSet) throws(IntentDecodingError) -> Result)
+    throws(IntentDecodingError) -> Result {
+        try withEmpty(path: path) { (fields) throws(IntentDecodingError) -> Result in
+            for member in object.members { fields.add(IntentField.byName[member.key], member.value) }
+            try fields.checkMembers()
+            return try body(fields)
+        }
     }
 
     /// Keeps the member if its field is known (nil: an unknown member, only counted).
@@ -217,7 +234,8 @@ private struct FieldSet {
     }
 
     func firstPresent(_ fields: [IntentField]) -> IntentField? {
-        fields.first { self[$0] != nil }
+        for field in fields where self[field] != nil { return field }
+        return nil
     }
 
     private func wrongType(_ field: IntentField, _ value: JSONValue, expected: String) -> IntentDecodingError {
@@ -337,19 +355,20 @@ private struct FieldSet {
 
     func liveActivity() throws(IntentDecodingError) -> Intent.LiveActivity? {
         guard let object = try object(.liveActivity) else { return nil }
-        let fields = try FieldSet(object, path: path(.liveActivity))
-        guard let event = try fields.vocabulary(.event, LiveActivityEvent.self) else {
-            throw IntentDecodingError(.missingField, at: fields.path(.event), "required: start, update or end")
+        return try FieldSet.with(object, path: path(.liveActivity)) { (fields) throws(IntentDecodingError) -> Intent.LiveActivity in
+            guard let event = try fields.vocabulary(.event, LiveActivityEvent.self) else {
+                throw IntentDecodingError(.missingField, at: fields.path(.event), "required: start, update or end")
+            }
+            let attributes = try fields.object(.attributes)
+            if event == .start, attributes == nil {
+                throw IntentDecodingError(.missingField, at: fields.path(.attributes), "required for a start event")
+            }
+            return Intent.LiveActivity(
+                event: event,
+                staleDate: try fields.nonNegativeInteger(.staleDate),
+                dismissalDate: try fields.nonNegativeInteger(.dismissalDate),
+                attributes: attributes
+            )
         }
-        let attributes = try fields.object(.attributes)
-        if event == .start, attributes == nil {
-            throw IntentDecodingError(.missingField, at: fields.path(.attributes), "required for a start event")
-        }
-        return Intent.LiveActivity(
-            event: event,
-            staleDate: try fields.nonNegativeInteger(.staleDate),
-            dismissalDate: try fields.nonNegativeInteger(.dismissalDate),
-            attributes: attributes
-        )
     }
 }
