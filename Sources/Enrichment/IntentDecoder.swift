@@ -18,26 +18,25 @@ public enum IntentDecoder {
     /// Decodes one intent document. The root's members go straight into their fields as they are
     /// parsed, each key matched from its bytes: no root object, and no `String` per key, is built.
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
-        try FieldSet.withEmpty(path: "$") { (fields) throws(IntentDecodingError) -> Intent in
-            let nonObjectRoot: JSONValue?
-            do throws(JSONParseError) {
-                nonObjectRoot = try JSONParser.parseMembers(bytes, field: { IntentField.byName[utf8: $0]?.slot }) { slot, value in
-                    fields.add(slot.map { IntentField.bySlot[$0] }, value)
-                }
-            } catch {
-                throw IntentDecodingError(.malformedJSON, at: "$", error.description)
+        var fields = FieldSet(path: "$")
+        let nonObjectRoot: JSONValue?
+        do {
+            nonObjectRoot = try JSONParser.parseMembers(bytes, field: { IntentField.byName[utf8: $0]?.slot }) { slot, value in
+                fields.add(slot.map { IntentField.bySlot[$0] }, value)
             }
-            if let nonObjectRoot {
-                throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
-            }
-            try fields.checkMembers()
-            return try decode(fields)
+        } catch {
+            throw IntentDecodingError(.malformedJSON, at: "$", error.description)
         }
+        if let nonObjectRoot {
+            throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
+        }
+        try fields.checkMembers()
+        return try decode(fields)
     }
 
     /// Decodes an intent that is already parsed.
     public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
-        try FieldSet.with(object, path: "$") { (fields) throws(IntentDecodingError) -> Intent in try decode(fields) }
+        try decode(try FieldSet(object, path: "$"))
     }
 
     private static func decode(_ fields: FieldSet) throws(IntentDecodingError) -> Intent {
@@ -165,40 +164,24 @@ private enum IntentField: String, CaseIterable {
 /// field's path. Unknown members are skipped; a known field given twice is rejected, since parsers
 /// disagree on which one wins. A slot per field holds its value: no dictionary per intent.
 private struct FieldSet {
-    /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField``, in
-    /// storage on the stack that ``withEmpty(path:_:)`` lends for the set's life. (An `InlineArray`
-    /// field was copied whole, 33 slots, by every accessor that read one.)
-    private let values: UnsafeMutableBufferPointer<JSONValue?>
+    /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField`` (a slot
+    /// past the end traps in every test). Inline: no allocation per object.
+    private var values = InlineArray<33, JSONValue?>(repeating: .none)
     private var memberCount = 0
     /// The first known field given twice.
     private var repeated: IntentField?
     let path: String
 
-    private init(values: UnsafeMutableBufferPointer<JSONValue?>, path: String) {
-        self.values = values
+    /// An empty set, to ``add(_:_:)`` members to, then ``checkMembers()``.
+    init(path: String) {
         self.path = path
     }
 
-    /// Runs `body` with an empty set, to ``add(_:_:)`` members to, then ``checkMembers()``; its
-    /// slots live on the stack until `body` returns.
-    static func withEmpty<Result>(path: String, _ body: (inout FieldSet) throws(IntentDecodingError) -> Result)
-    throws(IntentDecodingError) -> Result {
-        try withUnsafeTemporaryAllocation(of: JSONValue?.self, capacity: IntentField.bySlot.count) { (values) throws(IntentDecodingError) -> Result in
-            values.initialize(repeating: nil)
-            defer { _ = values.deinitialize() }
-            var fields = FieldSet(values: values, path: path)
-            return try body(&fields)
-        }
-    }
-
-    /// Runs `body` with the known fields of `object`.
-    static func with<Result>(_ object: JSONObject, path: String, _ body: (FieldSet) throws(IntentDecodingError) -> Result)
-    throws(IntentDecodingError) -> Result {
-        try withEmpty(path: path) { (fields) throws(IntentDecodingError) -> Result in
-            for member in object.members { fields.add(IntentField.byName[member.key], member.value) }
-            try fields.checkMembers()
-            return try body(fields)
-        }
+    /// The known fields of `object`.
+    init(_ object: JSONObject, path: String) throws(IntentDecodingError) {
+        self.path = path
+        for member in object.members { add(IntentField.byName[member.key], member.value) }
+        try checkMembers()
     }
 
     /// Keeps the member if its field is known (nil: an unknown member, only counted).
@@ -234,8 +217,7 @@ private struct FieldSet {
     }
 
     func firstPresent(_ fields: [IntentField]) -> IntentField? {
-        for field in fields where self[field] != nil { return field }
-        return nil
+        fields.first { self[$0] != nil }
     }
 
     private func wrongType(_ field: IntentField, _ value: JSONValue, expected: String) -> IntentDecodingError {
@@ -355,20 +337,19 @@ private struct FieldSet {
 
     func liveActivity() throws(IntentDecodingError) -> Intent.LiveActivity? {
         guard let object = try object(.liveActivity) else { return nil }
-        return try FieldSet.with(object, path: path(.liveActivity)) { (fields) throws(IntentDecodingError) -> Intent.LiveActivity in
-            guard let event = try fields.vocabulary(.event, LiveActivityEvent.self) else {
-                throw IntentDecodingError(.missingField, at: fields.path(.event), "required: start, update or end")
-            }
-            let attributes = try fields.object(.attributes)
-            if event == .start, attributes == nil {
-                throw IntentDecodingError(.missingField, at: fields.path(.attributes), "required for a start event")
-            }
-            return Intent.LiveActivity(
-                event: event,
-                staleDate: try fields.nonNegativeInteger(.staleDate),
-                dismissalDate: try fields.nonNegativeInteger(.dismissalDate),
-                attributes: attributes
-            )
+        let fields = try FieldSet(object, path: path(.liveActivity))
+        guard let event = try fields.vocabulary(.event, LiveActivityEvent.self) else {
+            throw IntentDecodingError(.missingField, at: fields.path(.event), "required: start, update or end")
         }
+        let attributes = try fields.object(.attributes)
+        if event == .start, attributes == nil {
+            throw IntentDecodingError(.missingField, at: fields.path(.attributes), "required for a start event")
+        }
+        return Intent.LiveActivity(
+            event: event,
+            staleDate: try fields.nonNegativeInteger(.staleDate),
+            dismissalDate: try fields.nonNegativeInteger(.dismissalDate),
+            attributes: attributes
+        )
     }
 }
