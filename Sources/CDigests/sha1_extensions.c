@@ -38,7 +38,8 @@ int pushline_sha1_has_extensions(void) {
     } while (0)
 
 __attribute__((target("sha,sse4.1,ssse3")))
-void pushline_sha1_compress_extensions(uint32_t state[5], const uint8_t *blocks, size_t count) {
+void pushline_sha1_compress_extensions(uint32_t state[5], const void *data, size_t count) {
+    const uint8_t *blocks = data;
     // Big-endian words: reverse each 16-byte load's bytes (word 0 of the block ends in lane 3).
     const __m128i byteOrder = _mm_set_epi64x(0x0001020304050607LL, 0x08090a0b0c0d0e0fLL);
     // A in lane 3, D in lane 0: the order SHA1RNDS4 keeps them in.
@@ -70,8 +71,8 @@ void pushline_sha1_compress_extensions(uint32_t state[5], const uint8_t *blocks,
 
 int pushline_sha1_has_extensions(void) { return 0; }
 
-void pushline_sha1_compress_extensions(uint32_t state[5], const uint8_t *blocks, size_t count) {
-    (void)state; (void)blocks; (void)count;
+void pushline_sha1_compress_extensions(uint32_t state[5], const void *data, size_t count) {
+    (void)state; (void)data; (void)count;
     __builtin_trap();
 }
 

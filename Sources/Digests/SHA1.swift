@@ -95,7 +95,7 @@ public struct SHA1: Sendable {
         let fill = blockFill
         withUnsafeMutableBytes(of: &block) { block in
             block[fill] = 0x80
-            block.baseAddress!.advanced(by: fill + 1).initializeMemory(as: UInt8.self, repeating: 0, count: Self.blockSize - fill - 1)
+            for index in (fill + 1)..<Self.blockSize { block[index] = 0 }
         }
         // No room for the length after the 1 bit: it goes in a block of its own.
         if fill >= Self.lengthOffset {
@@ -114,8 +114,7 @@ public struct SHA1: Sendable {
         case .extensions:
             withUnsafeBytes(of: block) { block in
                 withUnsafeMutableBytes(of: &state) { state in
-                    pushline_sha1_compress_extensions(state.baseAddress!.assumingMemoryBound(to: UInt32.self),
-                                                      block.baseAddress!.assumingMemoryBound(to: UInt8.self), 1)
+                    pushline_sha1_compress_extensions(state.baseAddress!.assumingMemoryBound(to: UInt32.self), block.baseAddress!, 1)
                 }
             }
         }

@@ -1,5 +1,5 @@
 import Digests
-import Foundation
+import PushlineTestKit
 import Testing
 
 /// The SHA-1 that name-based ids and Redis script names rest on (FIPS 180-4 test vectors).
@@ -32,27 +32,40 @@ struct SHA1Tests {
         #expect(hasher.finalize() == SHA1.digest(message))
     }
 
-    @Test("the SHA extensions compress blocks exactly where the CPU has them (sha_ni in /proc/cpuinfo)")
-    func extensionsWhereTheCPUHasThem() throws {
-        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ") } ?? []
-        let listed = flags.contains("sha_ni") && flags.contains("ssse3") && flags.contains("sse4_1")
-        #expect(SHA1.fastestCompression == (listed ? .extensions : .portable))
+    @Test("the SHA extensions are chosen exactly where the kernel lists sha_ni, ssse3 and sse4_1 in /proc/cpuinfo")
+    func extensionsWhereTheKernelListsThem() throws {
+        #expect(SHA1.fastestCompression == (try CPUFlags.listSHAExtensions() ? .extensions : .portable))
     }
 
-    @Test("the fastest compression digests every message of 0 to 300 random bytes, fed whole or byte by byte, like the portable one")
-    func fastestMatchesPortable() {
+    @Test("the SHA extensions digest every message of 0 to 300 random bytes, fed whole or byte by byte, like the portable compression",
+          .enabled(if: SHA1.fastestCompression == .extensions, "this CPU has no SHA extensions: only the portable compression runs here"))
+    func extensionsMatchPortable() {
         var random = SystemRandomNumberGenerator()
         for length in 0...300 {
             let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &random) }
             var portable = SHA1(compression: .portable)
             portable.update(message)
-            var fastest = SHA1()
-            fastest.update(message)
-            var bytewise = SHA1(compression: SHA1.fastestCompression)
+            var whole = SHA1(compression: .extensions)
+            whole.update(message)
+            var bytewise = SHA1(compression: .extensions)
             for byte in message { bytewise.update(byte) }
             let expected = portable.finalize()
-            #expect(fastest.finalize() == expected && bytewise.finalize() == expected, "\(length) bytes: \(message)")
+            #expect(whole.finalize() == expected && bytewise.finalize() == expected, "\(length) bytes: \(message)")
+        }
+    }
+
+    /// Digests from Python's hashlib of `(i * 7 + 3) % 256` for i below the length: last blocks
+    /// filled to where the padding's 1 bit and length fit exactly, or spill into a block of their own.
+    @Test("both compressions give the reference digests where the padding changes shape (55, 57, 63, 64 and 119 bytes)",
+          arguments: [(55, "ddf57317ef34bfee3b6df83d359098930eb278bc"), (57, "11a02dcf95859677a62e75024067c22b165d890f"),
+                      (63, "c55856749bef509bdfe6bfebfc7bf4e793e82132"), (64, "bede92be29c3874e1b54ddc77988d606fc857a8e"),
+                      (119, "504e27376a6e0f0dba8295b85cb25dc4dfa17d23")])
+    func paddingEdges(length: Int, digest: String) {
+        let message = (0..<length).map { UInt8(($0 * 7 + 3) % 256) }
+        for compression in Set([SHA1.Compression.portable, SHA1.fastestCompression]) {
+            var hasher = SHA1(compression: compression)
+            hasher.update(message)
+            #expect(Self.hex(hasher.finalize()) == digest, "\(compression)")
         }
     }
 
