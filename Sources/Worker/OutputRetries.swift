@@ -5,7 +5,6 @@ import Runtime
 /// due after a delay that doubles with each round since Kafka last acknowledged a record, from
 /// 100 ms to 5 s, without jitter (they are one producer's own records). Lives on the worker's thread.
 struct OutputRetries {
-    private static let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5))
     private var waiting: [WorkerOutput] = []
     /// When `waiting` is due; nil exactly while `waiting` is empty.
     private var dueAt: MonotonicClock.Instant?
@@ -17,7 +16,7 @@ struct OutputRetries {
     mutating func add(_ output: WorkerOutput, now: MonotonicClock.Instant) -> Bool {
         waiting.append(output)
         guard dueAt == nil else { return false }
-        dueAt = now + Self.backoff.delay(beforeRetry: rounds)
+        dueAt = now + Backoff.worker.delay(beforeRetry: rounds)
         return true
     }
 

@@ -3,7 +3,6 @@ import Runtime
 /// Whether Redis is out for the worker, and when to try it again: 100 ms doubling to 5 s, with
 /// jitter. Lives on the worker's thread.
 struct RedisOutage {
-    private static let backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(5))
     private var failures = 0
     private var random = SystemRandomNumberGenerator()
     /// When the next attempt is due while Redis is out (set by each failure; read only while out).
@@ -13,7 +12,7 @@ struct RedisOutage {
 
     /// Records a failed attempt; returns whether Redis was available until now.
     mutating func failed(at now: MonotonicClock.Instant) -> Bool {
-        nextAttempt = now + Self.backoff.jitteredDelay(beforeRetry: failures, using: &random)
+        nextAttempt = now + Backoff.worker.jitteredDelay(beforeRetry: failures, using: &random)
         failures += 1
         return failures == 1
     }

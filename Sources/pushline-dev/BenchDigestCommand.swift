@@ -5,7 +5,7 @@ import Foundation
 import Runtime
 
 /// `pushline-dev bench digest`: SHA-1 of `apns-id`-shaped names (every delivery hashes one) with
-/// Digests' two compressions and with OpenSSL's `EVP_Digest`, the neutral reference, in one run.
+/// Digests' two compressions and with OpenSSL's one-shot `EVP_Digest`, the reference, in one run.
 enum BenchDigestCommand: Command {
     static let name = "bench digest"
     static let summary = "measure SHA-1 digests per second: Digests (Swift, SHA extensions) vs OpenSSL"
@@ -35,28 +35,20 @@ enum BenchDigestCommand: Command {
             Array(repeating: UInt8(0x5A), count: 16) + Array("bench-intent-\(index)".utf8) + [0]
                 + Array(String(repeating: String(index, radix: 16), count: 64).prefix(64).utf8)
         }
-        var ways: [(label: String, digest: ([UInt8]) -> Words)] = [
-            ("Digests, portable Swift", { digest($0, .portable) }),
+        // Each way digests name `run % names.count`.
+        var ways: [(label: String, digest: (Int) -> Words)] = [
+            ("Digests, portable Swift", { digest(names[$0 % names.count], .portable) }),
         ]
         if SHA1.fastestCompression == .extensions {
-            ways.append(("Digests, SHA extensions", { digest($0, .extensions) }))
+            ways.append(("Digests, SHA extensions", { digest(names[$0 % names.count], .extensions) }))
         }
-        ways.append(("OpenSSL EVP_Digest", openSSLDigest))
-        for name in names where Set(ways.map { way in withUnsafeBytes(of: way.digest(name)) { Array($0) } }).count != 1 {
-            print("bench digest: the ways disagree on \(name); not measuring")
+        ways.append(("OpenSSL EVP_Digest", { openSSLDigest(names[$0 % names.count]) }))
+        for index in names.indices where Set(ways.map { way in withUnsafeBytes(of: way.digest(index)) { Array($0) } }).count != 1 {
+            print("bench digest: the ways disagree on \(names[index]); not measuring")
             return 1
         }
-        let roundDuration = Duration.milliseconds(seconds * 1000 / Int64(rounds))
-        var elapsed = Array(repeating: Duration.zero, count: ways.count)
-        var digests = Array(repeating: 0, count: ways.count)
-        for _ in 0..<rounds {
-            for (index, way) in ways.enumerated() {
-                let (count, time) = measure(roundDuration, names, way.digest)
-                digests[index] += count
-                elapsed[index] += time
-            }
-        }
-        let nanoseconds = ways.indices.map { elapsed[$0].inSeconds * 1e9 / Double(digests[$0]) }
+        let totals = try AlternatingRounds.measure(rounds: rounds, perWay: .seconds(seconds), ways.map(\.digest))
+        let nanoseconds = totals.map(\.nanosecondsPerRun)
         print("bench digest: SHA-1 of \(names.count) apns-id-shaped names (~\(names[500].count) bytes), 1 thread, \(rounds) alternating rounds, \(seconds) s per way")
         for (index, way) in ways.enumerated() {
             print("  \(way.label.padding(toLength: 26, withPad: " ", startingAt: 0)) \(String(format: "%6.1f", nanoseconds[index])) ns per digest")
@@ -82,21 +74,5 @@ enum BenchDigestCommand: Command {
         }
         return (UInt32(bigEndian: digest.0), UInt32(bigEndian: digest.1), UInt32(bigEndian: digest.2),
                 UInt32(bigEndian: digest.3), UInt32(bigEndian: digest.4))
-    }
-
-    /// Digests the names round-robin until `duration` has passed: how many, in how long.
-    private static func measure(_ duration: Duration, _ names: [[UInt8]], _ digest: ([UInt8]) -> Words) -> (Int, Duration) {
-        let clock = MonotonicClock.system
-        let start = clock.now
-        var count = 0
-        var sink: UInt32 = 0
-        while clock.now - start < duration {
-            for index in 0..<100 {
-                sink ^= digest(names[(count + index) % names.count]).0
-            }
-            count += 100
-        }
-        withExtendedLifetime(sink) {}
-        return (count, clock.now - start)
     }
 }

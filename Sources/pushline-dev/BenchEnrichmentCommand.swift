@@ -63,59 +63,22 @@ enum BenchEnrichmentCommand: Command {
             }
         }
 
-        let roundDuration = Duration.milliseconds(seconds * 1000 / Int64(rounds))
-        var oursTotal = Measurement()
-        var theirsTotal = Measurement()
-        for _ in 0..<rounds {
-            oursTotal.add(try measure(roundDuration, count: intents.count, pushline))
-            theirsTotal.add(try measure(roundDuration, count: intents.count, foundation))
-        }
-        let ours = oursTotal.rate
-        let theirs = theirsTotal.rate
+        var bytes = 0
+        let totals = try AlternatingRounds.measure(rounds: rounds, perWay: .seconds(seconds), [
+            { bytes += try pushline($0 % intents.count) },
+            { _ = try foundation($0 % intents.count) },
+        ])
+        let ours = totals[0].rate
+        let theirs = totals[1].rate
         print("""
             bench enrichment: decode → render → payload bytes, 1 thread, \(intents.count) distinct intents, \
             \(rounds) alternating rounds, \(seconds) s per path
               pushline   (IntentDecoder + Enricher + APNsCore writer): \(formatted(ours)) intents/s, \
-            \(oursTotal.bytes / max(oursTotal.intents, 1)) payload bytes/intent
+            \(bytes / max(totals[0].runs, 1)) payload bytes/intent
               foundation (JSONDecoder + JSONEncoder):                  \(formatted(theirs)) intents/s
               ratio: \(String(format: "%.2f", ours / theirs))×
             """)
         return 0
-    }
-
-    /// Intents processed and time taken.
-    private struct Measurement {
-        var intents = 0
-        var bytes = 0
-        var elapsed = Duration.zero
-
-        var rate: Double {
-            let seconds = elapsed.inSeconds
-            return Double(intents) / seconds
-        }
-
-        mutating func add(_ other: Measurement) {
-            intents += other.intents
-            bytes += other.bytes
-            elapsed += other.elapsed
-        }
-    }
-
-    /// Runs `work` over the intents, round-robin, until `duration` has passed.
-    private static func measure(_ duration: Duration, count: Int, _ work: (Int) throws -> Int) throws -> Measurement {
-        let clock = MonotonicClock.system
-        let start = clock.now
-        var measurement = Measurement()
-        var index = 0
-        while clock.now - start < duration {
-            for _ in 0..<100 {
-                measurement.bytes += try work(index)
-                index = index + 1 == count ? 0 : index + 1
-            }
-            measurement.intents += 100
-        }
-        measurement.elapsed = clock.now - start
-        return measurement
     }
 
     /// A mix of the example app's templates: client-localized chat messages, server-rendered

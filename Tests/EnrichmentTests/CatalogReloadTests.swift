@@ -71,13 +71,7 @@ struct CatalogReloadTests {
         try Data(version2.utf8).write(to: templateFile, options: .atomic)
         // A reload started by the first event may still read the old file; one of the later
         // events' reloads reads the new one.
-        let end = ContinuousClock.now + .seconds(10)
-        var loaded = try body(store)
-        while loaded != "v2", ContinuousClock.now < end {
-            try await Task.sleep(for: .milliseconds(20))
-            loaded = try body(store)
-        }
-        #expect(loaded == "v2", "the new template not loaded within 10 s; reloads: \(log.results)")
+        try Deadline.wait(.seconds(10), every: .milliseconds(20), for: "the new template to be loaded") { try body(store) == "v2" }
         try await log.waitForFirst()
         #expect(!log.results.isEmpty && log.results.allSatisfy { $0.succeeded && $0.trigger == .fileChange }, "\(log.results)")
     }
