@@ -47,7 +47,7 @@ extension DeliveryResult {
         self.init(
             outcome: outcome.outcome, id: notification.pointee.id, deviceToken: notification.pointee.deviceToken,
             status: outcome.response?.status,
-            apnsID: outcome.response?.header("apns-id").flatMap(NotificationID.init),
+            apnsID: outcome.response?.withHeaderValue("apns-id") { $0.flatMap(NotificationID.init(utf8:)) },
             apnsUniqueID: outcome.response?.header("apns-unique-id"),
             reason: outcome.outcome == .accepted ? nil : outcome.body.reason,
             timestamp: outcome.body.timestamp, attempts: outcome.attempts,

@@ -53,20 +53,44 @@ public struct HTTP2Request: Sendable, Equatable {
 }
 
 /// A complete response.
+///
+/// Its regular fields stay packed in one block as they were received (``fields``): a client reads
+/// the one or two it needs in place (``withHeaderValue(_:_:)``), and a response costs one array for
+/// its fields rather than a `String` per name and value. ``headers`` makes them text when asked for.
 public struct HTTP2Response: Sendable, Equatable {
     public var status: Int
-    public var headers: [HTTP2Header]
+    /// The regular fields in arrival order, repeated names kept.
+    public var fields: HTTP2FieldBlock
     public var body: [UInt8]
 
     public init(status: Int, headers: [HTTP2Header] = [], body: [UInt8] = []) {
+        self.init(status: status, fields: HTTP2FieldBlock(headers), body: body)
+    }
+
+    /// A response of fields as received.
+    public init(status: Int, fields: HTTP2FieldBlock, body: [UInt8] = []) {
         self.status = status
-        self.headers = headers
+        self.fields = fields
         self.body = body
+    }
+
+    /// The regular fields as text, in arrival order.
+    public var headers: [HTTP2Header] {
+        get { fields.regularFields }
+        set { fields = HTTP2FieldBlock(newValue) }
     }
 
     /// The first value of a header, by lower-case name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name == name }?.value
+        withHeaderValue(name) { $0.map { String(decoding: $0, as: UTF8.self) } }
+    }
+
+    /// Lends the bytes of the first value of a header, by lower-case name (nil when absent), read
+    /// in place.
+    public func withHeaderValue<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
+        fields.withUnsafeFields { fields in
+            body(fields.first { $0.name.elementsEqual(name.utf8) }?.value)
+        }
     }
 }
 

@@ -32,14 +32,13 @@ final class HTTP2Session {
     /// calls back one at a time, never from inside another), so no two accesses overlap. The runtime
     /// checks cost a thread-local look-up per access, a few percent of a server's time per request.
     private final class PartialMessage {
-        /// Server role: every field of the request, as bytes.
+        /// Server role: every field of the request; client role: the response's regular fields
+        /// kept. As bytes.
         @exclusivity(unchecked) var fields = HTTPFieldBlock()
         /// Client role: the response's `:status` and the framing checks nghttp2 no longer makes.
         @exclusivity(unchecked) var check = ResponseCheck()
         /// Client role: the stream was reset for a malformed response.
         @exclusivity(unchecked) var isReset = false
-        /// Client role: the regular fields kept.
-        @exclusivity(unchecked) var headers: [HTTP2Header] = []
         @exclusivity(unchecked) var body: [UInt8] = []
         @exclusivity(unchecked) var complete = false
         /// The body nghttp2 reads from while it produces DATA frames, and how much it has read.
@@ -57,7 +56,7 @@ final class HTTP2Session {
                 fields.removeAll()
                 body.removeAll(keepingCapacity: true)
             case .client:
-                headers = []
+                fields = HTTPFieldBlock()
                 body = []
             }
             check = ResponseCheck()
@@ -190,7 +189,7 @@ final class HTTP2Session {
     }
 
     func submitResponse(streamID: Int32, _ response: HTTP2Response) throws(HTTP2Error) {
-        try submitResponse(streamID: streamID, status: response.status, fields: HTTPFieldBlock(response.headers), body: response.body)
+        try submitResponse(streamID: streamID, status: response.status, fields: response.fields, body: response.body)
     }
 
     /// Answers a request with `:status` and the regular fields of `fields`, lent to nghttp2 in
@@ -388,7 +387,11 @@ final class HTTP2Session {
                 withMessage(streamID) { $0.check.readContentLength(value) }
             }
             if let kept = keptResponseFields, !kept.contains(where: { Self.bytes($0, equal: name) }) { return }
-            withMessage(streamID) { $0.headers.append(HTTP2Header(Self.text(name), Self.text(value))) }
+            withMessage(streamID) { message in
+                // Room for APNs' two ids at once: the block grows only for more or longer fields.
+                if message.fields.count == 0 { message.fields = HTTPFieldBlock(reservingCapacity: Self.keptFieldsCapacity) }
+                message.fields.append(name: name, value: value)
+            }
             return
         }
         // A response's only pseudo-header, compared as bytes.
@@ -397,6 +400,9 @@ final class HTTP2Session {
         }
     }
 
+    /// Bytes reserved for a response's kept fields: `apns-id` and `apns-unique-id` with their
+    /// 36-character values take 111 (``HTTPFieldBlock`` adds nine bytes per field).
+    private static let keptFieldsCapacity = 128
     private static let statusName = Array(":status".utf8)
     private static let contentLengthName = Array("content-length".utf8)
     /// The name of `:path`, in static storage that outlives every nghttp2 call.
@@ -409,10 +415,6 @@ final class HTTP2Session {
         guard expected.count == bytes.count else { return false }
         guard let base = bytes.baseAddress else { return true }
         return expected.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, bytes.count) == 0 }
-    }
-
-    private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        String(decoding: bytes, as: UTF8.self)
     }
 
     fileprivate func data(streamID: Int32, _ bytes: UnsafeBufferPointer<UInt8>) {
@@ -430,7 +432,7 @@ final class HTTP2Session {
     fileprivate func headerBlockEnded(streamID: Int32, endsStream: Bool) {
         if role == .client {
             withMessage(streamID) { message in
-                if message.check.endHeaderBlock(endsStream: endsStream) == .informational { message.headers.removeAll() }
+                if message.check.endHeaderBlock(endsStream: endsStream) == .informational { message.fields.removeAll() }
                 _ = resetIfMalformed(message, streamID: streamID)
             }
         }
@@ -460,7 +462,7 @@ final class HTTP2Session {
             case .server:
                 events.append(.request(HTTP2Request(streamID: streamID, fields: message.fields, body: message.body)))
             case .client:
-                events.append(.response(streamID: streamID, HTTP2Response(status: message.check.status, headers: message.headers,
+                events.append(.response(streamID: streamID, HTTP2Response(status: message.check.status, fields: message.fields,
                                                                           body: message.body)))
             }
         }

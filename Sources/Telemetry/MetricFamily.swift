@@ -50,6 +50,22 @@ public final class MetricFamily<Metric: AnyObject & Sendable>: Sendable {
         return unsafeDowncast(member, to: Metric.self)
     }
 
+    /// As ``metric(labelValues:)``, with the values inline: when they are those of the member looked
+    /// up last, it is found without an array of them (a hot path counting one result after another
+    /// allocates nothing); an array is made only for another member.
+    public func metric<let count: Int>(_ labelValues: InlineArray<count, String>) -> Metric {
+        let last: AnyObject? = members.withLock { members in
+            guard let last = members.lastMember, members.lastLabelValues.count == count else { return nil }
+            for index in 0..<count where members.lastLabelValues[index] != labelValues[index] { return nil }
+            return last
+        }
+        if let last { return unsafeDowncast(last, to: Metric.self) }
+        var values: [String] = []
+        values.reserveCapacity(count)
+        for index in 0..<count { values.append(labelValues[index]) }
+        return metric(labelValues: values)
+    }
+
     /// The members, ordered by their label values so that expositions are stable.
     func sortedMembers() -> [Metric] {
         members.withLock { members in

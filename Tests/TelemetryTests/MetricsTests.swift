@@ -68,6 +68,21 @@ struct MetricsTests {
         #expect(family.metric(labelValues: ["a"]) === first)
     }
 
+    @Test("label values given inline find the member the same values as an array find, the last one looked up or another")
+    func inlineLabelValues() throws {
+        let family = try MetricsRegistry().makeCounterFamily(name: "pushline_test_results_total", labelNames: ["pool", "status"])
+        let accepted = family.metric(labelValues: ["a", "200"])
+        #expect(family.metric(["a", "200"] as InlineArray) === accepted)  // the member looked up last
+        let rejected = family.metric(["a", "400"] as InlineArray)  // another: made, then kept
+        #expect(rejected !== accepted)
+        #expect(family.metric(labelValues: ["a", "400"]) === rejected)
+        #expect(family.metric(["a", "200"] as InlineArray) === accepted)  // not the last: found by its values
+        accepted.increment()
+        rejected.increment(by: 2)
+        #expect(family.metric(labelValues: ["a", "200"]).value == 1)
+        #expect(family.metric(labelValues: ["a", "400"]).value == 2)
+    }
+
     @Test("names that break the naming rules are refused with the rule", arguments: [
         ("pushline_events", "counter", "_total"),
         ("events_total", "counter", "pushline_"),
