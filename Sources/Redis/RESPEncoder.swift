@@ -15,13 +15,11 @@ enum RESPEncoder {
     static func encode(_ command: RedisCommand, into output: inout [UInt8]) {
         appendHeader(UInt8(ascii: "*"), command.count, to: &output)
         command.storage.withUnsafeBufferPointer { storage in
-            var start = 0
-            for end in command.argumentEnds {
-                appendHeader(UInt8(ascii: "$"), end - start, to: &output)
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: storage[start..<end]))
+            command.forEachArgument { argument in
+                appendHeader(UInt8(ascii: "$"), argument.count, to: &output)
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: storage[argument]))
                 output.append(carriageReturn)
                 output.append(lineFeed)
-                start = end
             }
         }
     }

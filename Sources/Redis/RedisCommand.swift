@@ -1,15 +1,16 @@
 import DecimalBytes
 
-/// One Redis command: its name and arguments as bytes (binary-safe), kept in one contiguous buffer
-/// so building and encoding a command costs two allocations however many arguments it has.
+/// One Redis command: its name and arguments as bytes (binary-safe), kept in one contiguous buffer,
+/// each argument after its length, so building a command costs one allocation however many
+/// arguments it has (two commands are built per delivery).
 ///
 /// Its description names the command and counts the arguments but never shows them, so an `AUTH`
 /// command cannot leak a password into a log.
 public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable {
-    /// Every argument's bytes, one after another.
+    /// Every argument, one after another: its length (four bytes, little-endian), then its bytes.
     @usableFromInline var storage: [UInt8] = []
-    /// Where each argument ends in ``storage``.
-    @usableFromInline var argumentEnds: [Int] = []
+    /// How many arguments ``storage`` holds, the name included.
+    @usableFromInline var argumentCount = 0
     /// The script an `EVALSHA` command runs, so a `NOSCRIPT` reply can load it and retry.
     private(set) var script: RedisScript?
 
@@ -28,8 +29,7 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     /// An empty command with room for `bytes` bytes of `arguments` arguments (the name included),
     /// so that they are copied in once, without the buffers regrowing. Append the name first.
     public init(reservingBytes bytes: Int, arguments: Int) {
-        storage.reserveCapacity(bytes)
-        argumentEnds.reserveCapacity(arguments)
+        storage.reserveCapacity(bytes + arguments * Self.lengthBytes)
     }
 
     /// `EVALSHA sha numkeys key… arg…` for `script`; the connection loads the script and retries
@@ -52,45 +52,69 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     /// Appends a text argument (its UTF-8 bytes).
     @inlinable
     public mutating func append(_ argument: String) {
-        storage.append(contentsOf: argument.utf8)
-        argumentEnds.append(storage.count)
+        append(writing: { $0.append(contentsOf: argument.utf8) })
     }
 
     /// Appends a binary argument, byte for byte.
     @inlinable
     public mutating func append(bytes argument: some Sequence<UInt8>) {
-        storage.append(contentsOf: argument)
-        argumentEnds.append(storage.count)
+        append(writing: { $0.append(contentsOf: argument) })
     }
 
     /// Appends one argument whose bytes `write` appends to the buffer it is lent (it must only
     /// append): an encoder writes straight into the command, without an array of its own.
     @inlinable
     public mutating func append(writing write: (inout [UInt8]) -> Void) {
+        // Room for the length first, written once the bytes are in.
+        let start = storage.count
+        withUnsafeBytes(of: UInt32(0)) { storage.append(contentsOf: $0) }
         write(&storage)
-        argumentEnds.append(storage.count)
+        let length = UInt32(truncatingIfNeeded: storage.count - start - Self.lengthBytes)
+        storage.withUnsafeMutableBytes { $0.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self) }
+        argumentCount += 1
     }
 
     /// Appends an integer argument in decimal, without going through `String`.
     @inlinable
     public mutating func append(_ argument: Int) {
-        storage.appendDecimal(Int64(argument))
-        argumentEnds.append(storage.count)
+        append(writing: { $0.appendDecimal(Int64(argument)) })
     }
+
+    /// The bytes each argument's length takes in ``storage``.
+    @usableFromInline static let lengthBytes = MemoryLayout<UInt32>.size
 
     /// How many arguments, the command name included.
     public var count: Int {
-        argumentEnds.count
+        argumentCount
+    }
+
+    /// Calls `body` with where each argument's bytes lie in ``storage``, in order.
+    func forEachArgument(_ body: (Range<Int>) -> Void) {
+        storage.withUnsafeBufferPointer { storage in
+            var offset = 0
+            while offset < storage.count {
+                let start = offset + Self.lengthBytes
+                let length = Int(UInt32(littleEndian: UnsafeRawPointer(storage.baseAddress! + offset).loadUnaligned(as: UInt32.self)))
+                body(start..<start + length)
+                offset = start + length
+            }
+        }
     }
 
     /// The bytes of argument `index` (0 is the name).
     func argument(_ index: Int) -> ArraySlice<UInt8> {
-        storage[(index == 0 ? 0 : argumentEnds[index - 1])..<argumentEnds[index]]
+        var found = 0..<0
+        var position = 0
+        forEachArgument { range in
+            if position == index { found = range }
+            position += 1
+        }
+        return storage[found]
     }
 
     /// The command's name, as given.
     public var name: String {
-        String(decoding: storage[..<(argumentEnds.first ?? 0)], as: UTF8.self)
+        String(decoding: argument(0), as: UTF8.self)
     }
 
     public var description: String {

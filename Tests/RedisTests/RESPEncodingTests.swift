@@ -29,4 +29,24 @@ struct RESPEncodingTests {
         #expect(gets.dropFirst(values.count).first == .bulk(Array("empty key".utf8)))
         #expect(gets.last == .array((0..<12).map { .bulk(Array(repeating: UInt8(ascii: "x"), count: $0)) }))
     }
+
+    @Test("arguments written into the command and integers in decimal reach the server as given, among text ones")
+    func writtenAndIntegerArguments() async throws {
+        let server = try await RedisServer.start()
+        var set = RedisCommand(reservingBytes: 8, arguments: 5)  // less room than needed: the buffer grows
+        set.append("SET")
+        set.append(writing: { $0.append(contentsOf: "written-key".utf8) })
+        set.append(writing: { _ in })  // an empty value
+        set.append("PX")
+        set.append(60_000)
+        #expect(set.name == "SET")
+        #expect(set.count == 5)
+        let command = set
+        let replies = try await withConnection(server.configuration()) { redis in
+            try redis.pipeline([command, RedisCommand("GET", "written-key"), RedisCommand("PTTL", "written-key")])
+        }
+        #expect(replies[0] == .status("OK"))
+        #expect(replies[1] == .bulk([]))
+        #expect((replies[2].integer ?? 0) > 59_000)
+    }
 }
