@@ -402,7 +402,7 @@ final class HTTP2Session {
 
     /// Bytes reserved for a response's kept fields: `apns-id` and `apns-unique-id` with their
     /// 36-character values take 111 (``HTTPFieldBlock`` adds nine bytes per field).
-    private static let keptFieldsCapacity = 128
+    private static var keptFieldsCapacity: Int { 128 }
     private static let statusName = Array(":status".utf8)
     private static let contentLengthName = Array("content-length".utf8)
     /// The name of `:path`, in static storage that outlives every nghttp2 call.

@@ -81,7 +81,7 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     }
 
     /// The bytes each argument's length takes in ``storage``.
-    @usableFromInline static let lengthBytes = MemoryLayout<UInt32>.size
+    @usableFromInline static var lengthBytes: Int { MemoryLayout<UInt32>.size }
 
     /// How many arguments, the command name included.
     public var count: Int {
@@ -90,26 +90,40 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
 
     /// Calls `body` with where each argument's bytes lie in ``storage``, in order.
     func forEachArgument(_ body: (Range<Int>) -> Void) {
-        storage.withUnsafeBufferPointer { storage in
-            var offset = 0
-            while offset < storage.count {
-                let start = offset + Self.lengthBytes
-                let length = Int(UInt32(littleEndian: UnsafeRawPointer(storage.baseAddress! + offset).loadUnaligned(as: UInt32.self)))
-                body(start..<start + length)
-                offset = start + length
-            }
+        var offset = 0
+        while offset < storage.count {
+            let start = offset + Self.lengthBytes
+            let end = start + length(at: offset)
+            body(start..<end)
+            offset = end
         }
+    }
+
+    /// Where each argument's bytes lie in ``storage``, in order (0 is the name): one pass, for a
+    /// reader of many arguments (``argument(_:)`` walks from the first each time).
+    var argumentRanges: [Range<Int>] {
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(argumentCount)
+        forEachArgument { ranges.append($0) }
+        return ranges
+    }
+
+    /// The bytes at `range`, one of ``argumentRanges``.
+    func bytes(in range: Range<Int>) -> ArraySlice<UInt8> {
+        storage[range]
     }
 
     /// The bytes of argument `index` (0 is the name).
     func argument(_ index: Int) -> ArraySlice<UInt8> {
-        var found = 0..<0
-        var position = 0
-        forEachArgument { range in
-            if position == index { found = range }
-            position += 1
-        }
-        return storage[found]
+        var offset = 0
+        for _ in 0..<index { offset += Self.lengthBytes + length(at: offset) }
+        let start = offset + Self.lengthBytes
+        return storage[start..<start + length(at: offset)]
+    }
+
+    /// The length stored at `offset`, before an argument's bytes.
+    private func length(at offset: Int) -> Int {
+        storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
     }
 
     /// The command's name, as given.

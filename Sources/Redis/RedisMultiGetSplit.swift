@@ -46,11 +46,12 @@ struct RedisMultiGetSplit {
             splitAny = true
             var parts: [Part] = []
             parts.reserveCapacity(groups.count)
+            let arguments = command.argumentRanges
             for keyPositions in groups {
-                let bytes = keyPositions.reduce(Self.multiGet.count) { $0 + command.argument($1 + 1).count }
+                let bytes = keyPositions.reduce(Self.multiGet.count) { $0 + arguments[$1 + 1].count }
                 var part = RedisCommand(reservingBytes: bytes, arguments: 1 + keyPositions.count)
                 part.append(bytes: Self.multiGet)
-                for position in keyPositions { part.append(bytes: command.argument(position + 1)) }
+                for position in keyPositions { part.append(bytes: command.bytes(in: arguments[position + 1])) }
                 parts.append(Part(command: commands.count, keyPositions: keyPositions))
                 commands.append(part)
             }
@@ -93,8 +94,9 @@ struct RedisMultiGetSplit {
     private static func keyPositionsBySlot(_ command: RedisCommand) -> [[Int]] {
         var groups: [[Int]] = []
         var groupOfSlot: [Int: Int] = [:]
+        let arguments = command.argumentRanges
         for position in 0..<(command.count - 1) {
-            let slot = RedisSlot.of(key: command.argument(position + 1))
+            let slot = RedisSlot.of(key: command.bytes(in: arguments[position + 1]))
             if let group = groupOfSlot[slot] {
                 groups[group].append(position)
             } else {
