@@ -80,6 +80,11 @@ public struct HTTP2Response: Sendable, Equatable {
         set { fields = HTTP2FieldBlock(newValue) }
     }
 
+    /// Equal status, headers and body; how a field may be indexed is a hint to the encoder only.
+    public static func == (left: HTTP2Response, right: HTTP2Response) -> Bool {
+        left.status == right.status && left.body == right.body && left.headers == right.headers
+    }
+
     /// The first value of a header, by lower-case name.
     public func header(_ name: String) -> String? {
         withHeaderValue(name) { $0.map { String(decoding: $0, as: UTF8.self) } }

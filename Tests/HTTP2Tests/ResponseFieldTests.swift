@@ -43,11 +43,15 @@ struct ResponseFieldTests {
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"reason":"BadDeviceToken"}"#)
     }
 
-    @Test("a response made from headers and one made from their packed fields are equal, and read the same")
+    @Test("a response made from headers and one made from their packed fields are equal whatever their indexing, and read the same")
     func madeEitherWay() {
         let headers = [HTTP2Header("apns-id", Self.id), HTTP2Header("x-a", "1")]
         var response = HTTP2Response(status: 200, headers: headers)
         #expect(response == HTTP2Response(status: 200, fields: HTTP2FieldBlock(headers)))
+        var neverIndexed = HTTP2FieldBlock()
+        for header in headers { neverIndexed.append(header.name, header.value, indexing: .never) }
+        #expect(response == HTTP2Response(status: 200, fields: neverIndexed), "indexing is a hint to the encoder, not part of the response")
+        #expect(response != HTTP2Response(status: 200, headers: headers.reversed()))
         #expect(response.headers == headers)
         response.headers = [HTTP2Header("x-b", "2")]
         #expect(response.header("x-b") == "2")
