@@ -47,7 +47,7 @@ final class HTTP2Session {
 
         /// Empties the message for another stream. A client's response fields and body went to the
         /// finished response (which may outlive the stream), so they are let go rather than emptied
-        /// in place, which would copy them; most responses a client keeps have neither. A server's
+        /// in place, which would copy them (an APNs answer keeps its ids; most have no body). A server's
         /// request was handed on and let go by the time its stream closes (the response is sent),
         /// so its field and body storage is emptied in place and serves the next request.
         func reset(role: Role) {
@@ -75,7 +75,8 @@ final class HTTP2Session {
 
     let role: Role
     /// Client role: the only regular response fields kept (lower-case names); nil keeps every field.
-    /// The others are skipped before any `String` is made of them.
+    /// The others are skipped before anything is copied of them; the kept ones are copied as bytes
+    /// into their response's block.
     private let keptResponseFields: [[UInt8]]?
     private var session: OpaquePointer!
     @exclusivity(unchecked) private var partial = StreamTable<PartialMessage>()

@@ -113,8 +113,9 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
         storage[range]
     }
 
-    /// The bytes of argument `index` (0 is the name).
+    /// The bytes of argument `index` (0 is the name), one of the ``count``.
     func argument(_ index: Int) -> ArraySlice<UInt8> {
+        precondition(index >= 0 && index < argumentCount, "a command of \(argumentCount) arguments has no argument \(index)")
         var offset = 0
         for _ in 0..<index { offset += Self.lengthBytes + length(at: offset) }
         let start = offset + Self.lengthBytes
@@ -126,9 +127,9 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
         storage.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
     }
 
-    /// The command's name, as given.
+    /// The command's name, as given; empty before one is appended.
     public var name: String {
-        String(decoding: argument(0), as: UTF8.self)
+        argumentCount == 0 ? "" : String(decoding: argument(0), as: UTF8.self)
     }
 
     public var description: String {

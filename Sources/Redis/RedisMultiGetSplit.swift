@@ -37,7 +37,9 @@ struct RedisMultiGetSplit {
         layouts.reserveCapacity(given.count)
         var splitAny = false
         for command in given {
-            let groups = Self.isMultiGet(command) ? Self.keyPositionsBySlot(command) : []
+            // Where the arguments lie, read once and only for an MGET.
+            let arguments = Self.isMultiGet(command) ? command.argumentRanges : []
+            let groups = arguments.isEmpty ? [] : Self.keyPositionsBySlot(command, arguments: arguments)
             guard groups.count > 1 else {
                 layouts.append(.whole(commands.count))
                 commands.append(command)
@@ -46,7 +48,6 @@ struct RedisMultiGetSplit {
             splitAny = true
             var parts: [Part] = []
             parts.reserveCapacity(groups.count)
-            let arguments = command.argumentRanges
             for keyPositions in groups {
                 let bytes = keyPositions.reduce(Self.multiGet.count) { $0 + arguments[$1 + 1].count }
                 var part = RedisCommand(reservingBytes: bytes, arguments: 1 + keyPositions.count)
@@ -90,11 +91,10 @@ struct RedisMultiGetSplit {
     }
 
     /// The positions of the command's keys (0 is the first key), grouped by slot in the order each
-    /// slot first appears.
-    private static func keyPositionsBySlot(_ command: RedisCommand) -> [[Int]] {
+    /// slot first appears; `arguments` is where the command's arguments lie (``RedisCommand/argumentRanges``).
+    private static func keyPositionsBySlot(_ command: RedisCommand, arguments: [Range<Int>]) -> [[Int]] {
         var groups: [[Int]] = []
         var groupOfSlot: [Int: Int] = [:]
-        let arguments = command.argumentRanges
         for position in 0..<(command.count - 1) {
             let slot = RedisSlot.of(key: command.bytes(in: arguments[position + 1]))
             if let group = groupOfSlot[slot] {

@@ -31,20 +31,10 @@ public final class MetricFamily<Metric: AnyObject & Sendable>: Sendable {
     /// The member with these label values, one per label name in the same order; made on first use.
     /// A different number of values than label names is a programming error.
     public func metric(labelValues: [String]) -> Metric {
-        precondition(labelValues.count == labelNames.count,
-                     "metric \(name) takes \(labelNames.count) label values (\(labelNames)), got \(labelValues.count)")
+        checkCount(labelValues.count)
         let member: AnyObject = members.withLock { members in
             if let last = members.lastMember, members.lastLabelValues == labelValues { return last }
-            let member: AnyObject
-            if let known = members.byLabelValues[labelValues] {
-                member = known
-            } else {
-                member = makeMember(Array(zip(labelNames, labelValues)))
-                members.byLabelValues[labelValues] = member
-            }
-            members.lastLabelValues = labelValues
-            members.lastMember = member
-            return member
+            return findOrMake(labelValues, in: &members)
         }
         // Every member was made by `makeMember`, so it is a `Metric`.
         return unsafeDowncast(member, to: Metric.self)
@@ -54,16 +44,36 @@ public final class MetricFamily<Metric: AnyObject & Sendable>: Sendable {
     /// up last, it is found without an array of them (a hot path counting one result after another
     /// allocates nothing); an array is made only for another member.
     public func metric<let count: Int>(_ labelValues: InlineArray<count, String>) -> Metric {
-        let last: AnyObject? = members.withLock { members in
-            guard let last = members.lastMember, members.lastLabelValues.count == count else { return nil }
-            for index in 0..<count where members.lastLabelValues[index] != labelValues[index] { return nil }
-            return last
+        checkCount(count)
+        let member: AnyObject = members.withLock { members in
+            if let last = members.lastMember, members.lastLabelValues.count == count,
+               (0..<count).allSatisfy({ members.lastLabelValues[$0] == labelValues[$0] }) {
+                return last
+            }
+            var values: [String] = []
+            values.reserveCapacity(count)
+            for index in 0..<count { values.append(labelValues[index]) }
+            return findOrMake(values, in: &members)
         }
-        if let last { return unsafeDowncast(last, to: Metric.self) }
-        var values: [String] = []
-        values.reserveCapacity(count)
-        for index in 0..<count { values.append(labelValues[index]) }
-        return metric(labelValues: values)
+        return unsafeDowncast(member, to: Metric.self)
+    }
+
+    private func checkCount(_ count: Int) {
+        precondition(count == labelNames.count, "metric \(name) takes \(labelNames.count) label values (\(labelNames)), got \(count)")
+    }
+
+    /// The member with `labelValues` (not the last one looked up), made when new; it becomes the last.
+    private func findOrMake(_ labelValues: [String], in members: inout MetricMembers) -> AnyObject {
+        let member: AnyObject
+        if let known = members.byLabelValues[labelValues] {
+            member = known
+        } else {
+            member = makeMember(Array(zip(labelNames, labelValues)))
+            members.byLabelValues[labelValues] = member
+        }
+        members.lastLabelValues = labelValues
+        members.lastMember = member
+        return member
     }
 
     /// The members, ordered by their label values so that expositions are stable.

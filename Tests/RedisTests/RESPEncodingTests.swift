@@ -49,4 +49,11 @@ struct RESPEncodingTests {
         #expect(replies[1] == .bulk([]))
         #expect((replies[2].integer ?? 0) > 59_000)
     }
+
+    @Test("a command before its name is appended has an empty name and no arguments")
+    func emptyCommand() {
+        let command = RedisCommand(reservingBytes: 16, arguments: 2)
+        #expect(command.name == "")
+        #expect(command.count == 0)
+    }
 }
