@@ -46,9 +46,7 @@ public struct HTTP2Request: Sendable, Equatable {
     public var headers: [HTTP2Header] { fields.regularFields }
 
     private func pseudoHeader(_ name: String) -> String? {
-        fields.withUnsafeFields { fields in
-            fields.first { $0.name.elementsEqual(name.utf8) }.map { String(decoding: $0.value, as: UTF8.self) }
-        }
+        fields.withFirstValue(named: name) { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
 }
 
@@ -93,9 +91,7 @@ public struct HTTP2Response: Sendable, Equatable {
     /// Lends the bytes of the first value of a header, by lower-case name (nil when absent), read
     /// in place.
     public func withHeaderValue<Result>(_ name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
-        fields.withUnsafeFields { fields in
-            body(fields.first { $0.name.elementsEqual(name.utf8) }?.value)
-        }
+        fields.withFirstValue(named: name, body)
     }
 }
 

@@ -81,6 +81,15 @@ public struct HTTPFieldBlock: Sendable, Equatable {
         try bytes.withUnsafeBufferPointer { (block) throws(Failure) -> Result in try body(UnsafeFields(block: block)) }
     }
 
+    /// Lends the bytes of the first value of a field by name (nil when no field has it), read in
+    /// place.
+    @inlinable
+    public func withFirstValue<Result>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
+        withUnsafeFields { fields in
+            body(fields.first { $0.name.elementsEqual(name.utf8) }?.value)
+        }
+    }
+
     /// Empties the block and keeps its storage, so a block filled again and again (a server
     /// stream's received fields) allocates only when it grows.
     public mutating func removeAll() {
