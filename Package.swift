@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "ICU", dependencies: ["CPushlineICU"]),
 
         // Domain.
-        .target(name: "Pipeline", dependencies: ["APNsCore", "IntentCore", "Redis", "Runtime", "TLS"]),
+        .target(name: "Pipeline", dependencies: ["APNsCore", "DecimalBytes", "IntentCore", "Redis", "Runtime", "TLS"]),
         // The intent, its decoding error, language tags and encryption keys: shared by Enrichment and
         // the token registry (Pipeline), so Pipeline does not depend on Enrichment.
         .target(name: "IntentCore", dependencies: ["APNsCore", "TLS"]),

@@ -7,18 +7,19 @@ public enum JSONWriter {
 
     /// Appends `string` as a quoted JSON string. Non-ASCII characters are written as raw UTF-8.
     public static func appendString(_ string: String, to buffer: inout [UInt8]) {
+        string.withJSONStringUTF8 { appendString(utf8: $0, to: &buffer) }
+    }
+
+    /// Appends the text `utf8` as a quoted JSON string, escaped where JSON requires.
+    public static func appendString(utf8: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
         // Most strings need no escaping: copy them whole.
-        let copiedWhole = string.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard !needsEscaping(utf8) else { return false }
+        guard needsEscaping(utf8) else {
             buffer.append(contentsOf: utf8)
-            return true
-        }
-        if copiedWhole == true {
             buffer.append(UInt8(ascii: "\""))
             return
         }
-        for byte in string.utf8 {
+        for byte in utf8 {
             switch byte {
             case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
             case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
@@ -39,7 +40,7 @@ public enum JSONWriter {
     /// tested for all three with a few arithmetic operations instead of three comparisons and a
     /// branch per byte (outcome records and payloads write a dozen strings each, tokens and ids of
     /// 36–64 bytes among them).
-    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    public static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress else { return false }
         let count = utf8.count
         var offset = 0

@@ -1,20 +1,30 @@
+/// Lends `value`'s digits in decimal, as `String(value)` writes it, without making a `String`: the
+/// digits are made on the stack. The one integer writer of JSON records (APNsCore's `JSONWriter`,
+/// the pipeline's record writer) and of Redis commands and their RESP length headers, on every
+/// delivery's way.
+@inlinable
+public func withDecimal<Result>(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    var magnitude = value.magnitude
+    // The digits from the last, at the end of room for the most an Int64 has (a sign and 19 digits).
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+        var first = digits.count
+        repeat {
+            first -= 1
+            digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        if value < 0 {
+            first -= 1
+            digits[first] = UInt8(ascii: "-")
+        }
+        return body(UnsafeBufferPointer(rebasing: digits[first...]))
+    }
+}
+
 extension Array where Element == UInt8 {
-    /// Appends `value` in decimal, as `String(value)` writes it, without making a `String`: the
-    /// digits are made on the stack. The one integer writer of JSON records (APNsCore's
-    /// `JSONWriter`) and of Redis commands and their RESP length headers, on every delivery's way.
+    /// Appends `value` in decimal, as `String(value)` writes it (``withDecimal(_:_:)``).
     @inlinable
     public mutating func appendDecimal(_ value: Int64) {
-        if value < 0 { append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        // The digits from the last, at the end of room for the most an Int64's magnitude has (19).
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
-            var first = digits.count
-            repeat {
-                first -= 1
-                digits[first] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
-        }
+        withDecimal(value) { append(contentsOf: $0) }
     }
 }

@@ -72,18 +72,18 @@ public struct DeadLetter: Sendable, Equatable {
     /// valid UTF-8 (once a character cut at the end of the prefix is dropped) it is also given as
     /// text (`original_text`) for people reading the DLQ.
     public var encoded: [UInt8] {
-        var writer = JSONFieldWriter(capacity: 512 + 3 * original.prefix.count)
-        writer.integer("schema_version", Self.schemaVersion)
-        writer.string("reason", reason)
-        writer.string("detail", detail)
-        source.write("source", to: &writer)
-        writer.string("intent_id", intentID)
-        writer.integer("original_size", Int64(original.size))
-        writer.string("original_sha256", original.sha256)
-        writer.string("original_base64", Self.base64(original.prefix))
-        writer.string("original_text", Self.text(original.prefix, cut: original.prefix.count < original.size))
-        writer.integer("recorded_at", recordedAt)
-        return writer.finish()
+        JSONFieldWriter.record(capacity: 512 + 3 * original.prefix.count) { writer in
+            writer.integer("schema_version", Self.schemaVersion)
+            writer.string("reason", reason)
+            writer.string("detail", detail)
+            source.write("source", to: &writer)
+            writer.string("intent_id", intentID)
+            writer.integer("original_size", Int64(original.size))
+            writer.string("original_sha256", original.sha256)
+            writer.string("original_base64", Self.base64(original.prefix))
+            writer.string("original_text", Self.text(original.prefix, cut: original.prefix.count < original.size))
+            writer.integer("recorded_at", recordedAt)
+        }
     }
 
     /// Standard, padded base64 (the URL-safe alphabet's `-`/`_` mapped back).

@@ -1,74 +1,133 @@
 import APNsCore
+import DecimalBytes
 
-/// Writes one JSON object field by field straight into bytes, leaving absent optional fields out:
-/// what a record's encoder needs, without building a `JSONObject` tree first (an outcome event is
-/// written once per delivery, and the tree showed up in profiles). Keys are constants of the
-/// schemas, plain ASCII, written as they are; values go through APNsCore's `JSONWriter`.
+/// Writes one JSON object field by field straight into the record's bytes, leaving absent optional
+/// fields out: what a record's encoder needs, without building a `JSONObject` tree first (an outcome
+/// event is written once per delivery, and the tree showed up in profiles). Keys are constants of
+/// the schemas, plain ASCII, written as they are; values are escaped as APNsCore's `JSONWriter`
+/// escapes them.
+///
+/// The fields are written through a pointer into the room the record's array was made with
+/// (``record(capacity:_:)``): a record of twenty fields is about sixty pieces, and appending each
+/// to an array asked whether the array was shared and had room, a call into the runtime per piece.
+/// A record that outgrows its room goes on in an array of its own (``spilled``), so no size is
+/// ever too large, only slower.
 struct JSONFieldWriter {
-    private var bytes: [UInt8] = []
+    /// The room the record is written into, and how much of it is written.
+    private let room: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
+    /// The record once it outgrew ``room``: what was written, and everything after.
+    private var spilled: [UInt8]?
     private var isEmpty = true
 
-    /// - Parameter capacity: room reserved up front, so that a typical record (an outcome event is
-    ///   about 600 bytes) is written without the array growing.
-    init(capacity: Int = 1024) {
-        bytes.reserveCapacity(capacity)
-        bytes.append(UInt8(ascii: "{"))
+    private init(room: UnsafeMutableBufferPointer<UInt8>) {
+        self.room = room
     }
 
-    mutating func string(_ key: StaticString, _ value: String?) {
+    /// The object `fields` writes, closed.
+    /// - Parameter capacity: the room the record's array is made with, so that a typical record (an
+    ///   outcome event is about 600 bytes) is written without growing.
+    static func record(capacity: Int = 1024, _ fields: (inout JSONFieldWriter) -> Void) -> [UInt8] {
+        var spilled: [UInt8]?
+        let written = [UInt8](unsafeUninitializedCapacity: capacity) { room, initialized in
+            var writer = JSONFieldWriter(room: room)
+            writer.write(UInt8(ascii: "{"))
+            fields(&writer)
+            writer.write(UInt8(ascii: "}"))
+            spilled = writer.spilled
+            initialized = spilled == nil ? writer.count : 0
+        }
+        return spilled ?? written
+    }
+
+    mutating func string(_ key: StaticString, _ value: (some JSONStringValue)?) {
         guard let value else { return }
         append(key)
-        JSONWriter.appendString(value, to: &bytes)
+        value.withJSONStringUTF8 { text in
+            guard JSONWriter.needsEscaping(text) else {
+                write(UInt8(ascii: "\""))
+                write(text)
+                write(UInt8(ascii: "\""))
+                return
+            }
+            var escaped: [UInt8] = []
+            JSONWriter.appendString(utf8: text, to: &escaped)
+            escaped.withUnsafeBufferPointer { write($0) }
+        }
     }
 
     mutating func integer(_ key: StaticString, _ value: Int64?) {
         guard let value else { return }
         append(key)
-        JSONWriter.appendInteger(value, to: &bytes)
+        withDecimal(value) { write($0) }
     }
 
     mutating func double(_ key: StaticString, _ value: Double?) {
         guard let value else { return }
         append(key)
-        JSONWriter.appendDouble(value, to: &bytes)
+        guard value.isFinite else { return write("null") }
+        var text = value.description
+        text.withUTF8 { write($0) }
     }
 
     mutating func bool(_ key: StaticString, _ value: Bool) {
         append(key)
-        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        write(value ? "true" : "false")
     }
 
     /// A nested object, its fields written by `fields` into the same bytes.
     mutating func object(_ key: StaticString, _ fields: (inout JSONFieldWriter) -> Void) {
         append(key)
-        bytes.append(UInt8(ascii: "{"))
+        write(UInt8(ascii: "{"))
         isEmpty = true
         fields(&self)
-        bytes.append(UInt8(ascii: "}"))
+        write(UInt8(ascii: "}"))
         isEmpty = false
     }
 
-    /// The object, closed. (Mutating rather than consuming: closing a consumed copy made the
-    /// buffer shared at the last append, which copied the whole record.)
-    mutating func finish() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
-    }
-
-    /// The separator, the quoted key and its colon in one append: a byte at a time, each append
-    /// asked whether the buffer was shared (a call into the runtime), five times per field.
+    /// The separator, then the quoted key and its colon.
+    @inline(__always)
     private mutating func append(_ key: StaticString) {
-        let separator = isEmpty ? 0 : 1
+        if !isEmpty { write(UInt8(ascii: ",")) }
         isEmpty = false
-        key.withUTF8Buffer { name in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: separator + name.count + 3) { field in
-                if separator == 1 { field[0] = UInt8(ascii: ",") }
-                field[separator] = UInt8(ascii: "\"")
-                _ = UnsafeMutableBufferPointer(rebasing: field[(separator + 1)...]).initialize(fromContentsOf: name)
-                field[separator + name.count + 1] = UInt8(ascii: "\"")
-                field[separator + name.count + 2] = UInt8(ascii: ":")
-                bytes.append(contentsOf: field)
-            }
+        write(UInt8(ascii: "\""))
+        write(key)
+        write(UInt8(ascii: "\""))
+        write(UInt8(ascii: ":"))
+    }
+
+    @inline(__always)
+    private mutating func write(_ text: StaticString) {
+        write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    @inline(__always)
+    private mutating func write(_ byte: UInt8) {
+        if spilled == nil, count < room.count {
+            room[count] = byte
+            count += 1
+        } else {
+            withUnsafePointer(to: byte) { write(UnsafeBufferPointer(start: $0, count: 1)) }
         }
+    }
+
+    @inline(__always)
+    private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress else { return }
+        if spilled == nil, bytes.count <= room.count - count {
+            (room.baseAddress! + count).initialize(from: source, count: bytes.count)
+            count += bytes.count
+            return
+        }
+        spill(bytes)
+    }
+
+    /// Outgrown: the record goes on in an array of its own, what the room holds copied first.
+    private mutating func spill(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if spilled == nil {
+            spilled = Array(room[..<count])
+            spilled!.reserveCapacity(2 * room.count + bytes.count)
+        }
+        spilled!.append(contentsOf: bytes)
     }
 }

@@ -85,35 +85,36 @@ public struct OutcomeEvent: Sendable, Equatable {
     /// The JSON bytes of the event with these fields, written straight from them: what a delivery's
     /// planning fixed, and what was ``SettledOutcome`` decided for it (status, reason, APNs' answer,
     /// when, and where its intent was read). The worker writes an outcome per delivery this way,
-    /// without an event built and copied first; ``encoded`` gives the same bytes.
+    /// without an event built and copied first, its `apns_id` from the delivery's `NotificationID`
+    /// (no text made for it); ``encoded`` gives the same bytes.
     public static func encoded(intentID: String, app: String, environment: String, token: String?, user: String?,
-                               template: String?, pushType: String?, topic: String?, collapseID: String?, apnsID: String?,
+                               template: String?, pushType: String?, topic: String?, collapseID: String?, apnsID: (some JSONStringValue)?,
                                locale: String?, localeFellBack: Bool, createdAt: Int64?, decided: SettledOutcome) -> [UInt8] {
-        var writer = JSONFieldWriter()
-        writer.integer("schema_version", schemaVersion)
-        writer.string("intent_id", intentID)
-        writer.string("app", app)
-        writer.string("environment", environment)
-        writer.string("status", decided.status.rawValue)
-        writer.string("token", token)
-        writer.string("user", user)
-        writer.string("template", template)
-        writer.string("push_type", pushType)
-        writer.string("topic", topic)
-        writer.string("collapse_id", collapseID)
-        writer.string("apns_id", apnsID)
-        writer.string("apns_unique_id", decided.apnsUniqueID)
-        writer.string("reason", decided.reason)
-        writer.integer("release_at", decided.releaseAt)
-        writer.integer("apns_status", decided.apnsStatus.map(Int64.init))
-        writer.integer("apns_timestamp", decided.apnsTimestamp)
-        writer.integer("attempts", Int64(decided.attempts))
-        writer.string("locale", locale)
-        writer.bool("locale_fell_back", localeFellBack)
-        decided.source.write("source", to: &writer)
-        writer.integer("created_at", createdAt)
-        writer.integer("completed_at", decided.completedAt)
-        writer.double("latency_ms", decided.latencyMilliseconds)
-        return writer.finish()
+        JSONFieldWriter.record { writer in
+            writer.integer("schema_version", schemaVersion)
+            writer.string("intent_id", intentID)
+            writer.string("app", app)
+            writer.string("environment", environment)
+            writer.string("status", decided.status.rawValue)
+            writer.string("token", token)
+            writer.string("user", user)
+            writer.string("template", template)
+            writer.string("push_type", pushType)
+            writer.string("topic", topic)
+            writer.string("collapse_id", collapseID)
+            writer.string("apns_id", apnsID)
+            writer.string("apns_unique_id", decided.apnsUniqueID)
+            writer.string("reason", decided.reason)
+            writer.integer("release_at", decided.releaseAt)
+            writer.integer("apns_status", decided.apnsStatus.map(Int64.init))
+            writer.integer("apns_timestamp", decided.apnsTimestamp)
+            writer.integer("attempts", Int64(decided.attempts))
+            writer.string("locale", locale)
+            writer.bool("locale_fell_back", localeFellBack)
+            decided.source.write("source", to: &writer)
+            writer.integer("created_at", createdAt)
+            writer.integer("completed_at", decided.completedAt)
+            writer.double("latency_ms", decided.latencyMilliseconds)
+        }
     }
 }

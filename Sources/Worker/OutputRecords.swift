@@ -93,7 +93,7 @@ struct OutputRecords: Sendable {
         let value = OutcomeEvent.encoded(
             intentID: planned.intentID, app: planned.app, environment: planned.environment.rawValue, token: planned.delivery.token.hex,
             user: planned.user, template: planned.template, pushType: planned.delivery.pushType.rawValue, topic: planned.delivery.topic,
-            collapseID: planned.delivery.collapseID, apnsID: planned.delivery.notificationID.description,
+            collapseID: planned.delivery.collapseID, apnsID: planned.delivery.notificationID,
             locale: planned.delivery.locale?.resolved, localeFellBack: planned.delivery.locale?.isFallback ?? false,
             createdAt: planned.createdAt, decided: decided)
         return WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, key: Array(planned.intentID.utf8), value: value),

@@ -37,6 +37,40 @@ struct EventRecordTests {
             """)
     }
 
+    @Test("an outcome written with its apns_id as a NotificationID has the same bytes as with the id's text, upper-case input too")
+    func apnsIDFromNotificationID() throws {
+        let id = try #require(NotificationID("949D31E3-556C-4088-806A-0D08F05D0C78"))
+        let event = OutcomeEvent(intentID: "intent-1", app: "com.example.app", environment: "production", status: .accepted,
+                                 source: source, completedAt: 1_764_489_600_500, apnsID: id.description, attempts: 1,
+                                 latencyMilliseconds: 12.345678901234567)
+        let written = OutcomeEvent.encoded(
+            intentID: event.intentID, app: event.app, environment: event.environment, token: event.token, user: event.user,
+            template: event.template, pushType: event.pushType, topic: event.topic, collapseID: event.collapseID, apnsID: id,
+            locale: event.locale, localeFellBack: event.localeFellBack, createdAt: event.createdAt, decided: SettledOutcome(event))
+        #expect(written == event.encoded)
+        #expect(String(decoding: written, as: UTF8.self).contains(#""apns_id":"949d31e3-556c-4088-806a-0d08f05d0c78","#))
+    }
+
+    @Test("a record longer than its writer's room is written whole: the fields before and after it ran out, escapes across the edge")
+    func recordOutgrowingItsRoom() throws {
+        let reason = String(repeating: "é\"\n\\\u{1}", count: 400)  // 5.6 KB escaped, past the 1 KiB room
+        let user = String(repeating: "u", count: 1_000)
+        let event = OutcomeEvent(intentID: "intent-1", app: "com.example.app", environment: "production", status: .failed,
+                                 source: source, completedAt: 1_764_489_600_500, token: String(repeating: "ab", count: 32),
+                                 user: user, reason: reason, attempts: 3, createdAt: 1_764_489_600_000, latencyMilliseconds: 0.25)
+        let text = String(decoding: event.encoded, as: UTF8.self)
+        #expect(try JSONSchemaValidator.problems(of: [event.encoded], schemaFile: RepositoryPaths.file("Config/schemas/outcome-v1.schema.json"))
+                == [[]])
+        let decoded = try object(event.encoded)
+        #expect(decoded["reason"] as? String == reason)
+        #expect(decoded["user"] as? String == user)
+        #expect(decoded["token"] as? String == String(repeating: "ab", count: 32))
+        #expect((decoded["source"] as? [String: Any])?["offset"] as? Int == 1234)
+        #expect(text.hasPrefix(#"{"schema_version":1,"intent_id":"intent-1","#))
+        #expect(text.hasSuffix(#""created_at":1764489600000,"completed_at":1764489600500,"latency_ms":0.25}"#))
+        #expect(text.contains(#""reason":"é\"\n\\\u0001é"#))
+    }
+
     @Test("a deferred outcome (quiet hours) carries its release time and matches the schema")
     func deferredOutcome() throws {
         let event = OutcomeEvent(intentID: "intent-1", app: "com.example.app", environment: "production", status: .deferred, source: source,
