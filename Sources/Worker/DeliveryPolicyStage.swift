@@ -175,9 +175,10 @@ struct DeliveryPolicyStage {
     /// the template's `ttl` (else the pipeline's `ttl.default`) after `created_at`, or after now
     /// for an intent without one.
     private static func timeToLive(_ planned: PlannedDelivery, policies: DeliveryPolicies, now: Int64) -> Decision {
-        let traits = planned.delivery.policy
-        let timeToLive = traits.timeToLiveSeconds ?? policies.timeToLive.fallback.map { Int64($0.wholeMilliseconds / 1000) }
-        guard let deadline = traits.expiresAt ?? timeToLive.map({ (planned.createdAt ?? now) / 1000 + $0 }) else { return .send(planned) }
+        let timeToLive = planned.delivery.policy.timeToLiveSeconds ?? policies.timeToLive.fallback.map { Int64($0.wholeMilliseconds / 1000) }
+        guard let deadline = planned.delivery.policy.expiresAt ?? timeToLive.map({ (planned.createdAt ?? now) / 1000 + $0 }) else {
+            return .send(planned)
+        }
         guard now < deadline * 1000 else { return .outcome(.expired, reason: "TimeToLiveElapsed") }
         guard planned.delivery.expiration == .unspecified else { return .send(planned) }
         return .send(planned.replacingHeaders(priority: planned.delivery.priority, expiration: .at(unixSeconds: deadline)))
@@ -203,29 +204,29 @@ struct DeliveryPolicyStage {
     /// budget, a priority-10 Live Activity update's activity budget (`end` is never lowered, so never
     /// counted).
     private func countPolicies(of planned: PlannedDelivery, at index: Int, now: Int64, into counted: inout CountedEntries) {
-        let delivery = planned.delivery
+        // The delivery's fields read in place: a local copy of it would retain and release them all.
         // Made at the first entry: most deliveries take part in none.
-        lazy var member = delivery.notificationID.description
+        lazy var member = planned.delivery.notificationID.description
         func entry(_ key: String, _ limits: [RollingWindows.Limit]) -> RollingWindows.Entry {
             RollingWindows.Entry(key: key, member: member, now: now, limits: limits)
         }
-        if let category = delivery.policy.category {
+        if let category = planned.delivery.policy.category {
             let caps = frequencyCaps.limits(for: category)
             if !caps.isEmpty {
-                let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: delivery.token,
+                let key = RollingWindows.frequencyCapKey(app: planned.app, user: planned.user, token: planned.delivery.token,
                                                          category: category)
                 counted.append(entry(key, caps), of: index, for: .frequencyCap)
             }
         }
-        if delivery.pushType == .background, policies.backgroundBudget.enabled {
+        if planned.delivery.pushType == .background, policies.backgroundBudget.enabled {
             let limit = Self.limit(policies.backgroundBudget.limit)
-            let key = RollingWindows.backgroundBudgetKey(token: delivery.token)
+            let key = RollingWindows.backgroundBudgetKey(token: planned.delivery.token)
             counted.append(entry(key, [limit]), of: index, for: .backgroundBudget)
         }
-        if delivery.pushType == .liveActivity, delivery.policy.liveActivityEvent == .update, delivery.priority == .immediate,
-           policies.liveActivityBudget.enabled {
+        if planned.delivery.pushType == .liveActivity, planned.delivery.policy.liveActivityEvent == .update,
+           planned.delivery.priority == .immediate, policies.liveActivityBudget.enabled {
             let limit = Self.limit(policies.liveActivityBudget.limit)
-            let key = RollingWindows.liveActivityBudgetKey(token: delivery.token)
+            let key = RollingWindows.liveActivityBudgetKey(token: planned.delivery.token)
             counted.append(entry(key, [limit]), of: index, for: .liveActivityBudget)
         }
     }

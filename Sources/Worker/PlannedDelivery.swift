@@ -111,12 +111,13 @@ struct PlannedDelivery: Sendable {
         PlannedDelivery(storage: storage.replacing(storage.delivery.replacingHeaders(priority: priority, expiration: expiration)))
     }
 
-    /// The notification the sender sends.
+    /// The notification the sender sends, field by field from the delivery in place: a local copy
+    /// of the whole delivery retained and released every field of it (its locale's, its policy's),
+    /// on the worker's thread, for each delivery of a send.
     func notification() throws -> APNsNotification {
-        let delivery = storage.delivery
-        return APNsNotification(deviceToken: delivery.token, pushType: delivery.pushType, topic: delivery.topic,
-                                priority: delivery.priority, expiration: delivery.expiration,
-                                collapseID: try delivery.collapseID.map(CollapseID.init), id: delivery.notificationID,
-                                payload: delivery.payload)
+        try APNsNotification(deviceToken: storage.delivery.token, pushType: storage.delivery.pushType, topic: storage.delivery.topic,
+                             priority: storage.delivery.priority, expiration: storage.delivery.expiration,
+                             collapseID: storage.delivery.collapseID.map(CollapseID.init), id: storage.delivery.notificationID,
+                             payload: storage.delivery.payload)
     }
 }
