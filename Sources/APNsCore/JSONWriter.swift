@@ -13,34 +13,49 @@ public enum JSONWriter {
     /// Appends the text `utf8` as a quoted JSON string, escaped where JSON requires.
     public static func appendString(utf8: UnsafeBufferPointer<UInt8>, to buffer: inout [UInt8]) {
         buffer.append(UInt8(ascii: "\""))
-        // Most strings need no escaping: copy them whole.
-        guard needsEscaping(utf8) else {
-            buffer.append(contentsOf: utf8)
-            buffer.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: buffer.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20:
-                buffer.append(contentsOf: "\\u00".utf8)
-                buffer.append(hexDigits[Int(byte >> 4)])
-                buffer.append(hexDigits[Int(byte & 0x0F)])
-            default: buffer.append(byte)
+        forEachEscapedPiece(of: utf8) { buffer.append(contentsOf: $0) }
+        buffer.append(UInt8(ascii: "\""))
+    }
+
+    /// Hands `utf8` to `piece` escaped for a JSON string, unquoted, in order: the text whole when
+    /// nothing in it needs escaping (most strings), else its runs without escapes and each escape
+    /// sequence between them. The one escaper of JSON text, for writers of any kind of buffer.
+    public static func forEachEscapedPiece(of utf8: UnsafeBufferPointer<UInt8>, _ piece: (UnsafeBufferPointer<UInt8>) -> Void) {
+        guard needsEscaping(utf8) else { return piece(utf8) }
+        var runStart = 0
+        for (offset, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            if runStart < offset { piece(UnsafeBufferPointer(rebasing: utf8[runStart..<offset])) }
+            runStart = offset + 1
+            // `\"`, `\\`, `\n`, `\r`, `\t`, or `\u00XX` for the other control characters, on the stack.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { escape in
+                escape[0] = UInt8(ascii: "\\")
+                let short: UInt8? = switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): byte
+                case 0x0A: UInt8(ascii: "n")
+                case 0x0D: UInt8(ascii: "r")
+                case 0x09: UInt8(ascii: "t")
+                default: nil
+                }
+                if let short {
+                    escape[1] = short
+                    return piece(UnsafeBufferPointer(rebasing: escape[..<2]))
+                }
+                escape[1] = UInt8(ascii: "u")
+                escape[2] = UInt8(ascii: "0")
+                escape[3] = UInt8(ascii: "0")
+                escape[4] = hexDigits[Int(byte >> 4)]
+                escape[5] = hexDigits[Int(byte & 0x0F)]
+                piece(UnsafeBufferPointer(escape))
             }
         }
-        buffer.append(UInt8(ascii: "\""))
+        if runStart < utf8.count { piece(UnsafeBufferPointer(rebasing: utf8[runStart...])) }
     }
 
     /// Whether any byte is a control character, `"` or `\\`. Eight bytes at a time: each word is
     /// tested for all three with a few arithmetic operations instead of three comparisons and a
     /// branch per byte (outcome records and payloads write a dozen strings each, tokens and ids of
     /// 36–64 bytes among them).
-    public static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func needsEscaping(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = utf8.baseAddress else { return false }
         let count = utf8.count
         var offset = 0
@@ -106,12 +121,20 @@ public enum JSONWriter {
         buffer.appendDecimal(number)
     }
 
-    /// Swift's shortest round-trip form ("0.5", "1e-05", "25.0") is valid JSON for finite values.
+    /// Appends `number` as JSON (``withDouble(_:_:)``).
     public static func appendDouble(_ number: Double, to buffer: inout [UInt8]) {
+        withDouble(number) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Lends `number` as JSON text, valid only inside `body`: Swift's shortest round-trip form
+    /// ("0.5", "1e-05", "25.0"), valid JSON for finite values; `null` for the others, which JSON
+    /// cannot express (a validator then reports the key's wrong type).
+    public static func withDouble<Result>(_ number: Double, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         guard number.isFinite else {
-            buffer.append(contentsOf: "null".utf8)
-            return
+            let null: StaticString = "null"
+            return body(UnsafeBufferPointer(start: null.utf8Start, count: null.utf8CodeUnitCount))
         }
-        buffer.append(contentsOf: number.description.utf8)
+        var text = number.description
+        return text.withUTF8(body)
     }
 }

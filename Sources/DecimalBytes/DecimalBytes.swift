@@ -1,5 +1,5 @@
 /// Lends `value`'s digits in decimal, as `String(value)` writes it, without making a `String`: the
-/// digits are made on the stack. The one integer writer of JSON records (APNsCore's `JSONWriter`,
+/// digits are made on the stack, valid only inside `body`. The one integer writer of JSON records (APNsCore's `JSONWriter`,
 /// the pipeline's record writer) and of Redis commands and their RESP length headers, on every
 /// delivery's way.
 @inlinable

@@ -12,7 +12,7 @@ import DecimalBytes
 /// to an array asked whether the array was shared and had room, a call into the runtime per piece.
 /// A record that outgrows its room goes on in an array of its own (``spilled``), so no size is
 /// ever too large, only slower.
-struct JSONFieldWriter {
+struct JSONFieldWriter: ~Copyable {
     /// The room the record is written into, and how much of it is written.
     private let room: UnsafeMutableBufferPointer<UInt8>
     private var count = 0
@@ -43,17 +43,9 @@ struct JSONFieldWriter {
     mutating func string(_ key: StaticString, _ value: (some JSONStringValue)?) {
         guard let value else { return }
         append(key)
-        value.withJSONStringUTF8 { text in
-            guard JSONWriter.needsEscaping(text) else {
-                write(UInt8(ascii: "\""))
-                write(text)
-                write(UInt8(ascii: "\""))
-                return
-            }
-            var escaped: [UInt8] = []
-            JSONWriter.appendString(utf8: text, to: &escaped)
-            escaped.withUnsafeBufferPointer { write($0) }
-        }
+        write(UInt8(ascii: "\""))
+        value.withJSONStringUTF8 { text in JSONWriter.forEachEscapedPiece(of: text) { write($0) } }
+        write(UInt8(ascii: "\""))
     }
 
     mutating func integer(_ key: StaticString, _ value: Int64?) {
@@ -65,9 +57,7 @@ struct JSONFieldWriter {
     mutating func double(_ key: StaticString, _ value: Double?) {
         guard let value else { return }
         append(key)
-        guard value.isFinite else { return write("null") }
-        var text = value.description
-        text.withUTF8 { write($0) }
+        JSONWriter.withDouble(value) { write($0) }
     }
 
     mutating func bool(_ key: StaticString, _ value: Bool) {
@@ -107,7 +97,7 @@ struct JSONFieldWriter {
             room[count] = byte
             count += 1
         } else {
-            withUnsafePointer(to: byte) { write(UnsafeBufferPointer(start: $0, count: 1)) }
+            withUnsafePointer(to: byte) { spill(UnsafeBufferPointer(start: $0, count: 1)) }
         }
     }
 
@@ -123,10 +113,13 @@ struct JSONFieldWriter {
     }
 
     /// Outgrown: the record goes on in an array of its own, what the room holds copied first.
+    @inline(never)
     private mutating func spill(_ bytes: UnsafeBufferPointer<UInt8>) {
         if spilled == nil {
-            spilled = Array(room[..<count])
-            spilled!.reserveCapacity(2 * room.count + bytes.count)
+            var grown: [UInt8] = []
+            grown.reserveCapacity(2 * room.count + bytes.count)
+            grown.append(contentsOf: room[..<count])
+            spilled = grown
         }
         spilled!.append(contentsOf: bytes)
     }

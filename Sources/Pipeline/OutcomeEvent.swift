@@ -77,7 +77,7 @@ public struct OutcomeEvent: Sendable, Equatable {
 
     /// The event as JSON bytes; absent optional fields are left out.
     public var encoded: [UInt8] {
-        Self.encoded(intentID: intentID, app: app, environment: environment, token: token, user: user, template: template,
+        Self.written(intentID: intentID, app: app, environment: environment, token: token, user: user, template: template,
                      pushType: pushType, topic: topic, collapseID: collapseID, apnsID: apnsID, locale: locale,
                      localeFellBack: localeFellBack, createdAt: createdAt, decided: SettledOutcome(self))
     }
@@ -88,8 +88,20 @@ public struct OutcomeEvent: Sendable, Equatable {
     /// without an event built and copied first, its `apns_id` from the delivery's `NotificationID`
     /// (no text made for it); ``encoded`` gives the same bytes.
     public static func encoded(intentID: String, app: String, environment: String, token: String?, user: String?,
-                               template: String?, pushType: String?, topic: String?, collapseID: String?, apnsID: (some JSONStringValue)?,
+                               template: String?, pushType: String?, topic: String?, collapseID: String?, apnsID: NotificationID?,
                                locale: String?, localeFellBack: Bool, createdAt: Int64?, decided: SettledOutcome) -> [UInt8] {
+        // Through the generic writer below, specialized here for the id: called from another
+        // module, a generic function runs unspecialized.
+        written(intentID: intentID, app: app, environment: environment, token: token, user: user, template: template,
+                pushType: pushType, topic: topic, collapseID: collapseID, apnsID: apnsID, locale: locale,
+                localeFellBack: localeFellBack, createdAt: createdAt, decided: decided)
+    }
+
+    /// The one writer of the schema's field order, for ``encoded`` (the `apns_id` as text) and the
+    /// worker's (a `NotificationID`).
+    private static func written(intentID: String, app: String, environment: String, token: String?, user: String?,
+                        template: String?, pushType: String?, topic: String?, collapseID: String?, apnsID: (some JSONStringValue)?,
+                        locale: String?, localeFellBack: Bool, createdAt: Int64?, decided: SettledOutcome) -> [UInt8] {
         JSONFieldWriter.record { writer in
             writer.integer("schema_version", schemaVersion)
             writer.string("intent_id", intentID)

@@ -51,9 +51,9 @@ struct EventRecordTests {
         #expect(String(decoding: written, as: UTF8.self).contains(#""apns_id":"949d31e3-556c-4088-806a-0d08f05d0c78","#))
     }
 
-    @Test("a record longer than its writer's room is written whole: the fields before and after it ran out, escapes across the edge")
-    func recordOutgrowingItsRoom() throws {
-        let reason = String(repeating: "é\"\n\\\u{1}", count: 400)  // 5.6 KB escaped, past the 1 KiB room
+    @Test("an outcome longer than its writer's room (1 KiB) is written whole, escapes and all, and matches the schema")
+    func outcomeOutgrowingItsRoom() throws {
+        let reason = String(repeating: "é\"\n\\\u{1}", count: 400)  // 5.6 KB escaped
         let user = String(repeating: "u", count: 1_000)
         let event = OutcomeEvent(intentID: "intent-1", app: "com.example.app", environment: "production", status: .failed,
                                  source: source, completedAt: 1_764_489_600_500, token: String(repeating: "ab", count: 32),
@@ -163,6 +163,22 @@ struct EventRecordTests {
         #expect(json["original_text"] as? String == String(repeating: "a", count: 4095))
         #expect((json["detail"] as? String)?.utf8.count == 1024 && (json["intent_id"] as? String)?.utf8.count == 1024)
         #expect(letter.encoded.count < 12_000)
+    }
+
+    @Test("a dead letter whose original escapes to more than its writer's room is written whole: original text and bytes as they were")
+    func deadLetterOutgrowingItsRoom() throws {
+        // Quotes and control characters escape to 2 and 6 bytes: 4 KiB of them outgrow the room
+        // made for three times the original's bytes.
+        let original = Array(String(repeating: "\"\u{1}", count: 2048).utf8)
+        let letter = DeadLetter(reason: "MalformedJSON", detail: "expected a value at byte 0", source: source, original: original,
+                                intentID: nil, recordedAt: 1)
+        #expect(letter.encoded.count > 512 + 3 * original.count)
+        #expect(try JSONSchemaValidator.problems(of: [letter.encoded], schemaFile: RepositoryPaths.file("Config/schemas/dlq-v1.schema.json"))
+                == [[]])
+        let json = try object(letter.encoded)
+        #expect(json["original_text"] as? String == String(decoding: original, as: UTF8.self))
+        #expect(Data(base64Encoded: try #require(json["original_base64"] as? String)).map(Array.init) == original)
+        #expect(json["recorded_at"] as? Int == 1)
     }
 
     @Test("a stand-in keeps a record's fields with texts cut to 128 bytes and says what was replaced; it matches the record's schema")
