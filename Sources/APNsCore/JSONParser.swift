@@ -42,7 +42,7 @@ public struct JSONParser {
     /// key it knows, nil for any other; `member` gets every member, known or not, in order. Returns
     /// nil when the root is an object, else the root.
     public static func parseMembers(_ bytes: [UInt8], field: (_ key: UnsafeBufferPointer<UInt8>) -> Int?,
-                                    _ member: (_ field: Int?, _ value: JSONValue) -> Void) throws(JSONParseError) -> JSONValue? {
+                                    _ member: (_ field: Int?, _ value: consuming JSONValue) -> Void) throws(JSONParseError) -> JSONValue? {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue? in
             var parser = JSONParser(bytes: buffer)
             parser.skipWhitespace()
@@ -107,7 +107,7 @@ public struct JSONParser {
     /// Reads an object from its `{`, handing each member to `member` in order, its key as `key`
     /// makes it from the key's UTF-8 (nil: not valid UTF-8).
     private mutating func parseMembers<Key>(key: (UnsafeBufferPointer<UInt8>) -> Key?,
-                                            _ member: (Key, JSONValue) -> Void) throws(JSONParseError) {
+                                            _ member: (Key, consuming JSONValue) -> Void) throws(JSONParseError) {
         try enterNesting()
         defer { depth -= 1 }
         position += 1

@@ -11,11 +11,11 @@ struct AlertTexts {
     let locale: LocaleResolution?
 
     func content(_ alert: Template.AlertTemplate) throws(EnrichmentError) -> AlertContent {
-        var content = AlertContent()
-        (content.title, content.titleLocKey, content.titleLocArgs) = try filled(alert.title)
-        (content.subtitle, content.subtitleLocKey, content.subtitleLocArgs) = try filled(alert.subtitle)
-        (content.body, content.locKey, content.locArgs) = try filled(alert.body)
-        return content
+        // Built once with every field: assigning them after `init` copied the content.
+        let title = try filled(alert.title), subtitle = try filled(alert.subtitle), body = try filled(alert.body)
+        return AlertContent(title: title.text, subtitle: subtitle.text, body: body.text,
+                            titleLocKey: title.key, titleLocArgs: title.args, subtitleLocKey: subtitle.key,
+                            subtitleLocArgs: subtitle.args, locKey: body.key, locArgs: body.args)
     }
 
     /// One alert field's text, or its localization key and arguments (nil when it has none).

@@ -20,18 +20,19 @@ struct ArgumentPath: Sendable, Hashable, CustomStringConvertible {
 
     /// The value at this path; nil when absent or `null`.
     func value(in args: JSONObject) -> JSONValue? {
-        // Members are searched by index and only the value found is copied: every placeholder of
-        // every intent comes here.
-        var members = args.members
-        let last = components.count - 1
-        for depth in 0..<last {
-            guard let index = members.firstIndex(where: { $0.key == components[depth] }),
-                  case .object(let inner) = members[index].value else { return nil }
-            members = inner.members
+        // Every placeholder of every intent comes here: the members are searched where they lie,
+        // and only the value found is copied.
+        args.members.withUnsafeBufferPointer { value(in: $0, depth: 0) }
+    }
+
+    private func value(in members: UnsafeBufferPointer<JSONObject.Member>, depth: Int) -> JSONValue? {
+        guard let index = members.firstIndex(where: { $0.key == components[depth] }) else { return nil }
+        guard depth < components.count - 1 else {
+            if case .null = members[index].value { return nil }
+            return members[index].value
         }
-        guard let index = members.firstIndex(where: { $0.key == components[last] }) else { return nil }
-        if case .null = members[index].value { return nil }
-        return members[index].value
+        guard case .object(let inner) = members[index].value else { return nil }
+        return inner.members.withUnsafeBufferPointer { value(in: $0, depth: depth + 1) }
     }
 
     /// Whether a section on this path shows: the value is present and not `false`, `0`, `""` or `[]`.

@@ -25,7 +25,7 @@ public struct DeliveryPolicyTraits: Sendable, Equatable {
     public init() {}
 
     /// The traits of `intent`'s deliveries, its template (if any) filling what the intent leaves out.
-    init(_ intent: Intent, template: Template?) {
+    init(_ intent: borrowing Intent, template: Template?) {
         let policies = template?.policies ?? TemplatePolicies()
         category = intent.policy.category ?? policies.category
         lane = intent.policy.lane ?? policies.lane

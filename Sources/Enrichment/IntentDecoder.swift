@@ -185,7 +185,7 @@ private struct FieldSet {
     }
 
     /// Keeps the member if its field is known (nil: an unknown member, only counted).
-    mutating func add(_ field: IntentField?, _ value: JSONValue) {
+    mutating func add(_ field: IntentField?, _ value: consuming JSONValue) {
         memberCount += 1
         guard let field else { return }
         guard values[field.slot] == .none else {

@@ -42,7 +42,7 @@ struct NotificationComposer {
 
         /// The source of `intent`'s notifications in `catalog`; throws `UnknownApp` or
         /// `UnknownTemplate` for a template the catalog does not have.
-        init(_ intent: Intent, catalog: EnrichmentCatalog) throws(EnrichmentError) {
+        init(_ intent: borrowing Intent, catalog: EnrichmentCatalog) throws(EnrichmentError) {
             switch intent.content {
             case .payload(let object): self = .payload(object)
             case .template(let name): self = .template(try catalog.template(name, of: intent.app))

@@ -23,7 +23,7 @@ struct DeliveryOrigin: Sendable, Equatable {
 
 extension DeliveryOrigin {
     /// The origin of `intent`'s delivery to `device`, addressed through `user` if it was.
-    init(intent: Intent, user: String?, device: RecipientDevice) {
+    init(intent: borrowing Intent, user: String?, device: borrowing RecipientDevice) {
         self.init(intentID: intent.id, app: intent.app, template: intent.templateName, createdAt: intent.createdAt,
                   dedupeWindow: intent.dedupeWindow, user: user, profileLocale: device.profileLocale,
                   profileTimeZone: device.profileTimeZone)
