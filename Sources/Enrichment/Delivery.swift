@@ -37,3 +37,15 @@ public struct Delivery: Sendable, Equatable {
                  wasShortened: wasShortened, sealing: sealing, policy: policy)
     }
 }
+
+extension Delivery {
+    /// The delivery of `composed` to one device. The composition is taken, not copied: its fields
+    /// move into the delivery (a device of its own is the usual case).
+    init(_ composed: consuming NotificationComposer.Composed, token: DeviceToken, environment: Intent.Environment,
+         notificationID: NotificationID, expiration: APNsExpiration, policy: DeliveryPolicyTraits) {
+        self.init(token: token, environment: environment, notificationID: notificationID, topic: composed.topic,
+                  pushType: composed.pushType, priority: composed.priority, expiration: expiration,
+                  collapseID: composed.collapseID, payload: composed.payload, locale: composed.locale,
+                  wasShortened: composed.wasShortened, sealing: composed.sealing, policy: policy)
+    }
+}

@@ -48,21 +48,9 @@ public struct Enricher: Sendable {
                 composed = try NotificationComposer().compose(intent, source, profileLocale: device.profileLocale)
                 if devices.count > 1 { composedByLocale[localeKey] = composed }
             }
-            take(Delivery(
-                token: device.token,
-                environment: device.environment,
-                notificationID: NotificationID.derived(intentID: intent.id, deviceToken: device.token),
-                topic: composed.topic,
-                pushType: composed.pushType,
-                priority: composed.priority,
-                expiration: intent.overrides.expiration,
-                collapseID: composed.collapseID,
-                payload: composed.payload,
-                locale: composed.locale,
-                wasShortened: composed.wasShortened,
-                sealing: composed.sealing,
-                policy: policy
-            ))
+            take(Delivery(composed, token: device.token, environment: device.environment,
+                          notificationID: NotificationID.derived(intentID: intent.id, deviceToken: device.token),
+                          expiration: intent.overrides.expiration, policy: policy))
         }
     }
 

@@ -101,9 +101,9 @@ struct NotificationComposer {
     func draft(_ intent: Intent, _ named: NamedTemplate, profileLocale: String?) throws(EnrichmentError) -> Draft {
         let app = named.app
         let template = named.template
+        // The intent's fields are read where they lie: a `let` of its overrides copied them all.
         let args = intent.args
-        let overrides = intent.overrides
-        let pushType = intent.liveActivity != nil ? .liveActivity : overrides.pushType ?? template.pushType
+        let pushType = intent.liveActivity != nil ? .liveActivity : intent.overrides.pushType ?? template.pushType
         var locale: LocaleResolution?
         if template.localization == .server {
             locale = LocaleResolution(requested: intent.locale ?? profileLocale, source: intent.locale != nil ? .intent : .profile,
@@ -113,7 +113,7 @@ struct NotificationComposer {
         if let alertTemplate = template.alert {
             alert = try AlertTexts(template: template, app: app, args: args, locale: locale).content(alertTemplate)
         }
-        let threadID = try overridden(overrides.threadID, template.threadID, args)
+        let threadID = try overridden(intent.overrides.threadID, template.threadID, args)
         var liveActivityContent: LiveActivityContent?
         if let liveActivity = intent.liveActivity, let createdAt = intent.createdAt {
             let isStart = liveActivity.event == .start
@@ -126,7 +126,7 @@ struct NotificationComposer {
         }
         let customValues = try Self.customValues(template, args: args)
         return Draft(template: template, pushType: pushType, alert: alert, threadID: threadID, customValues: customValues,
-                     collapseID: try overridden(overrides.collapseID, template.collapseID, args), locale: locale,
+                     collapseID: try overridden(intent.overrides.collapseID, template.collapseID, args), locale: locale,
                      liveActivity: liveActivityContent)
     }
 
@@ -158,12 +158,12 @@ struct NotificationComposer {
     private static func customValues(_ template: Template, args: JSONObject) throws(EnrichmentError) -> [JSONValue] {
         var values: [JSONValue] = []
         values.reserveCapacity(template.custom.count)
-        for key in template.custom {
+        for index in template.custom.indices {
             // A missing argument fails in `render` with the same error as any placeholder.
-            if let path = key.value.singlePlaceholder, let argument = path.value(in: args) {
+            if let path = template.custom[index].value.singlePlaceholder, let argument = path.value(in: args) {
                 values.append(argument)
             } else {
-                values.append(.string(try key.value.render(args)))
+                values.append(.string(try template.custom[index].value.render(args)))
             }
         }
         return values
@@ -187,10 +187,10 @@ struct NotificationComposer {
     /// service extension's value is refused: the general path then shortens the alert or reports
     /// every violation or the refusal.
     private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent, app: EnrichmentCatalog.App) -> Composed? {
-        let overrides = intent.overrides
         guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, intent.custom.members.isEmpty,
-              overrides.threadID == nil, overrides.badge == nil, overrides.sound == nil, overrides.category == nil,
-              overrides.interruptionLevel == nil, overrides.relevanceScore == nil else { return nil }
+              intent.overrides.threadID == nil, intent.overrides.badge == nil, intent.overrides.sound == nil,
+              intent.overrides.category == nil, intent.overrides.interruptionLevel == nil,
+              intent.overrides.relevanceScore == nil else { return nil }
         var values = PayloadSkeleton.ExtensionValues()
         var plaintext: [UInt8]?
         if let serviceExtension = draft.template.serviceExtension {

@@ -56,23 +56,23 @@ struct PlannedDelivery: Sendable {
     var origin: DeliveryOrigin {
         _read { yield storage.origin }
     }
-    var intentID: String { storage.origin.intentID }
-    var app: String { storage.origin.app }
+    var intentID: String { _read { yield storage.origin.intentID } }
+    var app: String { _read { yield storage.origin.app } }
     var environment: Intent.Environment { storage.environment }
-    var template: String? { storage.origin.template }
+    var template: String? { _read { yield storage.origin.template } }
     var createdAt: Int64? { storage.origin.createdAt }
     var dedupeWindow: Int64? { storage.origin.dedupeWindow }
-    var user: String? { storage.origin.user }
-    var profileTimeZone: String? { storage.origin.profileTimeZone }
+    var user: String? { _read { yield storage.origin.user } }
+    var profileTimeZone: String? { _read { yield storage.origin.profileTimeZone } }
     /// Whether this is a deferred delivery's release: the policy stage skips quiet hours, and its
     /// claim takes over the `deferred` one (docs/policies.md).
     var isRelease: Bool { storage.isRelease }
     /// Whether this is a background push's release: the background budget may have replaced it
     /// (coalesced) or may defer it again.
     var isBackgroundRelease: Bool { storage.isRelease && storage.delivery.pushType == .background }
-    var pool: String { storage.pool }
+    var pool: String { _read { yield storage.pool } }
     var message: KafkaConsumerMessage { storage.message }
-    var source: SourcePosition { storage.source }
+    var source: SourcePosition { _read { yield storage.source } }
     /// The message's entry in the ``MessageLedger``.
     var entry: MessageLedger.EntryID { storage.entry }
     var key: DeliveryKey { storage.key }

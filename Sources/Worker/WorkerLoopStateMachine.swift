@@ -415,7 +415,12 @@ extension WorkerLoop {
                 // The batch of a claim of the lanes above the lightest holds one of their slots.
                 if ahead, let batch { priorityBatchesAtSender.insert(batch) }
             case .recorded(let sent, let tokenEvents):
-                produce(sent.flatMap(\.outputs) + tokenEvents, into: &actions)
+                // One array of the outputs: a flatMap and then `+` copied each output twice.
+                var outputs: [WorkerOutput] = []
+                outputs.reserveCapacity(sent.count + tokenEvents.count)
+                for delivery in sent { outputs.append(contentsOf: delivery.outputs) }
+                outputs.append(contentsOf: tokenEvents)
+                produce(outputs, into: &actions)
                 // Copies deferred behind these deliveries' claims (this worker's own) are claimed
                 // again at the next tick, not a recheck interval later.
                 deferred.wake(recorded: sent, at: now)
@@ -617,15 +622,17 @@ extension WorkerLoop {
         /// ``acknowledged(_:now:)``. Records of messages handed back (their partition revoked or
         /// lost) are not produced: the partition's next owner reads those messages again and emits them.
         private mutating func produce(_ outputs: [WorkerOutput], into actions: inout [Action]) {
-            let outputs = outputs.allSatisfy({ ledger.isTracked($0.entry) }) ? outputs : outputs.filter { ledger.isTracked($0.entry) }
+            // Read by index, where they lie: iterating copied each output (five references).
+            let outputs = outputs.indices.allSatisfy({ ledger.isTracked(outputs[$0].entry) })
+                ? outputs : outputs.filter { ledger.isTracked($0.entry) }
             guard !outputs.isEmpty else { return }
-            for output in outputs { ledger.willProduce(output) }
+            for index in outputs.indices { ledger.willProduce(outputs[index]) }
             actions.append(.produce(outputs))
         }
 
         /// The producer's ids of records produced (``Action/produce(_:)``, ``Action/produceAgain(_:)``), in order.
         mutating func produced(_ ids: [KafkaProducerMessageID], _ outputs: [WorkerOutput]) {
-            for (id, output) in zip(ids, outputs) { ledger.expect(id, output) }
+            for index in outputs.indices { ledger.expect(ids[index], outputs[index]) }
         }
 
         /// Kafka's delivery reports: messages whose every record Kafka now has are completed; a

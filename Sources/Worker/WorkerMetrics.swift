@@ -211,17 +211,25 @@ struct WorkerMetrics: Sendable {
     /// Counts the alerts of deliveries about to be sent by app and interruption level: one count per
     /// run of deliveries with the same labels (an intent's devices share theirs).
     func interruptionLevels(_ sending: [PlannedDelivery]) {
-        var run: (app: String, level: InterruptionLevel, count: Int)?
-        for planned in sending where planned.delivery.pushType == .alert {
-            let level = planned.delivery.policy.interruptionLevel ?? .active
-            if let current = run, current.app == planned.app, current.level == level {
-                run?.count += 1
+        // Runs of one app and level, the deliveries read by index where they lie (a loop over them,
+        // and a run's app kept aside, copied them per delivery).
+        func level(_ index: Int) -> InterruptionLevel { sending[index].delivery.policy.interruptionLevel ?? .active }
+        var first: Int?
+        var count = 0
+        for index in sending.indices where sending[index].delivery.pushType == .alert {
+            if let start = first, sending[start].app == sending[index].app, level(start) == level(index) {
+                count += 1
                 continue
             }
-            if let run { interruptionLevels.metric(labelValues: [pipeline, run.app, run.level.rawValue]).increment(by: run.count) }
-            run = (planned.app, level, 1)
+            if let start = first { countInterruptionLevel(of: sending[start], level(start), count) }
+            first = index
+            count = 1
         }
-        if let run { interruptionLevels.metric(labelValues: [pipeline, run.app, run.level.rawValue]).increment(by: run.count) }
+        if let start = first { countInterruptionLevel(of: sending[start], level(start), count) }
+    }
+
+    private func countInterruptionLevel(of planned: PlannedDelivery, _ level: InterruptionLevel, _ count: Int) {
+        interruptionLevels.metric(labelValues: [pipeline, planned.app, level.rawValue]).increment(by: count)
     }
 
     /// `duplicate_intent`, `duplicate_collapse`, `stale_collapse`, `frequency_capped`, `background_budget` from an outcome's reason.
