@@ -217,16 +217,17 @@ final class HTTP2Session {
     /// lent to nghttp2 in place.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
                        connectionFields: HTTPFieldBlock?, fields: HTTPFieldBlock, body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        if requestPrefix.map({ $0.method != method || $0.scheme != scheme || $0.authority != authority }) ?? true {
+        // Compared where they lie: mapping the optional copied the three strings per request.
+        if requestPrefix == nil || requestPrefix?.method != method || requestPrefix?.scheme != scheme
+            || requestPrefix?.authority != authority {
             startHeaderFields()
             appendHeaderField(":method", method)
             appendHeaderField(":scheme", scheme)
             appendHeaderField(":authority", authority)
             requestPrefix = (method, scheme, authority)
         }
-        var path = path
         // nghttp2 reads the body only while producing frames, after the stream has its message.
-        let streamID = path.withUTF8 { path in
+        let streamID = path.withContiguousUTF8 { path in
             withHeaderFields(path: path, then: connectionFields ?? HTTPFieldBlock(), fields) { nva, count in
                 withBodyProvider(hasBody: !body.isEmpty) { provider in
                     nghttp2_submit_request(session, nil, nva, count, provider, nil)
@@ -289,12 +290,10 @@ final class HTTP2Session {
 
     /// Copies one field into the reused storage: no array of fields is built per submission.
     private func appendHeaderField(_ name: String, _ value: String) {
-        var name = name
-        var value = value
         let nameStart = headerStorage.count
-        name.withUTF8 { headerStorage.append(contentsOf: $0) }
+        name.withContiguousUTF8 { headerStorage.append(contentsOf: $0) }
         let valueStart = headerStorage.count
-        value.withUTF8 { headerStorage.append(contentsOf: $0) }
+        value.withContiguousUTF8 { headerStorage.append(contentsOf: $0) }
         headerRanges.append((nameStart..<valueStart, valueStart..<headerStorage.count))
     }
 

@@ -35,19 +35,13 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     /// Appends one field.
     @inlinable
     public mutating func append(_ name: String, _ value: String, indexing: Indexing = .allowed) {
-        // Read where it lies (a native string's bytes are contiguous): copying it into a `var` for
-        // `withUTF8` cost a retain and a release per field.
-        if value.utf8.withContiguousStorageIfAvailable({ append(name, bytes: $0, indexing: indexing) }) != nil { return }
-        var value = value
-        value.withUTF8 { append(name, bytes: $0, indexing: indexing) }
+        value.withContiguousUTF8 { append(name, bytes: $0, indexing: indexing) }
     }
 
     /// Appends one field whose value is already bytes (such as an id written on the stack).
     @inlinable
     public mutating func append(_ name: String, bytes value: UnsafeBufferPointer<UInt8>, indexing: Indexing = .allowed) {
-        if name.utf8.withContiguousStorageIfAvailable({ append(name: $0, value: value, indexing: indexing) }) != nil { return }
-        var name = name
-        name.withUTF8 { append(name: $0, value: value, indexing: indexing) }
+        name.withContiguousUTF8 { append(name: $0, value: value, indexing: indexing) }
     }
 
     /// Appends one field from bytes.
