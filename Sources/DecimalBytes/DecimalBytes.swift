@@ -1,7 +1,7 @@
 /// Lends `value`'s digits in decimal, as `String(value)` writes it, without making a `String`: the
-/// digits are made on the stack, valid only inside `body`. The one integer writer of JSON records (APNsCore's `JSONWriter`,
-/// the pipeline's record writer) and of Redis commands and their RESP length headers, on every
-/// delivery's way.
+/// digits are made on the stack, valid only inside `body`. The one integer writer of JSON records
+/// (APNsCore's `JSONWriter`, the pipeline's record writer) and of Redis commands and their RESP length
+/// headers, on every delivery's way.
 @inlinable
 public func withDecimal<Result>(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
     var magnitude = value.magnitude

@@ -81,8 +81,8 @@ struct PlannedDelivery: Sendable {
     ///   - delivery: taken, not copied: the enricher hands each delivery over as it makes it.
     ///   - device: the recipient it was made for (its profile's language and time zone).
     ///   - isRelease: whether the message is a ``ReleaseRecord`` (of version 1).
-    init(delivery: consuming Delivery, intent: borrowing Intent, user: String?, device: borrowing RecipientDevice, isRelease: Bool, pool: String,
-         message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
+    init(delivery: consuming Delivery, intent: borrowing Intent, user: String?, device: borrowing RecipientDevice, isRelease: Bool,
+         pool: String, message: KafkaConsumerMessage, source: SourcePosition, entry: MessageLedger.EntryID) {
         let key = DeliveryKey(derivedID: delivery.notificationID)
         storage = Storage(delivery: delivery, origin: DeliveryOrigin(intent: intent, user: user, device: device),
                           environment: intent.environment, isRelease: isRelease, pool: pool, message: message, source: source,
