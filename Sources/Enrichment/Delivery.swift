@@ -39,8 +39,9 @@ public struct Delivery: Sendable, Equatable {
 }
 
 extension Delivery {
-    /// The delivery of `composed` to one device. The composition is taken, not copied: its fields
-    /// move into the delivery (a device of its own is the usual case).
+    /// The delivery of `composed` to one device. The composition is taken: when the caller's is its
+    /// last use (an intent's one device, the usual case) its fields move into the delivery; an
+    /// intent's other devices copy the composition kept for their locale.
     init(_ composed: consuming NotificationComposer.Composed, token: DeviceToken, environment: Intent.Environment,
          notificationID: NotificationID, expiration: APNsExpiration, policy: DeliveryPolicyTraits) {
         self.init(token: token, environment: environment, notificationID: notificationID, topic: composed.topic,

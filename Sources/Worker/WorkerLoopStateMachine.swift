@@ -417,7 +417,7 @@ extension WorkerLoop {
             case .recorded(let sent, let tokenEvents):
                 // One array of the outputs: a flatMap and then `+` copied each output twice.
                 var outputs: [WorkerOutput] = []
-                outputs.reserveCapacity(sent.count + tokenEvents.count)
+                outputs.reserveCapacity(sent.count + tokenEvents.count)  // about one output a delivery
                 for delivery in sent { outputs.append(contentsOf: delivery.outputs) }
                 outputs.append(contentsOf: tokenEvents)
                 produce(outputs, into: &actions)
@@ -632,6 +632,7 @@ extension WorkerLoop {
 
         /// The producer's ids of records produced (``Action/produce(_:)``, ``Action/produceAgain(_:)``), in order.
         mutating func produced(_ ids: [KafkaProducerMessageID], _ outputs: [WorkerOutput]) {
+            assert(ids.count == outputs.count, "the producer gives one id per record")
             for index in outputs.indices { ledger.expect(ids[index], outputs[index]) }
         }
 

@@ -1,33 +1,28 @@
-import Enrichment
-import Kafka
-import LocalStack
 import Telemetry
 import Testing
 @testable import Worker
 
 /// `pushline_interruption_level_deliveries_total` counted over the deliveries about to be sent (the
-/// metrics count a run of deliveries with the same app and level at once). Deliveries planned by a real
-/// ``DeliveryPlanner`` from the example catalog's `chat_message` (level `active`), with the intent's
-/// `interruption_level` overriding it, and a raw background push, which is no alert.
+/// metrics count a run of deliveries with the same app and level at once). Deliveries planned by a
+/// real ``DeliveryPlanner`` from the example catalog's `chat_message` (level `active`), with the
+/// intent's `interruption_level` overriding it; a raw alert, which has no level; a raw background
+/// push, which is no alert.
 @Suite("Interruption levels: the metric")
 struct InterruptionLevelMetricsTests {
     private let planner: DeliveryPlanner
 
     init() throws {
-        let configuration = WorkerConfiguration(consumer: KafkaConsumerConfiguration(bootstrapServers: "unused:9092", groupID: "g",
-                                                                                     topics: [StateMachineFixture.topic]),
-                                                producer: KafkaProducerConfiguration(bootstrapServers: "unused:9092"),
-                                                stores: .inMemory, pools: [.sandbox: "sandbox"])
-        planner = DeliveryPlanner(configuration: configuration, catalog: try LocalPipeline.catalogStore())
+        planner = try StateMachineFixture().planner
     }
 
-    @Test("each alert counts under its app and level, in runs and when a level comes back; an unset level counts as active; a background push is no alert")
-    func runsOfLevels() throws {
+    @Test("each alert counts under its level, a level that comes back adding to its count; the template's level when the intent sets none, active when neither does; a background push is no alert")
+    func countsByLevel() throws {
         let registry = MetricsRegistry()
         let metrics = try WorkerMetrics(registry: registry, pipeline: "default")
         let levels: [String?] = ["passive", "passive", "time-sensitive", nil, "active", "passive"]
         var sending = try levels.enumerated().map { try planned(chatMessage(id: "c\($0.offset)", level: $0.element), offset: $0.offset) }
         sending.insert(try planned(backgroundPush(id: "b"), offset: levels.count), at: 3)
+        sending.append(try planned(StateMachineFixture.intent(id: "raw", tokens: [1]), offset: levels.count + 1))
 
         metrics.interruptionLevels(sending)
 
@@ -37,20 +32,18 @@ struct InterruptionLevelMetricsTests {
         }
         #expect(try count("passive") == 3)
         #expect(try count("time-sensitive") == 1)
-        #expect(try count("active") == 2)
+        #expect(try count("active") == 3)
         #expect(try count("critical") == 0)
     }
 
     /// The one delivery of `intent`, read at `offset`.
     private func planned(_ intent: [UInt8], offset: Int) throws -> PlannedDelivery {
-        let message = StateMachineFixture.message(intent, offset: Int64(offset))
-        guard case .intent(let decoded, nil) = planner.decode(message, entry: offset) else { throw Unplanned() }
-        let plan = planner.plan(decoded, message: message, entry: offset, enricher: planner.catalog.enricher) { _, _ in [] }
+        let plan = planner.plan(StateMachineFixture.message(intent, offset: Int64(offset)), entry: offset, enricher: planner.catalog.enricher)
         guard case .planned(let deliveries, _) = plan, deliveries.count == 1 else { throw Unplanned() }
         return deliveries[0]
     }
 
-    /// The intent did not decode, or did not plan to one delivery.
+    /// The intent did not plan to one delivery.
     private struct Unplanned: Error {}
 
     private func chatMessage(id: String, level: String?) throws -> [UInt8] {
