@@ -217,9 +217,9 @@ final class HTTP2Session {
     /// lent to nghttp2 in place.
     func submitRequest(method: String, scheme: String, authority: String, path: String,
                        connectionFields: HTTPFieldBlock?, fields: HTTPFieldBlock, body: [UInt8]) throws(HTTP2Error) -> Int32 {
-        // Compared where they lie: mapping the optional copied the three strings per request.
-        if requestPrefix == nil || requestPrefix?.method != method || requestPrefix?.scheme != scheme
-            || requestPrefix?.authority != authority {
+        // Compared where they lie (mapping the optional copied the three strings per request); no
+        // prefix yet compares unequal.
+        if requestPrefix?.method != method || requestPrefix?.scheme != scheme || requestPrefix?.authority != authority {
             startHeaderFields()
             appendHeaderField(":method", method)
             appendHeaderField(":scheme", scheme)
