@@ -167,6 +167,9 @@ private struct FieldSet {
     /// Per field (by ``IntentField/slot``), its value: one slot per case of ``IntentField`` (a slot
     /// past the end traps in every test). Inline: no allocation per object.
     private var values = InlineArray<33, JSONValue?>(repeating: .none)
+    /// Which slots were given, a bit per slot: a reader takes the value out of its slot, so after
+    /// that the slot no longer tells.
+    private var present: UInt64 = 0
     private var memberCount = 0
     /// The first known field given twice.
     private var repeated: IntentField?
@@ -188,10 +191,11 @@ private struct FieldSet {
     mutating func add(_ field: IntentField?, _ value: consuming JSONValue) {
         memberCount += 1
         guard let field else { return }
-        guard values[field.slot] == .none else {
+        guard present & Self.bit(field) == 0 else {
             if repeated == nil { repeated = field }
             return
         }
+        present |= Self.bit(field)
         values[field.slot] = value
     }
 
@@ -206,10 +210,14 @@ private struct FieldSet {
         }
     }
 
-    /// A field's value. `mutating`, like the readers built on it: read through a borrowed set, the
-    /// inline slots (33 × 24 bytes) were copied whole for every field read.
-    subscript(field: IntentField) -> JSONValue? {
-        mutating get { values[field.slot] }
+    private static func bit(_ field: IntentField) -> UInt64 { 1 << UInt64(field.slot) }
+
+    /// A field's value, taken out of the set: each field is read once, so its value is moved rather
+    /// than copied, and the set has nothing left to release when it ends. `mutating`, like the
+    /// readers built on it (read through a borrowed set, the inline slots, 33 × 24 bytes, were also
+    /// copied whole for every field read).
+    mutating func take(_ field: IntentField) -> JSONValue? {
+        values[field.slot].take()
     }
 
     func path(_ field: IntentField) -> String { "\(path).\(field.rawValue)" }
@@ -218,8 +226,9 @@ private struct FieldSet {
         IntentDecodingError(.invalidValue, at: path(field), reason)
     }
 
-    mutating func firstPresent(_ fields: [IntentField]) -> IntentField? {
-        fields.first { self[$0] != nil }
+    /// The first of `fields` the object gave, read or not.
+    func firstPresent(_ fields: [IntentField]) -> IntentField? {
+        fields.first { present & Self.bit($0) != 0 }
     }
 
     private func wrongType(_ field: IntentField, _ value: JSONValue, expected: String) -> IntentDecodingError {
@@ -227,7 +236,7 @@ private struct FieldSet {
     }
 
     mutating func string(_ name: IntentField) throws(IntentDecodingError) -> String? {
-        guard let value = self[name] else { return nil }
+        guard let value = take(name) else { return nil }
         guard case .string(let text) = value else { throw wrongType(name, value, expected: "a string") }
         return text
     }
@@ -241,7 +250,7 @@ private struct FieldSet {
     }
 
     mutating func integer(_ name: IntentField) throws(IntentDecodingError) -> Int64? {
-        guard let value = self[name] else { return nil }
+        guard let value = take(name) else { return nil }
         guard case .integer(let number) = value else { throw wrongType(name, value, expected: "an integer") }
         return number
     }
@@ -253,19 +262,19 @@ private struct FieldSet {
     }
 
     mutating func boolean(_ name: IntentField) throws(IntentDecodingError) -> Bool? {
-        guard let value = self[name] else { return nil }
+        guard let value = take(name) else { return nil }
         guard case .bool(let flag) = value else { throw wrongType(name, value, expected: "a boolean") }
         return flag
     }
 
     mutating func number(_ name: IntentField) throws(IntentDecodingError) -> Double? {
-        guard let value = self[name] else { return nil }
+        guard let value = take(name) else { return nil }
         guard let number = value.numberValue else { throw wrongType(name, value, expected: "a number") }
         return number
     }
 
     mutating func object(_ name: IntentField) throws(IntentDecodingError) -> JSONObject? {
-        guard let value = self[name] else { return nil }
+        guard let value = take(name) else { return nil }
         guard case .object(let object) = value else { throw wrongType(name, value, expected: "an object") }
         return object
     }
@@ -288,7 +297,7 @@ private struct FieldSet {
     }
 
     mutating func recipients() throws(IntentDecodingError) -> Intent.Recipients {
-        switch (self[.tokens], try string(.user)) {
+        switch (take(.tokens), try string(.user)) {
         case (nil, nil):
             throw IntentDecodingError(.missingField, at: path, "needs tokens or user")
         case (_?, _?):
