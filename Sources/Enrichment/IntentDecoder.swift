@@ -31,7 +31,7 @@ public enum IntentDecoder {
             throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
         }
         try fields.checkMembers()
-        return try decode(fields)
+        return try decode(consume fields)
     }
 
     /// Decodes an intent that is already parsed.
