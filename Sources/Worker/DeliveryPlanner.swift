@@ -12,7 +12,9 @@ struct DeliveryPlanner: Sendable {
         case planned([PlannedDelivery], outputs: [WorkerOutput])
         /// It addresses a user, and the token registry was not to be asked: the decoded intent, to be
         /// planned with what the registry found (``plan(_:found:enricher:)``) without decoding it again.
-        case needsRegistry(Intent)
+        /// Boxed (`indirect`): inline, the intent (464 bytes) made every plan that size, and every
+        /// planned message was copied at that size through the planning's arrays and inbox.
+        indirect case needsRegistry(Intent)
     }
 
     /// A user's devices (with the profile locale) for an intent's app and environment, as the token
