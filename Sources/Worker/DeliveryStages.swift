@@ -364,7 +364,7 @@ struct DeliveryStages {
                 case .failed: released.append(delivery.planned.key)
                 }
             }
-            if !delivery.onlyClaimLeft, let event = try tokenEvent(delivery.planned, delivery.result) { outputs.append(event) }
+            if !delivery.onlyClaimLeft, let event = try tokenEvent(delivery) { outputs.append(event) }
         }
         try idempotency.settle(settled, released: released, recorded: recorded)
         return outputs
@@ -377,11 +377,14 @@ struct DeliveryStages {
 
     /// The token event, if APNs said something about the token; `unregistered` and `expired` also
     /// remove the token from the registry unless it was registered again after APNs' timestamp.
-    private func tokenEvent(_ planned: PlannedDelivery, _ result: DeliveryResult) throws(RedisError) -> WorkerOutput? {
-        guard let reason = result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
+    /// Read from the sent delivery in place: a result passed by value was copied, its strings
+    /// retained and released, for every delivery, though APNs says nothing about most tokens.
+    private func tokenEvent(_ delivery: SentDelivery) throws(RedisError) -> WorkerOutput? {
+        guard let reason = delivery.result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
+        let planned = delivery.planned
         let removed = kind == .suspect ? false
             : try registry.remove(app: planned.app, environment: planned.environment.rawValue,
-                                  token: planned.delivery.token, invalidatedAt: result.timestamp ?? records.now())
-        return records.tokenEvent(planned, result, removed: removed)
+                                  token: planned.delivery.token, invalidatedAt: delivery.result.timestamp ?? records.now())
+        return records.tokenEvent(planned, delivery.result, removed: removed)
     }
 }
