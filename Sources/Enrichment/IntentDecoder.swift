@@ -213,7 +213,8 @@ private struct FieldSet {
     private static func bit(_ field: IntentField) -> UInt64 { 1 << UInt64(field.slot) }
 
     /// A field's value, taken out of the set: each field is read once, so its value is moved rather
-    /// than copied, and the set has nothing left to release when it ends. `mutating`, like the
+    /// than copied, and the set releases only what was never read. A second read gives nil, as for
+    /// a field not given: ``firstPresent(_:)`` asks ``present`` instead. `mutating`, like the
     /// readers built on it (read through a borrowed set, the inline slots, 33 × 24 bytes, were also
     /// copied whole for every field read).
     mutating func take(_ field: IntentField) -> JSONValue? {

@@ -381,10 +381,9 @@ struct DeliveryStages {
     /// retained and released, for every delivery, though APNs says nothing about most tokens.
     private func tokenEvent(_ delivery: SentDelivery) throws(RedisError) -> WorkerOutput? {
         guard let reason = delivery.result.reason, let kind = TokenEvent.kind(for: reason) else { return nil }
-        let planned = delivery.planned
         let removed = kind == .suspect ? false
-            : try registry.remove(app: planned.app, environment: planned.environment.rawValue,
-                                  token: planned.delivery.token, invalidatedAt: delivery.result.timestamp ?? records.now())
-        return records.tokenEvent(planned, delivery.result, removed: removed)
+            : try registry.remove(app: delivery.planned.app, environment: delivery.planned.environment.rawValue,
+                                  token: delivery.planned.delivery.token, invalidatedAt: delivery.result.timestamp ?? records.now())
+        return records.tokenEvent(delivery.planned, delivery.result, removed: removed)
     }
 }

@@ -26,7 +26,12 @@ struct IntentDecoderTests {
         #expect(intent.content == .template("hello"))
         #expect(intent.args == ["name": "Anna"])
         #expect(intent.locale == "zh-Hant-TW")
+        #expect(intent.overrides.pushType == .alert)
         #expect(intent.overrides.priority == .powerConsiderate)
+        #expect(intent.overrides.collapseID == "c")
+        #expect(intent.overrides.threadID == "t")
+        #expect(intent.overrides.sound == "ping.caf")
+        #expect(intent.overrides.category == "CAT")
         #expect(intent.overrides.expiration == .at(unixSeconds: 1_700_000_000))
         #expect(intent.overrides.interruptionLevel == .passive)
         #expect(intent.overrides.relevanceScore == 0.5)
@@ -94,6 +99,11 @@ struct IntentDecoderTests {
         (#"{"id":"i","app":"a","tokens":["00"],"template":""}"#, .invalidValue, "$.template"),
         (#"{"id":"i","app":"a","tokens":["00"],"payload":"{}"}"#, .wrongType, "$.payload"),
         (#"{"id":"i","app":"a","tokens":["00"],"payload":{},"thread_id":"t"}"#, .conflictingFields, "$.thread_id"),
+        // Template-only fields read after the check (which tells them from the fields given, not
+        // from those still unread) and the first of two in the check's order.
+        (#"{"id":"i","app":"a","tokens":["00"],"payload":{},"args":{}}"#, .conflictingFields, "$.args"),
+        (#"{"id":"i","app":"a","tokens":["00"],"payload":{},"live_activity":{}}"#, .conflictingFields, "$.live_activity"),
+        (#"{"id":"i","app":"a","tokens":["00"],"payload":{},"custom":{},"badge":1}"#, .conflictingFields, "$.badge"),
         ("{\(validMembers),\"args\":[1]}", .wrongType, "$.args"),
         ("{\(validMembers),\"locale\":\"not a tag\"}", .invalidValue, "$.locale"),
         ("{\(validMembers),\"locale\":5}", .wrongType, "$.locale"),
