@@ -139,7 +139,7 @@ struct IntentDecoderTests {
         "schema_version", "id", "app", "environment", "tokens", "user", "template", "payload", "args", "locale",
         "push_type", "priority", "expiration", "collapse_id", "thread_id", "interruption_level", "relevance_score",
         "badge", "sound", "category", "custom", "dedupe_window", "created_at", "live_activity", "event", "stale_date",
-        "dismissal_date", "attributes",
+        "dismissal_date", "attributes", "policy_category", "lane", "expires_at", "respect_quiet_hours", "campaign",
     ]
 
     @Test("every field name is recognised: given twice, it is a DuplicateField", arguments: fieldNames)
