@@ -113,7 +113,7 @@ public final class KafkaProducer: Sendable {
     /// with `RD_KAFKA_MSG_F_COPY` so no Swift memory has to outlive the call.
     private func produce(_ message: KafkaProducerMessage, id: KafkaProducerMessageID) -> OpaquePointer? {
         message.topic.withCString { topic in
-            withOptionalBytes(message.key) { key in
+            message.withKeyBytes { key in
                 withOptionalBytes(message.value) { value in
                     var values = (rd_kafka_vu_t(), rd_kafka_vu_t(), rd_kafka_vu_t(), rd_kafka_vu_t(),
                                   rd_kafka_vu_t(), rd_kafka_vu_t())

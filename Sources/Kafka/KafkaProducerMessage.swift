@@ -4,14 +4,55 @@ public struct KafkaProducerMessage: Sendable {
     public var topic: String
     /// The partition, or `nil` to let the partitioner choose from the key.
     public var partition: Int32?
-    public var key: [UInt8]?
+    /// The key's bytes, or `nil` when the message has none. A text key (``init(topic:partition:textKey:value:)``)
+    /// reads as its UTF-8.
+    public var key: [UInt8]? {
+        get {
+            switch storedKey {
+            case .bytes(let bytes)?: bytes
+            case .text(let text)?: Array(text.utf8)
+            case nil: nil
+            }
+        }
+        set { storedKey = newValue.map(Key.bytes) }
+    }
     /// The value, or `nil` for a tombstone.
     public var value: [UInt8]?
+    /// The key as it was given: a text key is kept as its string, so keying a record by an id the
+    /// caller holds anyway (every outcome by its intent's) copies no bytes until librdkafka does.
+    private var storedKey: Key?
+
+    private enum Key: Sendable {
+        case bytes([UInt8])
+        case text(String)
+    }
 
     public init(topic: String, partition: Int32? = nil, key: [UInt8]? = nil, value: [UInt8]?) {
         self.topic = topic
         self.partition = partition
-        self.key = key
+        self.storedKey = key.map(Key.bytes)
         self.value = value
+    }
+
+    /// A message keyed by text, produced as the text's UTF-8 bytes.
+    public init(topic: String, partition: Int32? = nil, textKey: String?, value: [UInt8]?) {
+        self.topic = topic
+        self.partition = partition
+        self.storedKey = textKey.map(Key.text)
+        self.value = value
+    }
+
+    /// Lends the key's bytes to `body` where they lie (an empty buffer with no base address when
+    /// the message has no key).
+    func withKeyBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch storedKey {
+        case .bytes(let bytes)?:
+            return bytes.withUnsafeBytes(body)
+        case .text(var text)?:
+            // Contiguous already for every native string: no copy.
+            return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case nil:
+            return body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
     }
 }

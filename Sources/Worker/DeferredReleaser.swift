@@ -89,7 +89,7 @@ final class DeferredReleaser: Sendable {
                 if !unreadable.isEmpty { reportUnreadable(unreadable) }
                 if !due.isEmpty {
                     let ids = try producer.send(due.map {
-                        KafkaProducerMessage(topic: intentsTopic, key: Array($0.id.utf8), value: $0.body)
+                        KafkaProducerMessage(topic: intentsTopic, textKey: $0.id, value: $0.body)
                     })
                     released.sent(zip(ids, due.map(\.withoutBody)))
                     logger.debug("deferred deliveries released", metadata: ["deliveries": .string("\(due.count)")])

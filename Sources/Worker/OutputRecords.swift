@@ -51,7 +51,7 @@ struct OutputRecords: Sendable {
     /// `completedAt` (Unix milliseconds). `originals` summarises the message for the dead letter,
     /// once for the deliveries of one message that come together.
     func sent(_ planned: PlannedDelivery, _ result: DeliveryResult, completedAt: Int64,
-              originals: inout LastOriginal) -> (outputs: [WorkerOutput], settled: SettledOutcome) {
+              originals: inout LastOriginal) -> (outcome: WorkerOutput, deadLetter: WorkerOutput?, settled: SettledOutcome) {
         let status: OutcomeEvent.Status = switch result.outcome {
         case .accepted: .accepted
         case .rejected: .rejected
@@ -66,11 +66,11 @@ struct OutputRecords: Sendable {
                                      apnsStatus: result.status, apnsTimestamp: result.timestamp, attempts: result.attempts,
                                      latencyMilliseconds: result.latencyMilliseconds)
         let outcome = outcome(planned, decided)
-        guard status == .failed else { return ([outcome], decided) }
-        return ([deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
-                            source: planned.source, original: originals.of(planned.message), intentID: planned.intentID,
-                            entry: planned.entry),
-                 outcome], decided)
+        guard status == .failed else { return (outcome, nil, decided) }
+        return (outcome, deadLetter(reason: "RetriesExhausted", detail: result.failureDetail ?? "the notification could not be handed to APNs",
+                                    source: planned.source, original: originals.of(planned.message), intentID: planned.intentID,
+                                    entry: planned.entry),
+                decided)
     }
 
     /// What is decided for a planned delivery that is not sent (suppressed): its status and reason, now.
@@ -96,14 +96,14 @@ struct OutputRecords: Sendable {
             collapseID: planned.delivery.collapseID, apnsID: planned.delivery.notificationID,
             locale: planned.delivery.locale?.resolved, localeFellBack: planned.delivery.locale?.isFallback ?? false,
             createdAt: planned.createdAt, decided: decided)
-        return WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, key: Array(planned.intentID.utf8), value: value),
+        return WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, textKey: planned.intentID, value: value),
                             kind: .outcome(decided.status, reason: decided.reason, decidesDelivery: true), entry: planned.entry)
     }
 
     /// The record of an outcome that decides no planned delivery (the intent's, or a device's that
     /// was never planned).
     func outcome(_ event: OutcomeEvent, entry: MessageLedger.EntryID) -> WorkerOutput {
-        WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, key: Array(event.intentID.utf8), value: event.encoded),
+        WorkerOutput(record: KafkaProducerMessage(topic: outcomesTopic, textKey: event.intentID, value: event.encoded),
                      kind: .outcome(event.status, reason: event.reason, decidesDelivery: false), entry: entry)
     }
 
@@ -111,7 +111,7 @@ struct OutputRecords: Sendable {
                     entry: MessageLedger.EntryID) -> WorkerOutput {
         let letter = DeadLetter(reason: reason, detail: detail, source: source, original: original, intentID: intentID, recordedAt: now())
         // Keyed by the letter's intent id, which is bounded like the rest of it: a dead letter always fits.
-        return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, key: letter.intentID.map { Array($0.utf8) }, value: letter.encoded),
+        return WorkerOutput(record: KafkaProducerMessage(topic: dlqTopic, textKey: letter.intentID, value: letter.encoded),
                             kind: .deadLetter(reason: reason), entry: entry)
     }
 
@@ -122,7 +122,7 @@ struct OutputRecords: Sendable {
         let event = TokenEvent(kind: kind, reason: reason.description, app: planned.app, environment: planned.environment.rawValue,
                                token: planned.delivery.token.hex, user: planned.user, intentID: planned.intentID,
                                apnsTimestamp: result.timestamp, observedAt: now(), removedFromRegistry: removed)
-        return WorkerOutput(record: KafkaProducerMessage(topic: tokenEventsTopic, key: Array(event.token.utf8), value: event.encoded),
+        return WorkerOutput(record: KafkaProducerMessage(topic: tokenEventsTopic, textKey: event.token, value: event.encoded),
                             kind: .tokenEvent(event.kind), entry: planned.entry)
     }
 

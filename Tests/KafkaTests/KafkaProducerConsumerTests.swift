@@ -29,6 +29,29 @@ struct KafkaProducerConsumerTests {
         }
     }
 
+    @Test("a text key is produced as its UTF-8 bytes, and reads as them before it is sent")
+    func textKeys() async throws {
+        try await DedicatedThread.run {
+            let cluster = try KafkaTestCluster(topics: ["keyed": 2])
+            // Small and heap strings, one not ASCII, and no key at all.
+            let keys: [String?] = ["i-1", "intent-0000000000000000000000000002", "Zürich-3", nil]
+            let messages = keys.enumerated().map { index, key in
+                KafkaProducerMessage(topic: "keyed", textKey: key, value: Array("value \(index)".utf8))
+            }
+            #expect(messages.map(\.key) == keys.map { $0.map { Array($0.utf8) } })
+            let reports = try cluster.produce(messages)
+            #expect(reports.allSatisfy { (try? $0.result.get()) != nil })
+            let consumer = try cluster.consumer(group: "readers", topics: ["keyed"])
+            let received = try consume(consumer, until: "4 messages") { $0.count >= 4 }
+            #expect(received.count == 4)
+            for message in received {
+                let index = Int(text(message).dropFirst("value ".count))!
+                #expect(message.key == keys[index].map { Array($0.utf8) })
+            }
+            try consumer.close()
+        }
+    }
+
     @Test("delivery reports carry the id send returned for each message")
     func reportsMatchIDs() async throws {
         try await DedicatedThread.run {
