@@ -4,7 +4,7 @@ import HTTP2
 /// channel-management call.
 struct APNsRequest: Sendable {
     var method: String
-    var path: String
+    var path: HTTP2RequestPath
     /// Regular fields without `authorization`, which the pool adds per connection; packed once,
     /// where the request is made.
     var fields: HTTP2FieldBlock
@@ -31,7 +31,7 @@ extension APNsNotification {
     /// of each of its fields), per request.
     static func request(at notification: UnsafePointer<APNsNotification>) -> APNsRequest {
         let token = notification.pointee.deviceToken.hex
-        return APNsRequest(method: "POST", path: "/3/device/" + token, fields: fields(at: notification),
+        return APNsRequest(method: "POST", path: HTTP2RequestPath(route: "/3/device/", token), fields: fields(at: notification),
                            body: notification.pointee.payload, throttleKey: token)
     }
 }

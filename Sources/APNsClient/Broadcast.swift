@@ -31,7 +31,7 @@ public struct BroadcastMessage: Sendable {
         fields.append("apns-priority", priority.description)
         fields.append("apns-expiration", expiration.headerValue ?? "0")
         fields.append("apns-request-id", requestID.description, indexing: .never)
-        return APNsRequest(method: "POST", path: "/4/broadcasts/apps/" + bundleID, fields: fields, body: payload, throttleKey: nil)
+        return APNsRequest(method: "POST", path: HTTP2RequestPath(route: "/4/broadcasts/apps/", bundleID), fields: fields, body: payload, throttleKey: nil)
     }
 }
 
@@ -132,7 +132,7 @@ extension APNsSender {
         var fields = HTTP2FieldBlock()
         fields.append("apns-request-id", NotificationID.random().description, indexing: .never)
         if let channelID { fields.append("apns-channel-id", channelID) }
-        let request = APNsRequest(method: method, path: path, fields: fields, body: body, throttleKey: nil)
+        let request = APNsRequest(method: method, path: HTTP2RequestPath(path), fields: fields, body: body, throttleKey: nil)
         let outcome = try await perform([(request, .unspecified)], pool: pool)[0]
         guard outcome.outcome == .accepted, let response = outcome.response else {
             throw ChannelManagementError(result: BroadcastResult(outcome))

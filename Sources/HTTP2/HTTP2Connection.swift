@@ -170,14 +170,14 @@ public final class HTTP2Connection: FileDescriptorHandler {
                      fields: HTTPFieldBlock, body: [UInt8],
                      completion: @escaping (Result<HTTP2Response, HTTP2StreamFailure>) -> Void) throws -> Int32 {
         let receiver = CompletionReceiver(completion)
-        return try send(method: method, path: path, authority: authority, connectionFields: connectionFields, fields: fields,
-                        body: body, receiver: receiver, context: receiver)
+        return try send(method: method, path: HTTP2RequestPath(path), authority: authority, connectionFields: connectionFields,
+                        fields: fields, body: body, receiver: receiver, context: receiver)
     }
 
     /// Client role: as ``send(method:path:authority:connectionFields:fields:body:completion:)``, but
     /// the end of the stream goes to `receiver` with `context` rather than to a closure per request.
     @discardableResult
-    public func send(method: String = "POST", path: String, authority: String, connectionFields: HTTPFieldBlock? = nil,
+    public func send(method: String = "POST", path: HTTP2RequestPath, authority: String, connectionFields: HTTPFieldBlock? = nil,
                      fields: HTTPFieldBlock, body: [UInt8], receiver: HTTP2ResponseReceiver, context: AnyObject) throws -> Int32 {
         guard !isClosed else { throw HTTP2Error("send on a closed connection") }
         guard case .established(serverSettingsArrived: true) = lifecycle else {

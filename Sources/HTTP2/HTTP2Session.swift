@@ -90,8 +90,10 @@ final class HTTP2Session {
     @exclusivity(unchecked) private var headerRanges: [(name: Range<Int>, value: Range<Int>)] = []
     /// What the reused storage holds after a request: its `:method`, `:scheme` and `:authority`,
     /// the same for nearly every request of a connection, and so kept for the next (the `:path` is
-    /// lent from the request's own string).
+    /// joined in ``pathStorage``).
     @exclusivity(unchecked) private var requestPrefix: (method: String, scheme: String, authority: String)?
+    /// Reused between submissions: the request's `:path`, its route and the rest joined.
+    @exclusivity(unchecked) private var pathStorage: [UInt8] = []
     @exclusivity(unchecked) private var events: [Event] = []
 
     init(role: Role, keepingResponseFields keptNames: [String]? = nil) throws(HTTP2Error) {
@@ -215,7 +217,7 @@ final class HTTP2Session {
     /// Opens a stream for a request and returns its id. The regular fields are the connection's
     /// own (`connectionFields`, such as a provider token) followed by the request's `fields`, both
     /// lent to nghttp2 in place.
-    func submitRequest(method: String, scheme: String, authority: String, path: String,
+    func submitRequest(method: String, scheme: String, authority: String, path: HTTP2RequestPath,
                        connectionFields: HTTPFieldBlock?, fields: HTTPFieldBlock, body: [UInt8]) throws(HTTP2Error) -> Int32 {
         // Compared where they lie (mapping the optional copied the three strings per request); no
         // prefix yet compares unequal.
@@ -226,8 +228,12 @@ final class HTTP2Session {
             appendHeaderField(":authority", authority)
             requestPrefix = (method, scheme, authority)
         }
+        // The path is joined in the session's own buffer (nghttp2 copies the fields it is given).
+        pathStorage.removeAll(keepingCapacity: true)
+        path.route.withUTF8Buffer { pathStorage.append(contentsOf: $0) }
+        path.rest.withContiguousUTF8 { pathStorage.append(contentsOf: $0) }
         // nghttp2 reads the body only while producing frames, after the stream has its message.
-        let streamID = path.withContiguousUTF8 { path in
+        let streamID = pathStorage.withUnsafeBufferPointer { path in
             withHeaderFields(path: path, then: connectionFields ?? HTTPFieldBlock(), fields) { nva, count in
                 withBodyProvider(hasBody: !body.isEmpty) { provider in
                     nghttp2_submit_request(session, nil, nva, count, provider, nil)

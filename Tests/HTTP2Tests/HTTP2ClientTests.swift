@@ -106,6 +106,36 @@ struct HTTP2ClientTests {
         }
     }
 
+    @Test("a path given as a route and the rest arrives joined, each request's alone, however long the one before")
+    func routedPathsArriveJoined() throws {
+        let certificate = try TestCertificate()
+        let serverLoop = try EventLoop(name: "server")
+        defer { serverLoop.shutdown() }
+        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
+        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [serverLoop], tls: tls, settings: HTTP2Settings()) { _ in
+            PathEchoingServer()
+        }
+        defer { server.stopAccepting() }
+        let loop = try EventLoop(name: "client")
+        defer { loop.shutdown() }
+        let clientTLS = try TLSContext.client(alpn: ["h2"], verification: .certificateAuthorities(file: certificate.certificateFile))
+        // Longer, shorter, empty and longer again: the session joins each in a buffer it reuses.
+        let rests = [String(repeating: "ab", count: 32), "cd", "", String(repeating: "ef", count: 40), "0123"]
+        let requests = RoutedRequests(rests: rests)
+        loop.execute {
+            do {
+                requests.connection = try HTTP2Connection(connectingTo: "localhost", port: server.port, loop: loop, tls: clientTLS,
+                                                          delegate: requests)
+            } catch {
+                Issue.record("connect failed: \(error)")
+                requests.finished.signal()
+            }
+        }
+        #expect(requests.finished.wait(milliseconds: 20_000), "responses did not all arrive")
+        loop.execute { requests.connection?.close() }
+        #expect(rests.indices.map { requests.paths[$0] } == rests.map { "/3/device/" + $0 })
+    }
+
     @Test("a server certificate from an unknown CA fails verification")
     func rejectsUnknownCA() throws {
         let certificate = try TestCertificate()
@@ -121,6 +151,55 @@ struct HTTP2ClientTests {
 }
 
 /// Echoes the x-index header and the body.
+/// Sends one request per `rests` element on one client connection, each `:path` given as the route
+/// `/3/device/` and that rest, and collects the path the server answered it saw, by request.
+private final class RoutedRequests: HTTP2ConnectionDelegate, HTTP2ResponseReceiver, @unchecked Sendable {
+    // Safe to share: callbacks run on the loop; the test thread reads after a semaphore handoff.
+    final class Index {
+        let value: Int
+        init(_ value: Int) { self.value = value }
+    }
+
+    let rests: [String]
+    let finished = Semaphore()
+    var connection: HTTP2Connection?
+    var paths: [Int: String] = [:]
+
+    init(rests: [String]) {
+        self.rests = rests
+    }
+
+    func connectionReady(_ connection: HTTP2Connection) {
+        do {
+            for (index, rest) in rests.enumerated() {
+                try connection.send(path: HTTP2RequestPath(route: "/3/device/", rest), authority: "localhost", fields: HTTP2FieldBlock(),
+                                    body: [], receiver: self, context: Index(index))
+            }
+        } catch {
+            Issue.record("send failed: \(error)")
+            finished.signal()
+        }
+    }
+
+    func connection(_ connection: HTTP2Connection, endedStreamOf context: AnyObject, with result: Result<HTTP2Response, HTTP2StreamFailure>) {
+        paths[(context as! Index).value] = (try? result.get())?.header("x-path") ?? "no answer"
+        if paths.count == rests.count { finished.signal() }
+    }
+
+    func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {
+        if paths.count < rests.count { finished.signal() }
+    }
+}
+
+/// Answers every request with its `:path` as `x-path`.
+private final class PathEchoingServer: HTTP2ConnectionDelegate {
+    func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {
+        connection.respond(streamID: request.streamID, HTTP2Response(status: 200, headers: [HTTP2Header("x-path", request.path)], body: []))
+    }
+
+    func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {}
+}
+
 private final class EchoingServer: HTTP2ConnectionDelegate {
     func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {
         let index = request.headers.first { $0.name == "x-index" }?.value ?? ""

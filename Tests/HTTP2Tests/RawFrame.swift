@@ -57,7 +57,7 @@ struct ClientUnderTest {
     init(method: String = "POST", keepingResponseFields keptNames: [String]? = nil) throws {
         session = try HTTP2Session(role: .client, keepingResponseFields: keptNames)
         try session.submitClientSettings()
-        _ = try session.submitRequest(method: method, scheme: "https", authority: "localhost", path: "/3/device/abcd",
+        _ = try session.submitRequest(method: method, scheme: "https", authority: "localhost", path: HTTP2RequestPath(route: "/3/device/", "abcd"),
                                       connectionFields: nil, fields: HTTPFieldBlock(), body: [])
         var preface: [UInt8] = []
         try session.produce(into: &preface)
