@@ -38,8 +38,8 @@ final class SendCompletions: Sendable {
                     var originals = LastOriginal()
                     let delivered = answered.map { index, result in
                         let records = records.sent(deliveries[index], result, completedAt: now, originals: &originals)
-                        return SentDelivery(planned: deliveries[index], result: result, outputs: records.outputs, settled: records.settled,
-                                            holdsClaim: holdingClaims)
+                        return SentDelivery(planned: deliveries[index], result: result, outcome: records.outcome,
+                                            deadLetter: records.deadLetter, settled: records.settled, holdsClaim: holdingClaims)
                     }
                     finished.append(contentsOf: [Completion(send: send, delivered: .success(delivered), isLast: false)])
                 }

@@ -11,7 +11,10 @@ import Pipeline
 final class SentDelivery: Sendable {
     let planned: PlannedDelivery
     let result: DeliveryResult
-    let outputs: [WorkerOutput]
+    /// Its outcome record; nil once its records were produced and only its claim is left.
+    let outcome: WorkerOutput?
+    /// The dead letter of a delivery whose retries ran out (`RetriesExhausted`).
+    let deadLetter: WorkerOutput?
     let settled: SettledOutcome
     /// Whether this worker holds the delivery's idempotency claim: it was sent as a claim job
     /// admitted it (false when sent `fail_open` without one).
@@ -20,11 +23,14 @@ final class SentDelivery: Sendable {
     /// claim is left to settle.
     let onlyClaimLeft: Bool
 
-    init(planned: PlannedDelivery, result: DeliveryResult, outputs: [WorkerOutput], settled: SettledOutcome, holdsClaim: Bool,
-         onlyClaimLeft: Bool = false) {
+    /// Held apart rather than in an array of outputs: nearly every delivery has its outcome alone,
+    /// and an array per delivery was one more allocation on its way.
+    init(planned: PlannedDelivery, result: DeliveryResult, outcome: WorkerOutput?, deadLetter: WorkerOutput?, settled: SettledOutcome,
+         holdsClaim: Bool, onlyClaimLeft: Bool = false) {
         self.planned = planned
         self.result = result
-        self.outputs = outputs
+        self.outcome = outcome
+        self.deadLetter = deadLetter
         self.settled = settled
         self.holdsClaim = holdsClaim
         self.onlyClaimLeft = onlyClaimLeft
@@ -42,8 +48,15 @@ final class SentDelivery: Sendable {
         !onlyClaimLeft && result.reason.flatMap(TokenEvent.kind(for:)).map { $0 != .suspect } ?? false
     }
 
+    /// Appends its records, the dead letter (if any) before the outcome.
+    func appendOutputs(to outputs: inout [WorkerOutput]) {
+        if let deadLetter { outputs.append(deadLetter) }
+        if let outcome { outputs.append(outcome) }
+    }
+
     /// This delivery with its records taken out, once they were produced: only its claim is left.
     func claimLeft() -> SentDelivery {
-        SentDelivery(planned: planned, result: result, outputs: [], settled: settled, holdsClaim: holdsClaim, onlyClaimLeft: true)
+        SentDelivery(planned: planned, result: result, outcome: nil, deadLetter: nil, settled: settled, holdsClaim: holdsClaim,
+                     onlyClaimLeft: true)
     }
 }

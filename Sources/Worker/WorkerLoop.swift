@@ -257,9 +257,12 @@ final class WorkerLoop {
                 let (ready, refused) = DeliveryStages.sealWithoutKeys(live, records: planner.records)
                 try perform(machine.sealedWithoutKeys(ready, refused: expired + refused))
             case .recordWithoutRedis(let sent):
-                try perform(machine.decided(sent.flatMap { delivery in
-                    delivery.outputs + [planner.records.tokenEvent(delivery.planned, delivery.result, removed: false)].compactMap { $0 }
-                }))
+                var outputs: [WorkerOutput] = []
+                for delivery in sent {
+                    delivery.appendOutputs(to: &outputs)
+                    if let tokenEvent = planner.records.tokenEvent(delivery.planned, delivery.result, removed: false) { outputs.append(tokenEvent) }
+                }
+                try perform(machine.decided(outputs))
             case .send(let id, let deliveries, let pool, let bulk, let holdingClaims):
                 completions.start(id, deliveries, try deliveries.map { try $0.notification() }, pool: pool, bulk: bulk,
                                   holdingClaims: holdingClaims, sender: sender)

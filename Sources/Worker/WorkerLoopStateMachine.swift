@@ -418,7 +418,7 @@ extension WorkerLoop {
                 // One array of the outputs: a flatMap and then `+` copied each output twice.
                 var outputs: [WorkerOutput] = []
                 outputs.reserveCapacity(sent.count + tokenEvents.count)  // about one output a delivery
-                for delivery in sent { outputs.append(contentsOf: delivery.outputs) }
+                for delivery in sent { delivery.appendOutputs(to: &outputs) }
                 outputs.append(contentsOf: tokenEvents)
                 produce(outputs, into: &actions)
                 // Copies deferred behind these deliveries' claims (this worker's own) are claimed

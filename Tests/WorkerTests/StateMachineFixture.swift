@@ -158,8 +158,8 @@ struct StateMachineFixture {
                                         reason: rejected ? .unregistered : nil, timestamp: nil, attempts: 1, latencyMilliseconds: 1,
                                         failureDetail: nil)
             let records = planner.records.sent(planned, result, completedAt: 1_700_000_000_000, originals: &originals)
-            return SentDelivery(planned: planned, result: result, outputs: records.outputs, settled: records.settled,
-                                holdsClaim: send.holdingClaims)
+            return SentDelivery(planned: planned, result: result, outcome: records.outcome, deadLetter: records.deadLetter,
+                                settled: records.settled, holdsClaim: send.holdingClaims)
         }
         return try perform(machine.sendsAnswered([SendCompletions.Completion(send: send.id, delivered: .success(sent), isLast: isLast)],
                                                  now: at(now)))
@@ -230,7 +230,9 @@ struct StateMachineFixture {
 
     /// The `fail_open` records of the oldest sent deliveries to record without Redis.
     mutating func recordWithoutRedis() -> [String] {
-        perform(machine.decided(withoutRedis.removeFirst().flatMap(\.outputs)))
+        var outputs: [WorkerOutput] = []
+        for delivery in withoutRedis.removeFirst() { delivery.appendOutputs(to: &outputs) }
+        return perform(machine.decided(outputs))
     }
 
     // MARK: Actions
