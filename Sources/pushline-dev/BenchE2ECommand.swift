@@ -181,7 +181,9 @@ enum BenchE2ECommand: Command {
             let bench = try BenchServer(serverName)
             defer { bench.process.stop() }
             progress("h2load → \(bench.name): \(h2load.requests) requests, \(h2load.connections) connections × \(h2load.streams) streams")
-            let rawRate = try h2load.measure(port: bench.process.devicePort, authorization: try developmentToken())
+            let reference = try h2load.measure(port: bench.process.devicePort, authorization: try developmentToken(),
+                                               server: bench.process.processID)
+            let rawRate = reference.rate
             progress("h2load → \(bench.name): \(Int(rawRate)) req/s")
             var results: [(policies: BenchPolicies, result: BenchE2EResult)] = []
             for round in scale.rounds(of: settings) {
@@ -213,7 +215,10 @@ enum BenchE2ECommand: Command {
             BenchE2EResult.printSideBySide(results.map(\.result), rawRate: rawRate, rounds: scale.rounds)
             BenchPolicies.printRatios(results.map(\.result), rounds: scale.rounds)
             scale.printComparison(results.map(\.result))
-            print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams)")
+            print("h2load → \(bench.name): \(Int(rawRate)) req/s (\(h2load.requests) requests, \(h2load.connections) × \(h2load.streams) streams); "
+                  + "CPU per request: h2load \(String(format: "%.1f", reference.clientMicroseconds)) µs, "
+                  + "\(bench.name) \(reference.serverMicroseconds.map { String(format: "%.1f µs", $0) } ?? "unknown") "
+                  + "(one token, fields HPACK indexes, no apns-id)")
             print("load average: \(loadAverage())")
             return 0
         } catch {

@@ -1,4 +1,5 @@
 import CLI
+import Foundation
 import LocalStack
 import Runtime
 
@@ -11,16 +12,34 @@ struct H2LoadRate {
     /// The device token of h2load's requests.
     static let deviceToken = String(repeating: "ab", count: 32)
 
+    /// One run: its rate and the CPU each side spent per request.
+    struct Run {
+        /// Answered-2xx requests per second.
+        let rate: Double
+        /// h2load's own CPU per request, µs: a bare HTTP/2 client's cost, beside the worker's per delivery.
+        let clientMicroseconds: Double
+        /// The server's CPU per request under h2load, µs; nil when it could not be read. h2load sends
+        /// one token and the same fields every time, which HPACK indexes after the first request,
+        /// and no `apns-id`: the pipeline's requests, each with a token and an id of its own, cost
+        /// the server more (its figure beside each workload's).
+        let serverMicroseconds: Double?
+    }
+
     /// Runs h2load (Debian package nghttp2-client) against `https://127.0.0.1:<port>/3/device/<token>`
-    /// with a provider token of the dev key and returns the answered-2xx requests per second.
-    func measure(port: UInt16, authorization jwt: String) throws -> Double {
+    /// with a provider token of the dev key, the server being process `server`.
+    func measure(port: UInt16, authorization jwt: String, server: pid_t) throws -> Run {
         let h2load = try ExternalCommand.locate("h2load", package: "nghttp2-client")
+        let serverBefore = ProcessCPUTime.seconds(of: server)
+        let clientBefore = Self.childrenCPUSeconds()
         let result = try ExternalCommand.run(h2load, [
             "-n", String(requests), "-c", String(connections), "-m", String(streams),
             "-d", SharedFiles.path("Config/examples/alert/new-message.json"),
             "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.pushline", "-H", "apns-push-type: alert",
             "https://127.0.0.1:\(port)/3/device/\(Self.deviceToken)",
         ])
+        // h2load is the one child ended and waited for meanwhile: the children's CPU grew by its own.
+        let clientSeconds = Self.childrenCPUSeconds() - clientBefore
+        let serverAfter = ProcessCPUTime.seconds(of: server)
         // "finished in 2.73s, 73260.60 req/s, …" and "requests: 200000 total, …, 200000 succeeded, …"
         let words = result.standardOutput.split(whereSeparator: \.isWhitespace)
         guard result.status == 0,
@@ -29,7 +48,16 @@ struct H2LoadRate {
               let succeeded = words.firstIndex(where: { $0.hasPrefix("succeeded") }).flatMap({ Int(words[$0 - 1]) }) else {
             throw UsageError(message: "h2load failed (status \(result.status)): \(result.standardError)\(result.standardOutput)")
         }
-        return Double(succeeded) / seconds
+        let perRequest = 1_000_000 / Double(succeeded)
+        let serverMicroseconds: Double? = if let serverBefore, let serverAfter { (serverAfter - serverBefore) * perRequest } else { nil }
+        return Run(rate: Double(succeeded) / seconds, clientMicroseconds: clientSeconds * perRequest, serverMicroseconds: serverMicroseconds)
+    }
+
+    /// User and system CPU of the children ended and waited for so far, in seconds.
+    private static func childrenCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
+        return [usage.ru_utime, usage.ru_stime].reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1_000_000 }
     }
 
     /// "2.73s" or "873.12ms" in seconds.
