@@ -285,10 +285,27 @@ public struct JSONParser {
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
             guard skipDigits() > 0 else { throw error("invalid number: no digits in exponent") }
         }
+        if isInteger, let integer = Self.integer(UnsafeBufferPointer(rebasing: bytes[start..<position])) { return .integer(integer) }
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if isInteger, let integer = Int64(text) { return .integer(integer) }
         guard let double = Double(text), double.isFinite else { throw error("number out of range") }
         return .double(double)
+    }
+
+    /// The value of an integer's digits (after an optional `-`, as the grammar checked them), or nil
+    /// when it does not fit in an `Int64`: read straight from the bytes, without a `String` (every
+    /// intent has its `created_at`).
+    private static func integer(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+        let negative = digits.first == UInt8(ascii: "-")
+        // Accumulated negatively: Int64.min has no positive counterpart.
+        var value: Int64 = 0
+        for byte in digits.dropFirst(negative ? 1 : 0) {
+            let (shifted, overflowedShift) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowedDigit) = shifted.subtractingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+            guard !overflowedShift, !overflowedDigit else { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
     }
 
     private mutating func skipDigits() -> Int {

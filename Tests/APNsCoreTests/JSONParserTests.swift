@@ -18,8 +18,8 @@ struct JSONParserTests {
     }
 
     @Test("numbers without fraction or exponent are integers", arguments: [
-        ("0", 0), ("-0", 0), ("42", 42), ("-17", -17),
-        ("9223372036854775807", .max), ("-9223372036854775808", .min),
+        ("0", 0), ("-0", 0), ("42", 42), ("-17", -17), ("1700000000123", 1_700_000_000_123),
+        ("9223372036854775807", .max), ("-9223372036854775808", .min), ("922337203685477580", 922_337_203_685_477_580),
     ] as [(String, Int64)])
     func integers(text: String, value: Int64) throws {
         #expect(try Self.parse(text) == .integer(value))
@@ -33,9 +33,11 @@ struct JSONParserTests {
         #expect(try Self.parse(text) == .double(value))
     }
 
-    @Test("an integer beyond 64 bits is read as a double")
+    @Test("an integer beyond 64 bits, either way, is read as a double")
     func hugeIntegerIsDouble() throws {
         #expect(try Self.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+        #expect(try Self.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_809))
+        #expect(try Self.parse("92233720368547758070") == .double(92_233_720_368_547_758_070))
     }
 
     @Test("strings parse with their UTF-8 intact")
