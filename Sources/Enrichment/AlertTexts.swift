@@ -44,10 +44,12 @@ struct AlertTexts {
 
     /// The key's text in the resolved locale, else in the app's default locale.
     private func localized(_ key: String, _ arguments: [String], locale: LocaleResolution) throws(EnrichmentError) -> String {
-        for candidate in [locale.resolved, app.defaultLocale] {
-            if let string = app.strings.lookup(key, locale: candidate) {
-                return try string.render(arguments, locale: candidate)
-            }
+        // The resolved locale, then the app's default; two lookups, without an array of them per text.
+        if let string = app.strings.lookup(key, locale: locale.resolved) {
+            return try string.render(arguments, locale: locale.resolved)
+        }
+        if let string = app.strings.lookup(key, locale: app.defaultLocale) {
+            return try string.render(arguments, locale: app.defaultLocale)
         }
         throw EnrichmentError(.missingLocalization,
                               "template \(template.name) uses key \"\(key)\", which is in neither \(locale.resolved) nor the default locale \(app.defaultLocale)")
