@@ -31,15 +31,18 @@ public enum IntentDecoder {
             throw IntentDecodingError(.notAnObject, at: "$", "an intent is a JSON object, got \(nonObjectRoot.typeName)")
         }
         try fields.checkMembers()
-        return try decode(consume fields)
+        return try decode(&fields)
     }
 
     /// Decodes an intent that is already parsed.
     public static func decode(_ object: JSONObject) throws(IntentDecodingError) -> Intent {
-        try decode(try FieldSet(object, path: "$"))
+        var fields = try FieldSet(object, path: "$")
+        return try decode(&fields)
     }
 
-    private static func decode(_ fields: consuming FieldSet) throws(IntentDecodingError) -> Intent {
+    /// Reads the intent out of `fields`, each field taken from its slot. In place: handed over by
+    /// value (`consuming`), the set's 33 slots (832 bytes) were copied whole once more per intent.
+    private static func decode(_ fields: inout FieldSet) throws(IntentDecodingError) -> Intent {
         if let version = try fields.integer(.schemaVersion), version != schemaVersion {
             throw fields.invalid(.schemaVersion, "this decoder reads schema \(schemaVersion), got \(version)")
         }
