@@ -4,7 +4,9 @@
 # CPU per request in that run (the figure issue 15's goal names, and the one least moved by how fast
 # the machine is at the moment), the rate's ratio to h2load and the p99 read back at half load; then
 # each build's medians and their ratio. A change of a few per cent needs many pairs: on a 2-core
-# virtual machine the runs spread by about ±4 %.
+# virtual machine the runs spread by about ±4 %. The order within a pair alternates (before first in
+# odd pairs, after first in even ones), so neither build always runs second (two series with the
+# builds swapped each favoured the one run second by 1.6 %, an A/A series neither: BENCHMARKS.md).
 # Usage: scripts/bench-ab.sh BEFORE AFTER [PAIRS] [-- pushline-dev bench e2e flags]
 #   BEFORE, AFTER: install prefixes with bin/pushline-dev, bin/pushline and bin/apns-sim, made by
 #                  `swift build -c release && bash scripts/install.sh .build/release DIR` at each commit.
@@ -27,7 +29,9 @@ results=$(mktemp)
 log=$(mktemp)
 trap 'rm -f "$results" "$log"' EXIT
 for pair in $(seq 1 "$pairs"); do
-  for label in before after; do
+  order="before after"
+  (( pair % 2 == 0 )) && order="after before"
+  for label in $order; do
     dir=$before; [[ $label == after ]] && dir=$after
     echo "bench-ab: pair $pair of $pairs, $label ($dir)" >&2
     "$dir/bin/pushline-dev" bench e2e "${flags[@]}" > "$log" 2>&1 || { cat "$log" >&2; echo "bench-ab: the $label run failed" >&2; exit 1; }
