@@ -5,15 +5,15 @@
 # the machine is at the moment), the rate's ratio to h2load and the p99 read back at half load; then
 # each build's medians and their ratio. A change of a few per cent needs many pairs: on a 2-core
 # virtual machine the runs spread by about ±4 %. The order within a pair alternates (before first in
-# odd pairs, after first in even ones), so neither build always runs second (two series with the
-# builds swapped each favoured the one run second by 1.6 %, an A/A series neither: BENCHMARKS.md).
+# odd pairs, after first in even ones), so neither build always runs second (one series with the
+# builds swapped favoured the one run second by 1.6 %, an A/A series neither: BENCHMARKS.md).
 # Usage: scripts/bench-ab.sh BEFORE AFTER [PAIRS] [-- pushline-dev bench e2e flags]
 #   BEFORE, AFTER: install prefixes with bin/pushline-dev, bin/pushline and bin/apns-sim, made by
 #                  `swift build -c release && bash scripts/install.sh .build/release DIR` at each commit.
 #   PAIRS:         alternated pairs of runs (default 6).
 #   flags:         default --workloads tokens --intents 200000 --h2load-requests 100000 --half-load-seconds 3
 set -euo pipefail
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 if [[ ${1:-} == --help || ${1:-} == -h ]]; then usage; exit 0; fi
 if [[ $# -lt 2 ]]; then usage >&2; exit 2; fi
 before=$1 after=$2; shift 2

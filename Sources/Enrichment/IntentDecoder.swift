@@ -41,7 +41,8 @@ public enum IntentDecoder {
     }
 
     /// Reads the intent out of `fields`, each field taken from its slot. In place: handed over by
-    /// value (`consuming`), the set's 33 slots (832 bytes) were copied whole once more per intent.
+    /// value (`consuming`), the whole set (832 bytes, its 33 slots and their bookkeeping) was copied
+    /// once more per intent.
     private static func decode(_ fields: inout FieldSet) throws(IntentDecodingError) -> Intent {
         if let version = try fields.integer(.schemaVersion), version != schemaVersion {
             throw fields.invalid(.schemaVersion, "this decoder reads schema \(schemaVersion), got \(version)")

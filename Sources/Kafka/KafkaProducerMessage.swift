@@ -48,9 +48,12 @@ public struct KafkaProducerMessage: Sendable {
         switch storedKey {
         case .bytes(let bytes)?:
             return bytes.withUnsafeBytes(body)
-        case .text(var text)?:
-            // Contiguous already for every native string: no copy.
-            return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case .text(let text)?:
+            // The bytes where they lie (a small string's, kept inline, from a copy on the stack),
+            // with no retain of the string; one without contiguous UTF-8 is made contiguous first.
+            if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+            var copy = text
+            return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         case nil:
             return body(UnsafeRawBufferPointer(start: nil, count: 0))
         }

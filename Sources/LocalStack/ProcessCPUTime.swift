@@ -12,4 +12,21 @@ public enum ProcessCPUTime {
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
+
+    /// The user and system CPU time this process has used so far, all its threads, in seconds.
+    public static func ownSeconds() -> Double {
+        usageSeconds(RUSAGE_SELF)
+    }
+
+    /// The user and system CPU time of this process's children that have ended and been waited
+    /// for, in seconds: around one child's run (and no other child's end), that child's own.
+    public static func childrenSeconds() -> Double {
+        usageSeconds(RUSAGE_CHILDREN)
+    }
+
+    private static func usageSeconds(_ who: __rusage_who) -> Double {
+        var usage = rusage()
+        getrusage(__rusage_who_t(who.rawValue), &usage)
+        return [usage.ru_utime, usage.ru_stime].reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1_000_000 }
+    }
 }

@@ -67,7 +67,7 @@ enum BenchSenderCommand: Command {
         // Warm up: open the connections and get past the one-stream limit before the clock starts.
         _ = wait { try await sender.send([APNsNotification(deviceToken: token, pushType: .alert, topic: topic, payload: payload)], pool: "bench") }
         let start = MonotonicClock.nanoseconds()
-        let cpuAtStart = ProcessCPUTime.seconds()
+        let cpuAtStart = ProcessCPUTime.ownSeconds()
         let counts = wait { () async throws -> (Int, Int) in
             try await withThrowingTaskGroup(of: (Int, Int).self) { group in
                 for notifications in batches {
@@ -91,7 +91,7 @@ enum BenchSenderCommand: Command {
             }
         }
         let seconds = Double(MonotonicClock.nanoseconds() - start) / 1_000_000_000
-        let cpuSeconds = ProcessCPUTime.seconds() - cpuAtStart
+        let cpuSeconds = ProcessCPUTime.ownSeconds() - cpuAtStart
         let (accepted, other) = try counts.get()
         print(String(format: "sender: %d accepted, %d not, in %.2f s = %.0f req/s; CPU %.2f µs per request; peak RSS %.1f MiB",
                      accepted, other, seconds, Double(accepted) / seconds, cpuSeconds * 1_000_000 / Double(max(requests, 1)),
@@ -100,15 +100,6 @@ enum BenchSenderCommand: Command {
     }
 
     /// User and system CPU time of every thread of the process.
-    private enum ProcessCPUTime {
-        static func seconds() -> Double {
-            var usage = rusage()
-            getrusage(RUSAGE_SELF.rawValue, &usage)
-            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
-                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
-        }
-    }
-
     /// VmHWM from /proc/self/status.
     private static func peakResidentMebibytes() -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),

@@ -20,8 +20,8 @@ struct H2LoadRate {
         let clientMicroseconds: Double
         /// The server's CPU per request under h2load, µs; nil when it could not be read. h2load sends
         /// one token and the same fields every time, which HPACK indexes after the first request,
-        /// and no `apns-id`: the pipeline's requests, each with a token and an id of its own, cost
-        /// the server more (its figure beside each workload's).
+        /// and no `apns-id`, where each of the pipeline's requests has a token and an id of its own:
+        /// compare it with the server's figure beside each workload's (docs/BENCHMARKS.md).
         let serverMicroseconds: Double?
     }
 
@@ -30,7 +30,7 @@ struct H2LoadRate {
     func measure(port: UInt16, authorization jwt: String, server: pid_t) throws -> Run {
         let h2load = try ExternalCommand.locate("h2load", package: "nghttp2-client")
         let serverBefore = ProcessCPUTime.seconds(of: server)
-        let clientBefore = Self.childrenCPUSeconds()
+        let clientBefore = ProcessCPUTime.childrenSeconds()
         let result = try ExternalCommand.run(h2load, [
             "-n", String(requests), "-c", String(connections), "-m", String(streams),
             "-d", SharedFiles.path("Config/examples/alert/new-message.json"),
@@ -38,7 +38,7 @@ struct H2LoadRate {
             "https://127.0.0.1:\(port)/3/device/\(Self.deviceToken)",
         ])
         // h2load is the one child ended and waited for meanwhile: the children's CPU grew by its own.
-        let clientSeconds = Self.childrenCPUSeconds() - clientBefore
+        let clientSeconds = ProcessCPUTime.childrenSeconds() - clientBefore
         let serverAfter = ProcessCPUTime.seconds(of: server)
         // "finished in 2.73s, 73260.60 req/s, …" and "requests: 200000 total, …, 200000 succeeded, …"
         let words = result.standardOutput.split(whereSeparator: \.isWhitespace)
@@ -51,13 +51,6 @@ struct H2LoadRate {
         let perRequest = 1_000_000 / Double(succeeded)
         let serverMicroseconds: Double? = if let serverBefore, let serverAfter { (serverAfter - serverBefore) * perRequest } else { nil }
         return Run(rate: Double(succeeded) / seconds, clientMicroseconds: clientSeconds * perRequest, serverMicroseconds: serverMicroseconds)
-    }
-
-    /// User and system CPU of the children ended and waited for so far, in seconds.
-    private static func childrenCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
-        return [usage.ru_utime, usage.ru_stime].reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1_000_000 }
     }
 
     /// "2.73s" or "873.12ms" in seconds.

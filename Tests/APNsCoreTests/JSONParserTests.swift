@@ -37,6 +37,7 @@ struct JSONParserTests {
     func hugeIntegerIsDouble() throws {
         #expect(try Self.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
         #expect(try Self.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_809))
+        #expect(try Self.parse("9999999999999999999") == .double(9_999_999_999_999_999_999))
         #expect(try Self.parse("92233720368547758070") == .double(92_233_720_368_547_758_070))
     }
 

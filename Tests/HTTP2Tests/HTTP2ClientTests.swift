@@ -150,7 +150,6 @@ struct HTTP2ClientTests {
     }
 }
 
-/// Echoes the x-index header and the body.
 /// Sends one request per `rests` element on one client connection, each `:path` given as the route
 /// `/3/device/` and that rest, and collects the path the server answered it saw, by request.
 private final class RoutedRequests: HTTP2ConnectionDelegate, HTTP2ResponseReceiver, @unchecked Sendable {
@@ -200,6 +199,7 @@ private final class PathEchoingServer: HTTP2ConnectionDelegate {
     func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {}
 }
 
+/// Echoes the x-index header and the body.
 private final class EchoingServer: HTTP2ConnectionDelegate {
     func connection(_ connection: HTTP2Connection, received request: HTTP2Request) {
         let index = request.headers.first { $0.name == "x-index" }?.value ?? ""

@@ -29,7 +29,7 @@ struct KafkaProducerConsumerTests {
         }
     }
 
-    @Test("a text key is produced as its UTF-8 bytes, and reads as them before it is sent")
+    @Test("a text key is produced as its UTF-8 bytes, and reads as them before it is sent; bytes set as the key replace it")
     func textKeys() async throws {
         try await DedicatedThread.run {
             let cluster = try KafkaTestCluster(topics: ["keyed": 2])
@@ -39,6 +39,9 @@ struct KafkaProducerConsumerTests {
                 KafkaProducerMessage(topic: "keyed", textKey: key, value: Array("value \(index)".utf8))
             }
             #expect(messages.map(\.key) == keys.map { $0.map { Array($0.utf8) } })
+            var rekeyed = messages[2]
+            rekeyed.key = [0xFF, 0x00]
+            #expect(rekeyed.key == [0xFF, 0x00], "bytes set as the key replace the text")
             let reports = try cluster.produce(messages)
             #expect(reports.allSatisfy { (try? $0.result.get()) != nil })
             let consumer = try cluster.consumer(group: "readers", topics: ["keyed"])

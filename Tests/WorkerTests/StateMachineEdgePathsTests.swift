@@ -179,6 +179,22 @@ struct StateMachineEdgePathsTests {
         #expect(f.machine.isIdle)
     }
 
+    @Test("a delivery whose retries ran out: its dead letter (RetriesExhausted) produced before its failed outcome, after the record job and, the record job meeting an outage under fail_open, without it")
+    func retriesExhaustedDeadLetterBeforeOutcome() throws {
+        var f = try Fixture { $0.redisUnreachable = .failOpen }
+        _ = f.pollAndPlan([try Fixture.message(number: 1)])
+        #expect(f.tick(1) == ["claim 1"])
+        #expect(try f.answerClaim() == ["batch of 1", "send #0 1 to sandbox"])
+        #expect(try f.answerSend(.failed, now: 2) == ["record 1"])
+        #expect(try f.answerRecord(now: 2) == ["produce dead letter RetriesExhausted, outcome failed"])
+        _ = f.pollAndPlan([try Fixture.message(number: 2)], now: 3)
+        #expect(f.tick(4) == ["claim 1"])
+        #expect(try f.answerClaim(now: 4) == ["batch of 1", "send #1 1 to sandbox"])
+        #expect(try f.answerSend(.failed, now: 5) == ["record 1"])
+        #expect(try f.failRecord(Self.refusedRedis, now: 5) == ["redis lost", "recorded before claims 1", "recordWithoutRedis 1"])
+        #expect(f.recordWithoutRedis() == ["produce dead letter RetriesExhausted, outcome failed"])
+    }
+
     @Test("record jobs that meet a Redis outage under fail_open: an accepted delivery's outcome produced at once (its claim settled once Redis is back); a 410's records wait for Redis whole")
     func recordJobsMeetOutageUnderFailOpen() throws {
         var f = try Fixture { $0.redisUnreachable = .failOpen }
