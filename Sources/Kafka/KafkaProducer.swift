@@ -114,7 +114,7 @@ public final class KafkaProducer: Sendable {
     private func produce(_ message: KafkaProducerMessage, id: KafkaProducerMessageID) -> OpaquePointer? {
         message.topic.withCString { topic in
             message.withKeyBytes { key in
-                withOptionalBytes(message.value) { value in
+                message.withValueBytes { value in
                     var values = (rd_kafka_vu_t(), rd_kafka_vu_t(), rd_kafka_vu_t(), rd_kafka_vu_t(),
                                   rd_kafka_vu_t(), rd_kafka_vu_t())
                     values.0.vtype = RD_KAFKA_VTYPE_TOPIC
@@ -138,10 +138,4 @@ public final class KafkaProducer: Sendable {
             }
         }
     }
-}
-
-/// Lends `bytes` to C for one call; `nil` becomes a null pointer (no key, or a tombstone value).
-private func withOptionalBytes<Result>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-    guard let bytes else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-    return bytes.withUnsafeBytes(body)
 }

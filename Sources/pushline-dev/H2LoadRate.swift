@@ -29,7 +29,7 @@ struct H2LoadRate {
     /// with a provider token of the dev key, the server being process `server`.
     func measure(port: UInt16, authorization jwt: String, server: pid_t) throws -> Run {
         let h2load = try ExternalCommand.locate("h2load", package: "nghttp2-client")
-        let serverBefore = ProcessCPUTime.seconds(of: server)
+        let serverCPU = CPUPerDelivery([("server", server)])
         let clientBefore = ProcessCPUTime.childrenSeconds()
         let result = try ExternalCommand.run(h2load, [
             "-n", String(requests), "-c", String(connections), "-m", String(streams),
@@ -39,7 +39,6 @@ struct H2LoadRate {
         ])
         // h2load is the one child ended and waited for meanwhile: the children's CPU grew by its own.
         let clientSeconds = ProcessCPUTime.childrenSeconds() - clientBefore
-        let serverAfter = ProcessCPUTime.seconds(of: server)
         // "finished in 2.73s, 73260.60 req/s, …" and "requests: 200000 total, …, 200000 succeeded, …"
         let words = result.standardOutput.split(whereSeparator: \.isWhitespace)
         guard result.status == 0,
@@ -48,9 +47,8 @@ struct H2LoadRate {
               let succeeded = words.firstIndex(where: { $0.hasPrefix("succeeded") }).flatMap({ Int(words[$0 - 1]) }) else {
             throw UsageError(message: "h2load failed (status \(result.status)): \(result.standardError)\(result.standardOutput)")
         }
-        let perRequest = 1_000_000 / Double(succeeded)
-        let serverMicroseconds: Double? = if let serverBefore, let serverAfter { (serverAfter - serverBefore) * perRequest } else { nil }
-        return Run(rate: Double(succeeded) / seconds, clientMicroseconds: clientSeconds * perRequest, serverMicroseconds: serverMicroseconds)
+        return Run(rate: Double(succeeded) / seconds, clientMicroseconds: clientSeconds / Double(succeeded) * 1_000_000,
+                   serverMicroseconds: serverCPU.microseconds(deliveries: succeeded)[0])
     }
 
     /// "2.73s" or "873.12ms" in seconds.

@@ -89,15 +89,9 @@ struct HTTP2ClientTests {
 
     @Test("the client gets every response from Pushline's own server, each matched to its stream")
     func againstOwnServer() throws {
-        let certificate = try TestCertificate()
-        let loop = try EventLoop(name: "server")
-        defer { loop.shutdown() }
-        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
-        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings(maxConcurrentStreams: 10)) { _ in
-            EchoingServer()
-        }
-        defer { server.stopAccepting() }
-        let results = try sendRequests(port: server.port, count: 300, caFile: certificate.certificateFile)
+        let server = try OwnTLSServer(settings: HTTP2Settings(maxConcurrentStreams: 10)) { _ in EchoingServer() }
+        defer { server.stop() }
+        let results = try sendRequests(port: server.port, count: 300, caFile: server.certificate.certificateFile)
         #expect(results.count == 300)
         for (index, result) in results.enumerated() {
             let response = try result.get()
@@ -108,17 +102,11 @@ struct HTTP2ClientTests {
 
     @Test("a path given as a route and the rest arrives joined, each request's alone, however long the one before")
     func routedPathsArriveJoined() throws {
-        let certificate = try TestCertificate()
-        let serverLoop = try EventLoop(name: "server")
-        defer { serverLoop.shutdown() }
-        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
-        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [serverLoop], tls: tls, settings: HTTP2Settings()) { _ in
-            PathEchoingServer()
-        }
-        defer { server.stopAccepting() }
+        let server = try OwnTLSServer { _ in PathEchoingServer() }
+        defer { server.stop() }
         let loop = try EventLoop(name: "client")
         defer { loop.shutdown() }
-        let clientTLS = try TLSContext.client(alpn: ["h2"], verification: .certificateAuthorities(file: certificate.certificateFile))
+        let clientTLS = try TLSContext.client(alpn: ["h2"], verification: .certificateAuthorities(file: server.certificate.certificateFile))
         // Longer, shorter, empty and longer again: the session joins each in a buffer it reuses.
         let rests = [String(repeating: "ab", count: 32), "cd", "", String(repeating: "ef", count: 40), "0123"]
         let requests = RoutedRequests(rests: rests)
@@ -138,13 +126,9 @@ struct HTTP2ClientTests {
 
     @Test("a server certificate from an unknown CA fails verification")
     func rejectsUnknownCA() throws {
-        let certificate = try TestCertificate()
+        let server = try OwnTLSServer { _ in EchoingServer() }
+        defer { server.stop() }
         let other = try TestCertificate()
-        let loop = try EventLoop(name: "server")
-        defer { loop.shutdown() }
-        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
-        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings()) { _ in EchoingServer() }
-        defer { server.stopAccepting() }
         let results = try sendRequests(port: server.port, count: 1, caFile: other.certificateFile)
         #expect(results.isEmpty, "no request may be sent over an unverified connection")
     }

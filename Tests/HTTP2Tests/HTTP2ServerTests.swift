@@ -19,29 +19,15 @@ private final class EchoDelegate: HTTP2ConnectionDelegate {
     func connectionClosed(_ connection: HTTP2Connection, error: (any Error)?) {}
 }
 
-/// A TLS certificate for localhost, written to temporary files.
-struct TestCertificate {
-    let certificateFile: String
-    let keyFile: String
-
-    init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushline-tls-\(UUID().uuidString)")
-        (certificateFile, keyFile) = try SelfSignedCertificate(commonName: "localhost").write(to: directory)
-    }
-}
-
 @Suite("HTTP/2 server", .serialized)
 struct HTTP2ServerTests {
     @Test("curl --http2 gets a response over TLS with ALPN h2")
     func curlOverTLS() throws {
-        let certificate = try TestCertificate()
-        let loop = try EventLoop(name: "test")
-        defer { loop.shutdown() }
-        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
-        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings()) { _ in EchoDelegate() }
+        let server = try OwnTLSServer { _ in EchoDelegate() }
+        defer { server.stop() }
         let curl = try ExternalCommand.locate("curl", package: "curl")
         let result = try ExternalCommand.run(curl, [
-            "--silent", "--show-error", "--http2", "--cacert", certificate.certificateFile, "--include",
+            "--silent", "--show-error", "--http2", "--cacert", server.certificate.certificateFile, "--include",
             "--data-binary", #"{"aps":{}}"#, "-H", "apns-topic: com.example.app",
             "https://localhost:\(server.port)/3/device/abcd",
         ])
@@ -50,20 +36,15 @@ struct HTTP2ServerTests {
         #expect(result.standardOutput.contains("x-method: POST"))
         #expect(result.standardOutput.contains("x-path: /3/device/abcd"))
         #expect(result.standardOutput.hasSuffix(#"{"aps":{}}"#))
-        server.stopAccepting()
     }
 
     @Test("h2load completes every request over many concurrent streams")
     func h2loadConcurrency() throws {
-        let certificate = try TestCertificate()
-        let loop = try EventLoop(name: "test")
-        defer { loop.shutdown() }
-        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
-        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings()) { _ in EchoDelegate() }
+        let server = try OwnTLSServer { _ in EchoDelegate() }
+        defer { server.stop() }
         let h2load = try ExternalCommand.locate("h2load", package: "nghttp2-client")
         let result = try ExternalCommand.run(h2load, ["-n", "2000", "-c", "4", "-m", "50", "https://127.0.0.1:\(server.port)/3/device/abcd"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed"), "\(result.standardOutput)")
-        server.stopAccepting()
     }
 }

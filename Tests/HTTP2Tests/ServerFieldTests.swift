@@ -28,16 +28,12 @@ struct ServerFieldTests {
     /// Runs `body` with a server whose connections go to one ``KeepingDelegate``, and a way to run
     /// `curl --http2` against it (trusting its certificate) with more arguments.
     private func withServer(_ body: (UInt16, KeepingDelegate, _ curl: ([String]) throws -> CommandResult) throws -> Void) throws {
-        let certificate = try TestCertificate()
-        let loop = try EventLoop(name: "test")
-        defer { loop.shutdown() }
-        let tls = try TLSContext.server(certificateFile: certificate.certificateFile, privateKeyFile: certificate.keyFile, alpn: ["h2"])
         let delegate = KeepingDelegate()
-        let server = try HTTP2Server(host: "127.0.0.1", port: 0, loops: [loop], tls: tls, settings: HTTP2Settings()) { _ in delegate }
-        defer { server.stopAccepting() }
+        let server = try OwnTLSServer { _ in delegate }
+        defer { server.stop() }
         let curl = try ExternalCommand.locate("curl", package: "curl")
         try body(server.port, delegate) { arguments in
-            try ExternalCommand.run(curl, ["--silent", "--show-error", "--http2", "--cacert", certificate.certificateFile] + arguments)
+            try ExternalCommand.run(curl, ["--silent", "--show-error", "--http2", "--cacert", server.certificate.certificateFile] + arguments)
         }
     }
 
