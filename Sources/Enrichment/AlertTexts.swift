@@ -45,14 +45,14 @@ struct AlertTexts {
     /// The key's text in the resolved locale, else in the app's default locale.
     private func localized(_ key: String, _ arguments: [String], locale: LocaleResolution) throws(EnrichmentError) -> String {
         // The resolved locale, then the app's default; two lookups, without an array of them per text.
-        if let text = try rendered(key, arguments, in: locale.resolved) { return text }
-        if let text = try rendered(key, arguments, in: app.defaultLocale) { return text }
+        if let text = try renderedText(key, arguments, in: locale.resolved) { return text }
+        if let text = try renderedText(key, arguments, in: app.defaultLocale) { return text }
         throw EnrichmentError(.missingLocalization,
                               "template \(template.name) uses key \"\(key)\", which is in neither \(locale.resolved) nor the default locale \(app.defaultLocale)")
     }
 
     /// `key`'s string in `locale` rendered with `arguments`, or nil when the locale has no such key.
-    private func rendered(_ key: String, _ arguments: [String], in locale: String) throws(EnrichmentError) -> String? {
+    private func renderedText(_ key: String, _ arguments: [String], in locale: String) throws(EnrichmentError) -> String? {
         guard let string = app.strings.lookup(key, locale: locale) else { return nil }
         return try string.render(arguments, locale: locale)
     }

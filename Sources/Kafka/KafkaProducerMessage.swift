@@ -45,12 +45,18 @@ public struct KafkaProducerMessage: Sendable {
     /// Lends the key's bytes to `body` where they lie (an empty buffer with no base address when
     /// the message has no key).
     func withKeyBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        guard case .text(let text)? = storedKey else { return withOptionalBytes(key, body) }
-        // The bytes where they lie (a small string's, kept inline, from a copy on the stack), with no
-        // retain of the string; one without contiguous UTF-8 is made contiguous first.
-        if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
-        var copy = text
-        return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        switch storedKey {
+        case .bytes(let bytes)?:
+            return withOptionalBytes(bytes, body)
+        case .text(let text)?:
+            // The bytes where they lie (a small string's, kept inline, from a copy on the stack), with
+            // no retain of the string; one without contiguous UTF-8 is made contiguous first.
+            if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+            var copy = text
+            return copy.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        case nil:
+            return withOptionalBytes(nil, body)
+        }
     }
 
     /// Lends the value's bytes to `body` (an empty buffer with no base address for a tombstone).

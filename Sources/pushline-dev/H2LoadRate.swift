@@ -29,6 +29,7 @@ struct H2LoadRate {
     /// with a provider token of the dev key, the server being process `server`.
     func measure(port: UInt16, authorization jwt: String, server: pid_t) throws -> Run {
         let h2load = try ExternalCommand.locate("h2load", package: "nghttp2-client")
+        // The server's CPU per request: each request counted as a delivery.
         let serverCPU = CPUPerDelivery([("server", server)])
         let clientBefore = ProcessCPUTime.childrenSeconds()
         let result = try ExternalCommand.run(h2load, [

@@ -1,9 +1,5 @@
-import Foundation
 import HTTP2
 import PushlineTestKit
-import Runtime
-import Synchronization
-import TLS
 import Testing
 
 /// Answers every request with 200, echoing the request body and its header count.

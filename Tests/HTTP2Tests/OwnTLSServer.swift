@@ -1,6 +1,5 @@
 import Foundation
 import HTTP2
-import PushlineTestKit
 import Runtime
 import TLS
 
@@ -41,7 +40,7 @@ final class OwnTLSServer: Sendable {
         port = server.port
     }
 
-    /// Stops accepting connections, then ends the loop.
+    /// Stops accepting connections, then ends the loop. Once: the loop is gone afterwards.
     func stop() {
         server.stopAccepting()
         loop.shutdown()

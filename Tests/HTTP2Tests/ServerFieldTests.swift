@@ -1,8 +1,6 @@
 import HTTP2
 import PushlineTestKit
-import Runtime
 import Synchronization
-import TLS
 import Testing
 
 /// Keeps every request it receives (past its stream's end) and answers with packed fields: the
