@@ -95,16 +95,7 @@ enum BenchSenderCommand: Command {
         let (accepted, other) = try counts.get()
         print(String(format: "sender: %d accepted, %d not, in %.2f s = %.0f req/s; CPU %.2f µs per request; peak RSS %.1f MiB",
                      accepted, other, seconds, Double(accepted) / seconds, cpuSeconds * 1_000_000 / Double(max(requests, 1)),
-                     peakResidentMebibytes()))
+                     Double(ProcessMemory.peakResidentBytes(of: getpid()) ?? 0) / 1_048_576))
         return other == 0 ? 0 : 1
-    }
-
-    /// User and system CPU time of every thread of the process.
-    /// VmHWM from /proc/self/status.
-    private static func peakResidentMebibytes() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-              let kibibytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
-        return kibibytes / 1024
     }
 }
