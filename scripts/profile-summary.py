@@ -21,6 +21,9 @@ import sys
 THREAD_ROLES = [
     ("pushline-worker", "worker loop: state machine, Kafka poll and produce"),
     ("pushline-redis-", "Redis stage: claims, settles"),
+    ("pushline-regist", "registry lookups: users' devices and locales"),
+    ("pushline-releas", "deferred releaser"),
+    ("pushline-token-", "token feed"),
     ("apns-sender", "sender loop: HTTP/2, TLS"),
     ("oot.default-qos", "cooperative pool, default priority: planning"),
     ("r-initiated-qos", "cooperative pool, high priority: sends' tasks, outcome records"),
