@@ -31,13 +31,23 @@ THREAD_ROLES = [
     ("rdk:", "librdkafka's own threads"),
 ]
 
-# Costs of the runtime and the kernel that every stage pays, by the symbol a sample is in.
+# Costs of the runtime and the kernel that every stage pays: (name, the symbols a sample is in, or
+# its library when every function of it is that cost).
 RUNTIME_COSTS = [
-    ("reference counting", r"^(swift_(retain|release|bridgeObjectRe(tain|lease))|swift::RefCounts|_swift_release_dealloc)"),
-    ("allocation and freeing", r"^(malloc|free|calloc|realloc|malloc_usable_size|swift_(allocObject|deallocObject|slowAlloc|slowDealloc|deallocClassInstance)|je_|imalloc)|libjemalloc"),
-    ("copies (memmove, memcpy)", r"^__mem(move|cpy)"),
-    ("context switches (kernel)", r"^(finish_task_switch|__schedule|schedule)\b"),
+    ("reference counting", r"^(swift_(retain|release|bridgeObjectRetain|bridgeObjectRelease)(_n)?|swift::RefCounts<.*|_swift_release_dealloc)$", None),
+    ("allocation and freeing", r"^(malloc|free|calloc|realloc|posix_memalign|malloc_usable_size|swift_(allocObject|deallocObject|slowAlloc|slowDealloc|deallocClassInstance))(@plt)?$", r"^libjemalloc"),
+    ("copies in user space (memmove, memcpy)", r"^(__)?mem(move|cpy)(_[a-z0-9_]+)?(@plt)?$", None),
+    ("context switches (kernel)", r"^(finish_task_switch(\.[a-z0-9.]+)?|__schedule|schedule)$", None),
 ]
+
+
+def runtime_cost(symbol, library):
+    """The runtime's or kernel's cost a sample's own function is, or None."""
+    for cost, symbols, libraries in RUNTIME_COSTS:
+        if re.match(symbols, symbol) or (libraries and re.match(libraries, library)):
+            return cost
+    return None
+
 
 OWN_MODULE = re.compile(r"^\$s\d+(Worker|Pipeline|Enrichment|APNsClient|APNsCore|HTTP2|HTTPFields|Kafka|Redis|Runtime|IntentCore|Telemetry|APNsTelemetry|DecimalBytes|Digests|TLS)")
 # Frames every sample of a thread shares (thread start, run loops): they say nothing about where it goes.
@@ -100,16 +110,17 @@ def main():
     by_cost = collections.Counter()
     self_functions = collections.Counter()
     inclusive = collections.defaultdict(collections.Counter)
+    costs_in_thread = collections.defaultdict(collections.Counter)
     for thread, frames in samples:
         by_thread[role(thread)] += 1
         symbol, library = frames[0]
         by_library[library] += 1
         # A library without symbols (nghttp2, librdkafka) is one entry, not one per address.
         self_functions[names[symbol] if symbol != "[unknown]" else f"[unknown] in {library}"] += 1
-        for cost, pattern in RUNTIME_COSTS:
-            if re.search(pattern, symbol) or re.search(pattern, library):
-                by_cost[cost] += 1
-                break
+        cost = runtime_cost(symbol, library)
+        if cost:
+            by_cost[cost] += 1
+            costs_in_thread[role(thread)][cost] += 1
         # Each function once per sample, however often it recurs in the stack (or its thunks with it).
         for own in {names[s] for s, _ in frames if OWN_MODULE.match(s) and not THREAD_SCAFFOLDING.search(s)}:
             inclusive[role(thread)][own] += 1
@@ -128,15 +139,19 @@ def main():
     for name, count in by_library.most_common(arguments.top):
         print(row(count, name))
     print("\nthe runtime's and the kernel's costs, over every thread:")
-    for cost, _ in RUNTIME_COSTS:
+    for cost, _, _ in RUNTIME_COSTS:
         print(row(by_cost[cost], cost))
+    print("\nthe same costs within each thread, as shares of the thread's own samples:")
+    for thread, count in by_thread.most_common():
+        shares = ", ".join(f"{cost} {100 * costs_in_thread[thread][cost] / count:.1f} %" for cost, _, _ in RUNTIME_COSTS)
+        print(f"  {thread}: {shares}")
     print("\nheaviest functions, own samples:")
     for function, count in self_functions.most_common(arguments.top):
         print(row(count, function[:150]))
     for thread, _ in by_thread.most_common():
         if not inclusive[thread]:
             continue
-        print(f"\n{thread}: heaviest of Pushline's functions, with what they call:")
+        print(f"\n{thread}: heaviest of Pushline's functions, with what they call (shares of all samples):")
         for function, count in inclusive[thread].most_common(arguments.top):
             print(row(count, function[:150]))
 

@@ -9,6 +9,7 @@ import Runtime
 /// or, with a token pool, tokens taken in turn from a pool of that many (a server that accepts only
 /// known tokens) — and `created_at` the moment each is produced.
 final class IntentLoad: Sendable {
+    private let bootstrapServers: String
     private let topic: String
     private let workload: BenchWorkload
     private let tokensPerIntent: Int
@@ -23,6 +24,7 @@ final class IntentLoad: Sendable {
 
     init(bootstrapServers: String, topic: String, workload: BenchWorkload, tokensPerIntent: Int, tokenPool: Int? = nil, fields: String = "",
          partition: @escaping @Sendable (Int) -> Int32? = { _ in nil }) throws {
+        self.bootstrapServers = bootstrapServers
         self.topic = topic
         self.fields = fields
         self.partition = partition
@@ -45,6 +47,21 @@ final class IntentLoad: Sendable {
             progress("pre-loaded \(min(chunk + 10_000, range.upperBound) - range.lowerBound)/\(range.count) intents")
         }
         try waitForAcknowledgements(start + range.count)
+    }
+
+    /// Throws when the topic no longer holds every intent produced to it: librdkafka's mock broker
+    /// keeps only a partition's newest 5 MB or 100,000 batches (`rdkafka_mock.c`), so intents pre-loaded beyond
+    /// that are deleted before any worker reads them, and a run would wait for ever for their outcomes.
+    func requireAllKept() throws {
+        let reader = try KafkaTopicReader(configuration: KafkaReaderConfiguration(bootstrapServers: bootstrapServers))
+        for partition in try reader.partitions(of: topic) {
+            let kept = try reader.watermarks(of: KafkaTopicPartition(topic: topic, partition: partition))
+            guard kept.lowerBound == 0 else {
+                throw LocalStackError("partition \(partition) of \(topic) kept only offsets \(kept.lowerBound)..<\(kept.upperBound): "
+                                      + "librdkafka's mock broker keeps only a partition's newest 5 MB or 100,000 batches, so the intents before them were "
+                                      + "deleted before any worker read them; give fewer --intents or more --partitions")
+            }
+        }
     }
 
     /// Produces the intents of `range` at a steady `intentsPerSecond` (a share every millisecond),

@@ -56,6 +56,16 @@ struct BenchE2ECommandTests {
         #expect(summary.contains("; goal ≤ 2.0 in \(meeting) of 2 rounds — " + (meeting == 2 ? "met" : "not met")), "\(summary)")
     }
 
+    @Test("intents beyond what the mock broker keeps of a partition end the run with an error that says so, before any worker starts")
+    func intentsTheMockBrokerDeletes() async throws {
+        // One partition and 200,000 token intents: more than its newest 5 MB.
+        let result = try await benchE2E(["--workloads", "tokens", "--intents", "200000", "--partitions", "1", "--h2load-requests", "1000"])
+        #expect(result.status == 1)
+        #expect(result.standardError.contains("partition 0 of pushline.intents kept only offsets "), "\(result.standardError.suffix(2000))")
+        #expect(result.standardError.contains("give fewer --intents or more --partitions"))
+        #expect(!result.standardError.contains("starting 1 pushline run"))
+    }
+
     @Test("an unknown workload is a usage error that lists the workloads")
     func unknownWorkload() throws {
         let result = try pushlineDev("bench", "e2e", "--workloads", "tokens,everything")
