@@ -8,7 +8,7 @@
 #   PREFIX:     where bin/pushline-dev, bin/pushline and bin/apns-sim are: an install prefix
 #               (scripts/install.sh) or .build/release (default; `swift build -c release` first).
 #   --workload: one of the bench's workloads: tokens (default), users, mixed, sealed, unsealed.
-#   --seconds:  how long perf records (default 6). The bench's 400,000 intents (the most its mock
+#   --seconds:  how long perf records (default 6). The bench's 400,000 intents (under what its mock
 #               broker keeps on 4 partitions) last about 8 s at 50,000 deliveries/s; the script fails
 #               when the sustained phase ends before perf stops.
 #   --keep:     also writes perf's samples (`perf script`) to FILE, for a closer look.
@@ -50,7 +50,7 @@ echo "profile-e2e: waiting for the sustained phase (bench e2e, $workload, $inten
 for (( waited = 0; ; waited++ )); do
   grep -q "sustained: [1-9]" "$log" && break
   kill -0 "$bench_pid" 2> /dev/null || { cat "$log" >&2; fail "the bench ended before its sustained phase"; }
-  (( waited < 1500 )) || fail "no outcome within 300 s of the bench's start (its log: $log)"
+  (( waited < 1500 )) || { cat "$log" >&2; fail "no outcome within 300 s of the bench's start (its output above)"; }
   sleep 0.2
 done
 worker=$(pgrep -P "$bench_pid" -f "pushline run" | head -n 1 || true)

@@ -32,18 +32,25 @@ THREAD_ROLES = [
 ]
 
 # Costs of the runtime and the kernel that every stage pays: (name, the symbols a sample is in, or
-# its library when every function of it is that cost).
+# its library when every function of it is that cost). A symbol may be called through the PLT
+# (`@plt`) or be a compiler's split-off part (`.cold.1`, `.isra.0`).
+SUFFIXES = r"(\.(cold|isra|constprop|part)(\.[0-9]+)*)*(@plt)?$"
 RUNTIME_COSTS = [
-    ("reference counting", r"^(swift_(retain|release|bridgeObjectRetain|bridgeObjectRelease)(_n)?|swift::RefCounts<.*|_swift_release_dealloc)$", None),
-    ("allocation and freeing", r"^(malloc|free|calloc|realloc|posix_memalign|malloc_usable_size|swift_(allocObject|deallocObject|slowAlloc|slowDealloc|deallocClassInstance))(@plt)?$", r"^libjemalloc"),
-    ("copies in user space (memmove, memcpy)", r"^(__)?mem(move|cpy)(_[a-z0-9_]+)?(@plt)?$", None),
-    ("context switches (kernel)", r"^(finish_task_switch(\.[a-z0-9.]+)?|__schedule|schedule)$", None),
+    ("reference counting", r"^(swift_(retain|release|bridgeObjectRetain|bridgeObjectRelease)(_n)?|swift::RefCounts<.*|_swift_release_dealloc)" + SUFFIXES, None),
+    ("allocation and freeing", r"^(malloc|free|calloc|realloc|posix_memalign|malloc_usable_size|swift_(allocObject|deallocObject|slowAlloc|slowDealloc"
+     r"|deallocClassInstance|deallocUninitializedObject|allocBox|deallocBox|task_alloc|task_dealloc))" + SUFFIXES, r"^libjemalloc"),
+    ("copies in user space (memmove, memcpy)", r"^(__)?mem(move|cpy)(_[a-z0-9_]+)?" + SUFFIXES, None),
+    ("context switches (kernel)", r"^(finish_task_switch|__schedule|schedule)" + SUFFIXES, None),
 ]
+# Where the kernel's own functions of the same names (memcpy, memmove) are not the runtime's costs.
+USER_SPACE_ONLY = {"copies in user space (memmove, memcpy)"}
 
 
 def runtime_cost(symbol, library):
     """The runtime's or kernel's cost a sample's own function is, or None."""
     for cost, symbols, libraries in RUNTIME_COSTS:
+        if cost in USER_SPACE_ONLY and library == "[kernel.kallsyms]":
+            continue
         if re.match(symbols, symbol) or (libraries and re.match(libraries, library)):
             return cost
     return None

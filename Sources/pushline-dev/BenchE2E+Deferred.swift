@@ -34,7 +34,7 @@ extension BenchE2ECommand {
         var configuration = try stack.workerConfiguration(settings, server: bench)
         configuration.policies = ["  quiet_hours:", "    start: \"\(timeOfDay(minute - 1))\"",
                                   "    end: \"\(timeOfDay(minute + deferredWindowMinutes))\""]
-        try load.preload(0..<settings.intents) { progress("deferred: \($0)") }
+        try load.preloadBeforeWorkers(0..<settings.intents) { progress("deferred: \($0)") }
         progress("deferred: starting pushline run (quiet hours \(timeOfDay(minute - 1))–\(timeOfDay(minute + deferredWindowMinutes)) UTC)")
         let reader = try OutcomeReader(bootstrapServers: stack.cluster.bootstrapServers, topic: "pushline.outcomes")
         let worker = try ServerProcess(try RepositoryPaths.builtExecutable("pushline"), ["run", "--config", try configuration.write()])

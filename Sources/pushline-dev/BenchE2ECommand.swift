@@ -83,7 +83,8 @@ enum BenchE2ECommand: Command {
           --workloads W,W…        the workloads, in this order (default tokens)
           --intents N             intents pre-loaded for the sustained rate (default 200000); the
                                   mock broker keeps a partition's newest 5 MB (about 120,000
-                                  token intents): a run that loses some to it ends with an error
+                                  token intents): a run of one worker that loses some to it ends
+                                  with an error (lanes and several workers are not checked)
           --tokens K              device tokens per intent (default 1)
           --half-load-seconds S   how long the half load is offered (default 10)
           --batch-size B          the pipeline's batch.size (default: the configuration's, 500)
@@ -256,10 +257,7 @@ enum BenchE2ECommand: Command {
                                   tokensPerIntent: settings.tokens, tokenPool: bench.tokenPool, fields: settings.policies.intentFields)
         let keys = workload == .sealed ? try BenchEncryptionKeys(redisPort: redis.port) : nil
         try keys?.register(tokens: load.tokenNumbers(0..<settings.intents)) { progress("\(workload): \($0)") }
-        if !settings.workersFirst {
-            try load.preload(0..<settings.intents) { progress("\(workload): \($0)") }
-            try load.requireAllKept()
-        }
+        if !settings.workersFirst { try load.preloadBeforeWorkers(0..<settings.intents) { progress("\(workload): \($0)") } }
         let expected = workload.expectation(0..<settings.intents, tokensPerIntent: settings.tokens)
 
         var configuration = try stack.workerConfiguration(settings, server: bench)

@@ -49,17 +49,21 @@ final class IntentLoad: Sendable {
         try waitForAcknowledgements(start + range.count)
     }
 
-    /// Throws when the topic no longer holds every intent produced to it: librdkafka's mock broker
-    /// keeps only a partition's newest 5 MB or 100,000 batches (`rdkafka_mock.c`), so intents pre-loaded beyond
-    /// that are deleted before any worker reads them, and a run would wait for ever for their outcomes.
-    func requireAllKept() throws {
+    /// Pre-loads the intents of `range` (``preload(_:progress:)``) for workers that start afterwards,
+    /// and throws when the topic no longer holds all of them: librdkafka's mock broker keeps only a
+    /// partition's newest 5 MB or 100,000 batches (`rdkafka_mock.c`), so intents beyond that are
+    /// deleted before any worker reads them, and a run would wait in vain for their outcomes. (With
+    /// workers reading meanwhile, what the broker deletes may have been read: not checked there.)
+    func preloadBeforeWorkers(_ range: Range<Int>, progress: (String) -> Void) throws {
+        try preload(range, progress: progress)
         let reader = try KafkaTopicReader(configuration: KafkaReaderConfiguration(bootstrapServers: bootstrapServers))
         for partition in try reader.partitions(of: topic) {
             let kept = try reader.watermarks(of: KafkaTopicPartition(topic: topic, partition: partition))
             guard kept.lowerBound == 0 else {
                 throw LocalStackError("partition \(partition) of \(topic) kept only offsets \(kept.lowerBound)..<\(kept.upperBound): "
-                                      + "librdkafka's mock broker keeps only a partition's newest 5 MB or 100,000 batches, so the intents before them were "
-                                      + "deleted before any worker read them; give fewer --intents or more --partitions")
+                                      + "librdkafka's mock broker keeps only a partition's newest 5 MB or 100,000 batches, so the "
+                                      + "\(kept.lowerBound) intents before them were deleted before any worker read them; give fewer "
+                                      + "--intents or more --partitions (larger intents — sealed, more --tokens, --policies on — fit fewer)")
             }
         }
     }
