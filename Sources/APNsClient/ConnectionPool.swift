@@ -365,7 +365,7 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
         switch failure {
         case .cancelled:
             if probe { circuit.probeAbandoned(now: now, using: &random) }
-            finish(delivery, .expired, now: now, detail: "deadline passed with the request in flight")
+            finish(delivery, .expired, now: now, detail: deadlineDetail(delivery, "with the request in flight"))
         case .refusedByGoAway, .reset(errorCode: HTTP2ErrorCode.refusedStream), .connectionClosedBeforeSent:
             if probe { circuit.probeAbandoned(now: now, using: &random) }
             retryHeld(delivery, cause: failure == .connectionClosedBeforeSent ? "connection" : "refused", uncertain: false)

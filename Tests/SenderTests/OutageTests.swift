@@ -91,18 +91,33 @@ struct OutageTests {
         #expect(metrics.circuitStates.withLock { $0 } == [.open, .closed])
     }
 
-    @Test("a notification whose apns-expiration passes while it is held ends expired")
-    func expirationPassesWhileHeld() async throws {
+    /// Sends `count` notifications whose `apns-expiration` is two seconds (of the wall clock's whole
+    /// seconds) away to a simulator with `faults`; returns their results and the simulator's counts.
+    private func sendExpiringInTwoSeconds(_ count: Int, faults: (inout SimulatorFaults) -> Void) async throws
+        -> (results: [DeliveryResult], simulator: SimulatorStats) {
         var configuration = SimulatorConfiguration()
-        configuration.faults.serviceUnavailableRate = 1
+        faults(&configuration.faults)
         let fixture = try fixture(configuration)
         defer { fixture.stop() }
-        var notifications = try SenderFixture.notifications(5)
+        var notifications = try SenderFixture.notifications(count)
         let expiration = WallClock.millisecondsSinceEpoch() / 1000 + 2
         for index in notifications.indices { notifications[index].expiration = .at(unixSeconds: expiration) }
-        let results = try await fixture.sender.send(notifications, pool: "dev")
+        return (try await fixture.sender.send(notifications, pool: "dev"), fixture.harness.simulator.stats())
+    }
+
+    @Test("a notification whose apns-expiration passes while it is held ends expired")
+    func expirationPassesWhileHeld() async throws {
+        let (results, _) = try await sendExpiringInTwoSeconds(5) { $0.serviceUnavailableRate = 1 }
         #expect(results.allSatisfy { $0.outcome == .expired }, "\(Set(results.map(\.outcome)))")
         #expect(results.allSatisfy { $0.failureDetail?.contains("apns-expiration") == true }, "\(results[0].failureDetail ?? "-")")
+    }
+
+    @Test("a notification whose apns-expiration passes with its request in flight ends expired, its detail naming apns-expiration")
+    func expirationPassesInFlight() async throws {
+        let (results, simulator) = try await sendExpiringInTwoSeconds(3) { $0.neverRespondRate = 1 }
+        #expect(results.allSatisfy { $0.outcome == .expired }, "\(Set(results.map(\.outcome)))")
+        #expect(results.map(\.failureDetail) == Array(repeating: "apns-expiration passed with the request in flight", count: 3))
+        #expect(simulator.neverResponded == 3, "each request was in flight, unanswered, when it expired")
     }
 
     @Test("a stream never answered is cancelled at the request timeout and sent again (on_uncertain resend)")
