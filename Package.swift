@@ -3,6 +3,19 @@
 // toolchain plus Debian's C libraries through system-library targets.
 import PackageDescription
 
+/// How the three executables link. jemalloc instead of glibc's malloc: the worker allocates and
+/// frees on several threads, and glibc's arenas cost it ~4 µs of CPU per delivery more
+/// (docs/BENCHMARKS.md, "Third round"). Release builds take the Swift runtime, Dispatch and
+/// Foundation in statically (`-static-stdlib`, what `swift build --static-swift-stdlib` passes):
+/// a binary that runs without the toolchain's shared libraries, and about 4 % less CPU per delivery
+/// for the worker (docs/BENCHMARKS.md, "The Swift runtime linked in"), likely because calls into the
+/// runtime (`swift_retain`, `swift_release`, over a thousand per delivery) go straight to it rather than
+/// through the dynamic linker's table. Debug builds (the tests) stay dynamic: quicker to link.
+let executableLinking: [LinkerSetting] = [
+    .linkedLibrary("jemalloc", .when(platforms: [.linux])),
+    .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "Pushline",
     products: [
@@ -85,18 +98,16 @@ let package = Package(
         .executableTarget(name: "pushline", dependencies: ["CLI", "CJemallocOptions", "APNsCore", "APNsClient", "Enrichment", "Kafka", "Runtime",
                                                          "PushlineConfiguration", "Redis", "Worker", "OutputTopics",
                                                          "APNsTelemetry", "Telemetry", "TLS"],
-                          // jemalloc instead of glibc's malloc: the worker allocates and frees on several threads, and
-                          // glibc's arenas cost it ~4 µs of CPU per delivery more (docs/BENCHMARKS.md, "Third round").
-                          linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
+                          linkerSettings: executableLinking),
         // The development tools: the demo, dev-kafka and the benchmarks, on local components.
         .executableTarget(name: "pushline-dev", dependencies: ["CLI", "CJemallocOptions", "COpenSSL", "APNsClient", "APNsCore", "APNsTelemetry", "Digests", "Enrichment", "Kafka",
                                                              "KafkaBenchmark", "LocalStack", "Pipeline", "PushlineConfiguration", "Redis", "Runtime",
                                                              "Telemetry", "TLS", "Worker"],
-                          // jemalloc, like pushline: the benchmarks measure what the worker runs with.
-                          linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
+                          // Linked like pushline: the benchmarks measure what the worker runs with.
+                          linkerSettings: executableLinking),
         .executableTarget(name: "apns-sim", dependencies: ["CLI", "APNsSimulator", "APNsSimulatorServer", "Runtime", "TLS"],
-                          // jemalloc, like pushline: glibc's malloc cost the simulator ~4 µs of CPU per request more.
-                          linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]),
+                          // Linked like pushline (glibc's malloc cost the simulator ~4 µs of CPU per request more).
+                          linkerSettings: executableLinking),
 
         // Local components for the demo, benchmarks and tests: redis-server on a free port, the
         // simulator in process, the mock Kafka cluster wired to a worker.
@@ -152,4 +163,10 @@ let package = Package(
 if Context.environment["PUSHLINE_FUZZ"] != nil {
     package.targets.append(.executableTarget(name: "EnrichmentFuzz", dependencies: ["Enrichment", "APNsCore", "APNsClient", "Kafka", "Pipeline", "Worker"],
                                              path: "Fuzz/EnrichmentFuzz"))
+}
+
+// Release builds compile with `-static-stdlib` too (what `swift build --static-swift-stdlib` does):
+// the modules then name the static libraries Foundation needs (its ICU among them) for the link.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
 }
