@@ -167,6 +167,8 @@ if Context.environment["PUSHLINE_FUZZ"] != nil {
 
 // Release builds compile with `-static-stdlib` too (what `swift build --static-swift-stdlib` does):
 // the modules then name the static libraries Foundation needs (its ICU among them) for the link.
+// Tests build in the debug configuration; a release build of the tests (`swift test -c release`) is
+// not used here and was not tried with this.
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
 }
