@@ -74,7 +74,7 @@ public final class KafkaConsumer: Sendable {
         let deadline = Deadline(after: timeout)
         while true {
             // Stale wake-ups: whatever arrives from here on signals again.
-            while context.arrivals.wait(milliseconds: 0) {}
+            while context.arrivals.tryWait() {}
             serveConsumerQueue(&collector)
             takeFromPartitionQueues(&collector, first: first, others: true)
             if !collector.batch.isEmpty || collector.isFull || deadline.hasPassed { break }

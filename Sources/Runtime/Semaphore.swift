@@ -26,6 +26,16 @@ public final class Semaphore: @unchecked Sendable {
         while sem_wait(semaphore) != 0 && errno == EINTR {}
     }
 
+    /// Takes a signal if one is standing, without waiting; false when none is. Unlike
+    /// `wait(milliseconds: 0)`, which goes through the kernel's timed wait and puts the thread to
+    /// sleep until its (already passed) deadline's timer fires, it never leaves the CPU.
+    public func tryWait() -> Bool {
+        while true {
+            if sem_trywait(semaphore) == 0 { return true }
+            if errno != EINTR { return false }
+        }
+    }
+
     /// Waits at most `milliseconds`; false when the time ran out.
     public func wait(milliseconds: Int) -> Bool {
         // sem_timedwait takes an absolute time on the wall clock.

@@ -188,7 +188,7 @@ final class WorkerLoop {
     private func serve() throws {
         // Each arrival signals once; what is taken below makes the signals so far stale, and a
         // count left standing would turn every later wait into a spin.
-        while wakeUp.wait(milliseconds: 0) {}
+        while wakeUp.tryWait() {}
         try perform(machine.planned(planning.take(), now: clock.now))
         for failure in registryLookups.takeFailed() {
             guard failure.error.isRetryable else { throw failure.error }
