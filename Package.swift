@@ -3,17 +3,22 @@
 // toolchain plus Debian's C libraries through system-library targets.
 import PackageDescription
 
+/// Release builds take the Swift runtime, Dispatch and Foundation in statically (`-static-stdlib`,
+/// what `swift build --static-swift-stdlib` passes), at the link and at every target's compile
+/// (the loop at the end of this manifest): `ldd` of the binaries then lists none of the toolchain's
+/// shared libraries, and the worker spends about 4 % less CPU per delivery (docs/BENCHMARKS.md, "The
+/// Swift runtime linked in"), likely because calls into the runtime (`swift_retain`,
+/// `swift_release`, over a thousand per delivery) go straight to it rather than through the dynamic
+/// linker's table. Debug builds (the tests) stay dynamic: quicker to link.
+let staticRuntimeInRelease = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
+let staticRuntimeFlags = ["-static-stdlib"]
+
 /// How the three executables link. jemalloc instead of glibc's malloc: the worker allocates and
 /// frees on several threads, and glibc's arenas cost it ~4 µs of CPU per delivery more
-/// (docs/BENCHMARKS.md, "Third round"). Release builds take the Swift runtime, Dispatch and
-/// Foundation in statically (`-static-stdlib`, what `swift build --static-swift-stdlib` passes):
-/// a binary that runs without the toolchain's shared libraries, and about 4 % less CPU per delivery
-/// for the worker (docs/BENCHMARKS.md, "The Swift runtime linked in"), likely because calls into the
-/// runtime (`swift_retain`, `swift_release`, over a thousand per delivery) go straight to it rather than
-/// through the dynamic linker's table. Debug builds (the tests) stay dynamic: quicker to link.
+/// (docs/BENCHMARKS.md, "Third round"); the Swift runtime statically in release builds (above).
 let executableLinking: [LinkerSetting] = [
     .linkedLibrary("jemalloc", .when(platforms: [.linux])),
-    .unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release)),
+    .unsafeFlags(staticRuntimeFlags, staticRuntimeInRelease),
 ]
 
 let package = Package(
@@ -165,10 +170,10 @@ if Context.environment["PUSHLINE_FUZZ"] != nil {
                                              path: "Fuzz/EnrichmentFuzz"))
 }
 
-// Release builds compile with `-static-stdlib` too (what `swift build --static-swift-stdlib` does):
-// the modules then name the static libraries Foundation needs (its ICU among them) for the link.
-// Tests build in the debug configuration; a release build of the tests (`swift test -c release`) is
-// not used here and was not tried with this.
+// Release builds compile with the static runtime's flags too (``staticRuntimeFlags``): the modules
+// then name the static libraries Foundation needs (its ICU among them) for the link. Tests build in
+// the debug configuration; a release build of the tests (`swift test -c release`) is not used here
+// and was not tried with this.
 for target in package.targets where target.type != .system {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux], configuration: .release))]
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(staticRuntimeFlags, staticRuntimeInRelease)]
 }
