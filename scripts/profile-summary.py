@@ -114,7 +114,6 @@ def main():
     total = len(samples)
     by_thread = collections.Counter()
     by_library = collections.Counter()
-    by_cost = collections.Counter()
     self_functions = collections.Counter()
     inclusive = collections.defaultdict(collections.Counter)
     costs_in_thread = collections.defaultdict(collections.Counter)
@@ -126,7 +125,6 @@ def main():
         self_functions[names[symbol] if symbol != "[unknown]" else f"[unknown] in {library}"] += 1
         cost = runtime_cost(symbol, library)
         if cost:
-            by_cost[cost] += 1
             costs_in_thread[role(thread)][cost] += 1
         # Each function once per sample, however often it recurs in the stack (or its thunks with it).
         for own in {names[s] for s, _ in frames if OWN_MODULE.match(s) and not THREAD_SCAFFOLDING.search(s)}:
@@ -147,7 +145,7 @@ def main():
         print(row(count, name))
     print("\nthe runtime's and the kernel's costs, over every thread:")
     for cost, _, _ in RUNTIME_COSTS:
-        print(row(by_cost[cost], cost))
+        print(row(sum(costs[cost] for costs in costs_in_thread.values()), cost))
     print("\nthe same costs within each thread, as shares of the thread's own samples:")
     for thread, count in by_thread.most_common():
         shares = ", ".join(f"{cost} {100 * costs_in_thread[thread][cost] / count:.1f} %" for cost, _, _ in RUNTIME_COSTS)
