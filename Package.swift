@@ -4,12 +4,12 @@
 import PackageDescription
 
 /// Release builds take the Swift runtime, Dispatch and Foundation in statically (`-static-stdlib`,
-/// what `swift build --static-swift-stdlib` passes), at the link and at every target's compile
-/// (the loop at the end of this manifest): `ldd` of the binaries then lists none of the toolchain's
-/// shared libraries, and the worker spends about 4 % less CPU per delivery (docs/BENCHMARKS.md, "The
-/// Swift runtime linked in"), likely because calls into the runtime (`swift_retain`,
-/// `swift_release`, over a thousand per delivery) go straight to it rather than through the dynamic
-/// linker's table. Debug builds (the tests) stay dynamic: quicker to link.
+/// what `swift build --static-swift-stdlib` passes), at the three executables' link and at every
+/// non-system target's compile (the loop at the end of this manifest): `ldd` of the binaries then
+/// lists none of the toolchain's shared libraries, and the worker spends about 4 % less CPU per
+/// delivery (docs/BENCHMARKS.md, "The Swift runtime linked in"), likely because calls into the
+/// runtime (`swift_retain`, `swift_release`, about 1,500 calls per delivery) go straight to it rather
+/// than through the dynamic linker's table. Debug builds (the tests) stay dynamic: quicker to link.
 let staticRuntimeInRelease = BuildSettingCondition.when(platforms: [.linux], configuration: .release)
 let staticRuntimeFlags = ["-static-stdlib"]
 
