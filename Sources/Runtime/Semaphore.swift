@@ -28,14 +28,16 @@ public final class Semaphore: @unchecked Sendable {
     }
 
     /// Takes a signal if one is standing, without waiting; false when none is. It makes no system
-    /// call and does not sleep; `wait(milliseconds: 0)` with no signal standing slept about 80 µs a
+    /// call and does not sleep; `sem_timedwait` with a deadline already passed slept about 80 µs a
     /// call here (docs/BENCHMARKS.md, "Stale wake-ups taken without sleeping").
     public func tryWait() -> Bool {
         sem_trywait(semaphore) == 0
     }
 
-    /// Waits at most `milliseconds`; false when the time ran out.
+    /// Waits at most `milliseconds`; false when the time ran out. With 0 or less it does not wait
+    /// at all (``tryWait()``).
     public func wait(milliseconds: Int) -> Bool {
+        guard milliseconds > 0 else { return tryWait() }
         // sem_timedwait takes an absolute time on the wall clock.
         let end = WallClock.system.nanosecondsSinceEpoch() + Int64(milliseconds) * 1_000_000
         var deadline = timespec(tv_sec: Int(end / 1_000_000_000), tv_nsec: Int(end % 1_000_000_000))
