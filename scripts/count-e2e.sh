@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# What the worker spends per outcome under `pushline-dev bench e2e`, counted rather than sampled: runs
+# the bench with `pushline run` under Valgrind's callgrind and prints scripts/count-summary.py's
+# tables (instructions in all and by library, the runtime's calls — reference counting, allocation,
+# copies — and the heaviest functions, per outcome). The counts repeat from run to run of the same
+# build to within about 0.5 %, so a change too small for scripts/bench-ab.sh's series (±5 %) shows.
+# They are not time: callgrind counts no instruction of the kernel's, an atomic reference count is
+# one instruction among many, and code that picks a path by CPU feature (SHA-1, memcpy) may pick
+# another under Valgrind. The worker runs some sixty times slower, so the run's rates and latencies
+# mean nothing; its start and end are counted too (about 3 % of the instructions at 20,000
+# intents). Run it alone on the machine, in the foreground, like every benchmark. Needs valgrind
+# and binutils' strip (Debian: valgrind, binutils).
+# Usage: scripts/count-e2e.sh [PREFIX] [--workload W] [--intents N] [--top N] [--keep FILE]
+#   PREFIX:     where pushline-dev, pushline and apns-sim are: an install prefix (scripts/install.sh)
+#               or .build/release (default; `swift build -c release` first).
+#   --workload: one of the bench's workloads: tokens (default), users, mixed, sealed, unsealed.
+#   --intents:  intents of the run (default 20000: about a minute).
+#   --top:      functions listed per table (default 25).
+#   --keep:     also copies callgrind's output to FILE, for callgrind_annotate or a closer look.
+set -euo pipefail
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+fail() { echo "count-e2e: $*" >&2; exit 1; }
+prefix=.build/release workload=tokens intents=20000 top=25 keep=
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    -h|--help) usage; exit 0 ;;
+    --workload) workload=${2:?--workload needs a value}; shift 2 ;;
+    --intents) intents=${2:?--intents needs a value}; shift 2 ;;
+    --top) top=${2:?--top needs a value}; shift 2 ;;
+    --keep) keep=${2:?--keep needs a file}; shift 2 ;;
+    -*) echo "count-e2e: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) prefix=$1; shift ;;
+  esac
+done
+[[ $workload =~ ^(tokens|users|mixed|sealed|unsealed)$ ]] \
+  || { echo "count-e2e: --workload: one of tokens, users, mixed, sealed, unsealed; got '$workload'" >&2; exit 2; }
+[[ $intents =~ ^[1-9][0-9]*$ ]] || { echo "count-e2e: --intents: a whole number ≥ 1, got '$intents'" >&2; exit 2; }
+[[ $top =~ ^[1-9][0-9]*$ ]] || { echo "count-e2e: --top: a whole number ≥ 1, got '$top'" >&2; exit 2; }
+bin=$prefix
+[[ -x $bin/pushline-dev ]] || bin=$prefix/bin
+for executable in pushline-dev pushline apns-sim; do
+  [[ -x $bin/$executable ]] || { echo "count-e2e: no $executable in $prefix or $prefix/bin (build or install one first)" >&2; exit 2; }
+done
+for tool in valgrind strip; do
+  command -v "$tool" > /dev/null || { echo "count-e2e: $tool is not installed (Debian: apt-get install ${tool/strip/binutils})" >&2; exit 2; }
+done
+repository=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The bench starts the `pushline` beside it and reads the shared files from ../share/pushline: a
+# prefix of its own whose `pushline` runs the real one under callgrind. Valgrind cannot read the
+# debug information the static Swift runtime brings (a release build's), so the counted copy has none.
+mkdir -p "$work/bin" "$work/share"
+cp "$bin/pushline-dev" "$bin/apns-sim" "$work/bin/"
+strip --strip-debug -o "$work/bin/pushline-counted" "$bin/pushline"
+if [[ -d $bin/../share/pushline/Config ]]; then shared=$(cd "$bin/../share/pushline" && pwd); else shared=$repository; fi
+ln -s "$shared" "$work/share/pushline"
+cat > "$work/bin/pushline" << EOF
+#!/usr/bin/env bash
+[[ \${1:-} == run ]] || exec "$work/bin/pushline-counted" "\$@"
+exec valgrind --tool=callgrind --separate-threads=no --callgrind-out-file="$work/callgrind.out" "$work/bin/pushline-counted" "\$@"
+EOF
+chmod +x "$work/bin/pushline"
+
+echo "count-e2e: bench e2e, $workload, $intents intents, the worker under callgrind (about a minute per 20,000 intents)" >&2
+log=$work/bench.log
+"$work/bin/pushline-dev" bench e2e --workloads "$workload" --intents "$intents" --h2load-requests 2000 --half-load-seconds 1 \
+  > "$log" || { cat "$log" >&2; fail "the bench failed (its output above)"; }
+[[ -s $work/callgrind.out ]] || fail "callgrind wrote no output (the bench ran no worker?)"
+# Every outcome the worker produced: the sustained phase's, by status, and the half load's.
+sustained=$(sed -nE "s/^\[$workload\] outcomes: ([^;]*);.*/\1/p" "$log" | grep -oE '[0-9]+' | awk '{ sum += $1 } END { print sum }')
+half=$(sed -nE "s/^\[$workload\] half load: .*\(([0-9]+) outcomes\)$/\1/p" "$log")
+[[ -n $sustained && -n $half ]] || { cat "$log" >&2; fail "the bench printed no '[$workload] outcomes: …' or '[$workload] half load: … (N outcomes)' line"; }
+[[ -z $keep ]] || cp "$work/callgrind.out" "$keep"
+python3 "$(dirname "$0")/count-summary.py" --outcomes $((sustained + half)) --top "$top" "$work/callgrind.out"
