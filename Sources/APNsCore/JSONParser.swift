@@ -165,11 +165,21 @@ public struct JSONParser {
     private mutating func parseString<Made>(_ make: (UnsafeBufferPointer<UInt8>) -> Made?) throws(JSONParseError) -> Made {
         position += 1
         let start = position
-        // Fast path for the common string without escapes: validate the bytes in place, no copy.
-        while let byte = current, byte != UInt8(ascii: "\\"), byte >= 0x20 {
+        // Fast path for the common string without escapes: up to the first quote, backslash or
+        // control character, read through the base address with the position in a local (not an
+        // optional `current` and the stored position per byte); a quote there ends the string,
+        // validated in place, no copy.
+        let base = bytes.baseAddress!  // not empty: the opening quote is in it
+        var end = start
+        while end < bytes.count {
+            let byte = base[end]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            end += 1
+        }
+        position = end
+        if end < bytes.count, base[end] == UInt8(ascii: "\"") {
             position += 1
-            guard byte == UInt8(ascii: "\"") else { continue }
-            guard let made = make(UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)])) else {
+            guard let made = make(UnsafeBufferPointer(start: base + start, count: end - start)) else {
                 throw error("string is not valid UTF-8")
             }
             return made
