@@ -83,8 +83,15 @@ public struct HTTPFieldBlock: Sendable, Equatable {
     /// place.
     @inlinable
     public func withFirstValue<Result>(named name: String, _ body: (UnsafeBufferPointer<UInt8>?) -> Result) -> Result {
-        withUnsafeFields { fields in
-            body(fields.first { $0.name.elementsEqual(name.utf8) }?.value)
+        // Byte by byte through both buffers, lengths first: a generic comparison of the buffer with
+        // the name's UTF-8 view cost some 450 instructions a lookup, two per APNs answer.
+        var name = name
+        return name.withUTF8 { name in
+            withUnsafeFields { fields in
+                body(fields.first { field in
+                    field.name.count == name.count && name.indices.allSatisfy { field.name[$0] == name[$0] }
+                }?.value)
+            }
         }
     }
 
