@@ -167,23 +167,31 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Writes 8-4-4-4-12 with `digits` into `text` (room for ``textLength`` bytes); returns the count.
-    /// The bytes are read from the two words in place, the digits from static text.
+    /// The bytes are read from the two words in place, the digits from static text; each group is a
+    /// loop of a fixed count, which the compiler unrolls, so no byte asks whether a dash comes first.
     private func write(into text: UnsafeMutableBufferPointer<UInt8>, digits: StaticString) -> Int {
         let digits = digits.utf8Start
-        var count = 0
+        var next = text.baseAddress!
         withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { bytes in
-            for index in 0..<16 {
-                if index == 4 || index == 6 || index == 8 || index == 10 {
-                    text[count] = UInt8(ascii: "-")
-                    count += 1
+            // The bytes of `range`, after a dash unless they are the first.
+            @inline(__always) func group(_ range: Range<Int>) {
+                if range.lowerBound > 0 {
+                    next.initialize(to: UInt8(ascii: "-"))
+                    next += 1
                 }
-                let byte = bytes[index]
-                text[count] = digits[Int(byte >> 4)]
-                text[count + 1] = digits[Int(byte & 0x0F)]
-                count += 2
+                for index in range {
+                    next[0] = digits[Int(bytes[index] >> 4)]
+                    next[1] = digits[Int(bytes[index] & 0x0F)]
+                    next += 2
+                }
             }
+            group(0..<4)
+            group(4..<6)
+            group(6..<8)
+            group(8..<10)
+            group(10..<16)
         }
-        return count
+        return Self.textLength
     }
 
     /// The length of the 8-4-4-4-12 text.
