@@ -90,12 +90,15 @@ if [[ $process == apns-sim ]]; then
     sleep 0.2
   done
   callgrind_control --zero "$counted" > /dev/null || fail "callgrind_control could not zero apns-sim's counts"
+  # The pipeline's requests must all come after: none may have been answered yet.
+  ! grep -qE "sustained: [1-9]" "$progress" \
+    || fail "apns-sim's counts were zeroed after the pipeline's first outcomes (the bench ran ahead); give more --intents"
 fi
 wait "$bench_pid" || { bench_pid=; cat "$progress" "$log" >&2; fail "the bench failed (its output above)"; }
 bench_pid=
 [[ -s $work/callgrind.out ]] || fail "callgrind wrote no output (the bench ran no $process?)"
 # Every outcome of the run: the sustained phase's, by status, and the half load's.
-sustained=$(sed -nE "s/^\[$workload\] outcomes: ([^;]*);.*/\1/p" "$log" | grep -oE '[0-9]+' | awk '{ sum += $1 } END { print sum }')
+sustained=$(sed -nE "s/^\[$workload\] outcomes: ([^;]*);.*/\1/p" "$log" | { grep -oE '[0-9]+' || true; } | awk '{ sum += $1 } END { print sum }')
 half=$(sed -nE "s/^\[$workload\] half load: .*\(([0-9]+) outcomes\)$/\1/p" "$log")
 [[ -n $sustained && -n $half ]] || { cat "$log" >&2; fail "the bench printed no '[$workload] outcomes: …' or '[$workload] half load: … (N outcomes)' line"; }
 [[ -z $keep ]] || cp "$work/callgrind.out" "$keep"

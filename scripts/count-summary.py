@@ -54,6 +54,8 @@ def parse(lines):
         if line.startswith(("events:", "version:", "creator:")):
             seen_header = True
             continue
+        if line.startswith("positions:") and line.split()[1:] != ["line"]:
+            raise ValueError(f"positions '{line.split(':', 1)[1].strip()}': only callgrind's default, 'line', is read")
         if line.startswith("totals:") or line.startswith("summary:"):
             profile.total = int(line.split()[1])
             continue
@@ -120,6 +122,8 @@ def main():
             profile = parse(file)
     except OSError as error:
         sys.exit(f"count-summary: {arguments.file}: {error.strerror}")
+    except ValueError as error:
+        sys.exit(f"count-summary: {arguments.file}: {error}")
     if profile is None:
         sys.exit(f"count-summary: {arguments.file}: not a callgrind output file with costs (valgrind --tool=callgrind writes one)")
 

@@ -8,8 +8,8 @@ import Testing
 @Suite("scripts/count-summary.py")
 struct CountSummaryTests {
     /// A callgrind file of `totals` instructions over `body`.
-    private static func callgrindFile(totals: Int, _ body: String) -> String {
-        "version: 1\ncreator: callgrind-3.19.0\npid: 4242\ncmd: pushline run\npart: 1\n\npositions: line\nevents: Ir\n"
+    private static func callgrindFile(totals: Int, positions: String = "line", _ body: String) -> String {
+        "version: 1\ncreator: callgrind-3.19.0\npid: 4242\ncmd: pushline run\npart: 1\n\npositions: \(positions)\nevents: Ir\n"
             + "summary: \(totals)\n\n" + body + "\ntotals: \(totals)\n"
     }
 
@@ -76,6 +76,33 @@ struct CountSummaryTests {
         let output = try Self.summary(Self.worker, outcomes: 10)
         #expect(Self.line(output, in: "the runtime's", endingWith: "(17.0 %)") == "reference counting: 4.0 calls, 17 instructions (17.0 %)")
         #expect(Self.line(output, in: "where reference counting", endingWith: "serve") == "4.00  serve")
+        #expect(Self.line(output, in: "where reference counting", endingWith: "swift_bridgeObjectRetain") == nil)
+    }
+
+    @Test("a function first named in a call is in the called object's library (cob=), or the caller's when the call names none")
+    func calledFunctionsLibraries() throws {
+        let file = Self.callgrindFile(totals: 160, """
+            ob=(1) /tmp/count/bin/pushline-counted
+            fn=(1) serve
+            0 100
+            cob=(2) /usr/lib/x86_64-linux-gnu/libc.so.6
+            cfn=(2) __memcpy_avx_unaligned_erms
+            calls=4 0
+            0 40
+            cfn=(3) swift_retain
+            calls=2 0
+            0 20
+            fn=(3)
+            0 20
+            ob=(2)
+            fn=(2)
+            0 40
+
+            """)
+        let output = try Self.summary(file, outcomes: 2)
+        #expect(Self.line(output, in: "by library", endingWith: "pushline-counted") == "75.0 %         60  pushline-counted")
+        #expect(Self.line(output, in: "by library", endingWith: "libc.so.6") == "25.0 %         20  libc.so.6")
+        #expect(Self.line(output, in: "the runtime's", endingWith: "(25.0 %)") == "copies in user space (memmove, memcpy): 2.0 calls, 20 instructions (25.0 %)")
     }
 
     @Test("a function's recursion depths (callgrind's `'2`) are one function, and one without a symbol is named with its library")
@@ -100,8 +127,11 @@ struct CountSummaryTests {
             == "50.0 %        200      0.00  0x00000000000113b0 in liblz4.so.1.9.4")
     }
 
-    @Test("a file that is not callgrind's, or no outcomes, is refused with what was wrong")
+    @Test("a file that is not callgrind's, one whose positions are not lines, or no outcomes, is refused with what was wrong")
     func refusesWhatItCannotCount() throws {
+        let byInstruction = try Self.run(Self.callgrindFile(totals: 10, positions: "instr line", "fn=(1) serve\n0x4010 1 10\n"), ["--outcomes", "1"])
+        #expect(byInstruction.status != 0)
+        #expect(byInstruction.standardError.contains("positions 'instr line': only callgrind's default, 'line', is read"))
         let notCallgrind = try Self.run("pushline-worker 4242 100.000001: 500250 cpu-clock:ppp:\n", ["--outcomes", "10"])
         #expect(notCallgrind.status != 0)
         #expect(notCallgrind.standardError.contains("not a callgrind output file with costs"))
