@@ -167,8 +167,8 @@ public struct NotificationID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Writes 8-4-4-4-12 with `digits` into `text` (room for ``textLength`` bytes); returns the count.
-    /// The bytes are read from the two words in place, the digits from static text; each group is a
-    /// loop of a fixed count, which the compiler unrolls, so no byte asks whether a dash comes first.
+    /// The bytes are read from the two words in place, the digits from static text; group by group,
+    /// each after its dash, so no byte asks whether a dash comes first.
     private func write(into text: UnsafeMutableBufferPointer<UInt8>, digits: StaticString) -> Int {
         let digits = digits.utf8Start
         var next = text.baseAddress!

@@ -13,8 +13,7 @@ enum RESPEncoder {
 
     /// Appends `command`, encoded, to `output`: sized first, written through a pointer into room
     /// on the stack (the heap for a large command), then appended whole. Appended piece by piece
-    /// (seven pieces an argument), each piece asked whether the array was shared and had room: some
-    /// fifty calls per command, two commands per delivery.
+    /// (seven pieces an argument), each piece asked whether the array was shared and had room.
     static func encode(_ command: RedisCommand, into output: inout [UInt8]) {
         command.storage.withUnsafeBufferPointer { storage in
             var size = headerSize(command.count)
@@ -28,7 +27,7 @@ enum RESPEncoder {
                     next += argument.count
                     writeLineEnd(at: &next)
                 }
-                assert(next == room.baseAddress! + size, "a RESP command written to other than its size")
+                precondition(next == room.baseAddress! + size, "a RESP command written to other than its size")
                 output.append(contentsOf: UnsafeBufferPointer(room))
             }
         }
