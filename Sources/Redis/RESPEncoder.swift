@@ -12,8 +12,8 @@ enum RESPEncoder {
     private static let lineFeed = UInt8(ascii: "\n")
 
     /// Appends `command`, encoded, to `output`: sized first, written through a pointer into room
-    /// on the stack (the heap for a large command), then appended whole. Appended piece by piece
-    /// (seven pieces an argument), each piece asked whether the array was shared and had room.
+    /// on the stack (the heap for a large command), then appended whole. (It was appended piece by
+    /// piece, seven pieces an argument, each asking whether the array was shared and had room.)
     static func encode(_ command: RedisCommand, into output: inout [UInt8]) {
         command.storage.withUnsafeBufferPointer { storage in
             var size = headerSize(command.count)
