@@ -6,17 +6,21 @@ public enum Alert: Sendable, Equatable {
 
 /// The dictionary form of `aps.alert`. Each `*LocKey` names a string in the app's bundle that the
 /// device localizes, with `*LocArgs` substituted for its `%@` specifiers in order.
+///
+/// The properties spell out `Optional<…>`: a `String?` property starts as nil before any
+/// initializer runs, and an initializer that then sets it ends by copying the whole struct (a
+/// retain and a release per field, once per delivery here); `Optional<String>` has no initial value.
 public struct AlertContent: Sendable, Equatable {
-    public var title: String?
-    public var subtitle: String?
-    public var body: String?
-    public var launchImage: String?
-    public var titleLocKey: String?
-    public var titleLocArgs: [String]?
-    public var subtitleLocKey: String?
-    public var subtitleLocArgs: [String]?
-    public var locKey: String?
-    public var locArgs: [String]?
+    public var title: Optional<String>
+    public var subtitle: Optional<String>
+    public var body: Optional<String>
+    public var launchImage: Optional<String>
+    public var titleLocKey: Optional<String>
+    public var titleLocArgs: Optional<[String]>
+    public var subtitleLocKey: Optional<String>
+    public var subtitleLocArgs: Optional<[String]>
+    public var locKey: Optional<String>
+    public var locArgs: Optional<[String]>
 
     public init(title: String? = nil, subtitle: String? = nil, body: String? = nil, launchImage: String? = nil,
                 titleLocKey: String? = nil, titleLocArgs: [String]? = nil,

@@ -75,13 +75,10 @@ extension Delivery {
             sealing = SealingRequest(plaintext: plaintext, prefixCount: Int(prefixCount), withoutKey: withoutKey,
                                      placeholderPayload: placeholderPayload, limit: Int(limit))
         }
-        policy.category = try reader.stringIfPresent()
-        policy.lane = try reader.stringIfPresent()
-        policy.expiresAt = try reader.numberIfPresent()
-        policy.timeToLiveSeconds = try reader.numberIfPresent()
-        policy.respectQuietHours = try reader.flag()
-        policy.campaign = try reader.stringIfPresent()
-        policy.liveActivityEvent = try reader.valueIfPresent(LiveActivityEvent.init(rawValue:))
-        policy.interruptionLevel = try reader.valueIfPresent(InterruptionLevel.init(rawValue:))
+        policy = DeliveryPolicyTraits(category: try reader.stringIfPresent(), lane: try reader.stringIfPresent(),
+                                      expiresAt: try reader.numberIfPresent(), timeToLiveSeconds: try reader.numberIfPresent(),
+                                      respectQuietHours: try reader.flag(), campaign: try reader.stringIfPresent(),
+                                      liveActivityEvent: try reader.valueIfPresent(LiveActivityEvent.init(rawValue:)),
+                                      interruptionLevel: try reader.valueIfPresent(InterruptionLevel.init(rawValue:)))
     }
 }

@@ -5,35 +5,41 @@ import APNsCore
 /// interruption-level metric look at. Shared by every device of an intent.
 public struct DeliveryPolicyTraits: Sendable, Equatable {
     /// The policy category (`policy_category`, else the template's `policies.category`).
-    public var category: String?
+    public let category: String?
     /// The priority lane (`lane`, else the template's).
-    public var lane: String?
+    public let lane: String?
     /// `expires_at`, UNIX seconds.
-    public var expiresAt: Int64?
+    public let expiresAt: Int64?
     /// The template's `policies.ttl`, seconds; applies when ``expiresAt`` is nil.
-    public var timeToLiveSeconds: Int64?
+    public let timeToLiveSeconds: Int64?
     /// Whether quiet hours apply (`respect_quiet_hours`, else the template's; true when neither says).
-    public var respectQuietHours = true
+    public let respectQuietHours: Bool
     /// `campaign`.
-    public var campaign: String?
+    public let campaign: String?
     /// The Live Activity event of a `liveactivity` push.
-    public var liveActivityEvent: LiveActivityEvent?
+    public let liveActivityEvent: LiveActivityEvent?
     /// `aps.interruption-level` of an alert (the intent's, else the template's); nil when neither sets it.
-    public var interruptionLevel: InterruptionLevel?
+    public let interruptionLevel: InterruptionLevel?
+}
 
+// The initializers live in an extension, so the memberwise one stays; the properties are `let`s
+// without initial values, so no initializer copies the traits before returning them (a property
+// with an initial value makes an explicit initializer end with a copy: a retain and a release
+// for each string).
+extension DeliveryPolicyTraits {
     /// No policy fields.
-    public init() {}
+    public init() {
+        self.init(category: nil, lane: nil, expiresAt: nil, timeToLiveSeconds: nil, respectQuietHours: true, campaign: nil,
+                  liveActivityEvent: nil, interruptionLevel: nil)
+    }
 
     /// The traits of `intent`'s deliveries, its template (if any) filling what the intent leaves out.
     init(_ intent: borrowing Intent, template: Template?) {
-        let policies = template?.policies ?? TemplatePolicies()
-        category = intent.policy.category ?? policies.category
-        lane = intent.policy.lane ?? policies.lane
-        expiresAt = intent.policy.expiresAt
-        timeToLiveSeconds = policies.timeToLiveSeconds
-        respectQuietHours = intent.policy.respectQuietHours ?? policies.respectQuietHours ?? true
-        campaign = intent.policy.campaign
-        liveActivityEvent = intent.liveActivity?.event
-        interruptionLevel = intent.overrides.interruptionLevel ?? template?.interruptionLevel
+        let policies = template?.policies
+        self.init(category: intent.policy.category ?? policies?.category, lane: intent.policy.lane ?? policies?.lane,
+                  expiresAt: intent.policy.expiresAt, timeToLiveSeconds: policies?.timeToLiveSeconds,
+                  respectQuietHours: intent.policy.respectQuietHours ?? policies?.respectQuietHours ?? true,
+                  campaign: intent.policy.campaign, liveActivityEvent: intent.liveActivity?.event,
+                  interruptionLevel: intent.overrides.interruptionLevel ?? template?.interruptionLevel)
     }
 }

@@ -206,12 +206,13 @@ struct NotificationComposer {
         let request = NotificationRequest(pushType: draft.pushType, topic: nil, priority: priority, collapseID: draft.collapseID,
                                           payload: bytes)
         guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
-        var composed = Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
-                                payload: bytes, locale: draft.locale, wasShortened: false)
+        var sealing: SealingRequest?
         if let plaintext, let encryption = draft.template.serviceExtension?.encryption {
-            composed.sealing = Self.sealing(plaintext, encryption, written: bytes, limit: draft.pushType.payloadLimit)
+            sealing = Self.sealing(plaintext, encryption, written: bytes, limit: draft.pushType.payloadLimit)
         }
-        return composed
+        // Made whole in the return: made first and then given its sealing, it was copied into the optional result.
+        return Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
+                        payload: bytes, locale: draft.locale, wasShortened: false, sealing: sealing)
     }
 
     /// `apns-topic`: the app's bundle id and the push type's suffix.

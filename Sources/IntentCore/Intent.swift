@@ -68,18 +68,19 @@ public struct Intent: Sendable, Equatable {
     public struct Policy: Sendable, Equatable {
         /// `policy_category`: the category frequency caps and quiet hours count by (`marketing`,
         /// `transactional`, …). Not `category`, which schema v1 already gives to `aps.category`.
-        public var category: String?
+        public let category: String?
         /// `lane`: the priority lane the sender schedules it in.
-        public var lane: String?
+        public let lane: String?
         /// `expires_at`, UNIX seconds: not sent after it (`expired`/`TimeToLiveElapsed`); also
         /// `apns-expiration` unless the intent sets `expiration`.
-        public var expiresAt: Int64?
+        public let expiresAt: Int64?
         /// `respect_quiet_hours`: false sends it through the recipient's quiet hours.
-        public var respectQuietHours: Bool?
+        public let respectQuietHours: Bool?
         /// `campaign`: the name throttles count by.
-        public var campaign: String?
+        public let campaign: String?
 
-        /// No policy fields: the template's and the pipeline's settings decide.
+        /// No policy fields: the template's and the pipeline's settings decide. (`let`s, as the
+        /// intent's: see ``Intent/init(id:app:environment:recipients:content:args:locale:overrides:custom:dedupeWindow:createdAt:liveActivity:policy:)``.)
         public init(category: String? = nil, lane: String? = nil, expiresAt: Int64? = nil, respectQuietHours: Bool? = nil,
                     campaign: String? = nil) {
             self.category = category
@@ -91,38 +92,48 @@ public struct Intent: Sendable, Equatable {
     }
 
     /// The idempotency key: the same intent is never sent twice to the same device.
-    public var id: String
+    public let id: String
     /// The app's bundle id; also the `apns-topic` before any push-type suffix.
-    public var app: String
+    public let app: String
     /// `environment`: production unless the intent says sandbox.
-    public var environment: Environment
+    public let environment: Environment
     /// `tokens` or `user`.
-    public var recipients: Recipients
+    public let recipients: Recipients
     /// `template` or `payload`.
-    public var content: Content
+    public let content: Content
     /// Values for the template's placeholders.
-    public var args: JSONObject
+    public let args: JSONObject
     /// BCP 47 language tag chosen by the backend; wins over the user's profile.
-    public var locale: String?
+    public let locale: String?
     /// The override fields (`push_type`, `priority`, `expiration`, …).
-    public var overrides: Overrides
+    public let overrides: Overrides
     /// Extra top-level payload keys; they win over the template's custom keys of the same name.
-    public var custom: JSONObject
+    public let custom: JSONObject
     /// Seconds during which a repeat with the same collapse id is suppressed by the pipeline.
-    public var dedupeWindow: Int64?
+    public let dedupeWindow: Int64?
     /// When the backend created the intent, UNIX milliseconds.
-    public var createdAt: Int64?
+    public let createdAt: Int64?
     /// `live_activity`: makes a Live Activity push.
-    public var liveActivity: LiveActivity?
+    public let liveActivity: LiveActivity?
     /// The fields the delivery policies read.
-    public var policy: Policy
+    public let policy: Policy
+
+    /// This intent with `locale` in place of its own (`pushline render --locale`).
+    public func replacingLocale(_ locale: String) -> Intent {
+        Intent(id: id, app: app, environment: environment, recipients: recipients, content: content, args: args,
+               locale: locale, overrides: overrides, custom: custom, dedupeWindow: dedupeWindow, createdAt: createdAt,
+               liveActivity: liveActivity, policy: policy)
+    }
 
     /// The template the intent names; nil for a raw payload.
     public var templateName: String? {
         if case .template(let name) = content { name } else { nil }
     }
 
-    /// An intent with the required fields; the rest can be set after.
+    /// An intent with the required fields and any of the others. Its properties are `let`s with
+    /// no initial values: were one given a value before the initializer ran (as a `var` optional's
+    /// implicit nil is), the initializer would end by copying the whole intent, a retain and a
+    /// release for each of its strings and objects (docs/BENCHMARKS.md).
     public init(id: String, app: String, environment: Environment = .production, recipients: Recipients,
                 content: Content, args: JSONObject = JSONObject(), locale: String? = nil,
                 overrides: Overrides = Overrides(), custom: JSONObject = JSONObject(), dedupeWindow: Int64? = nil,

@@ -10,11 +10,12 @@ public struct SettledClaim: Sendable, Equatable {
         case failed
     }
 
-    public var key: DeliveryKey
-    public var state: State
-    public var outcome: SettledOutcome?
+    public let key: DeliveryKey
+    public let state: State
+    public let outcome: SettledOutcome?
 
-    /// Settles `key` with `outcome`: `sent` when it was accepted, `failed` otherwise.
+    /// Settles `key` with `outcome`: `sent` when it was accepted, `failed` otherwise. (`let`s with
+    /// no initial values, so the initializers do not end by copying the whole claim.)
     public init(_ key: DeliveryKey, outcome: SettledOutcome) {
         self.key = key
         state = outcome.status == .accepted ? .sent : .failed

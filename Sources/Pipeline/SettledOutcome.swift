@@ -4,18 +4,20 @@
 /// re-emits exactly the outcome that was decided when Kafka may not have it (docs/worker.md).
 public struct SettledOutcome: Sendable, Equatable {
     /// Where the message that decided the delivery was read.
-    public var source: SourcePosition
-    public var status: OutcomeEvent.Status
-    public var reason: String?
-    public var apnsUniqueID: String?
-    public var apnsStatus: Int?
-    public var apnsTimestamp: Int64?
-    public var attempts: Int
-    public var completedAt: Int64
-    public var latencyMilliseconds: Double?
+    public let source: SourcePosition
+    public let status: OutcomeEvent.Status
+    public let reason: String?
+    public let apnsUniqueID: String?
+    public let apnsStatus: Int?
+    public let apnsTimestamp: Int64?
+    public let attempts: Int
+    public let completedAt: Int64
+    public let latencyMilliseconds: Double?
     /// When a `deferred` delivery is to be released, Unix milliseconds.
-    public var releaseAt: Int64?
+    public let releaseAt: Int64?
 
+    /// `let`s with no initial values, so this initializer does not end by copying the whole outcome
+    /// (as it does when a property, a `var` optional among them, starts with a value).
     public init(source: SourcePosition, status: OutcomeEvent.Status, completedAt: Int64, reason: String? = nil,
                 apnsUniqueID: String? = nil, apnsStatus: Int? = nil, apnsTimestamp: Int64? = nil, attempts: Int = 0,
                 latencyMilliseconds: Double? = nil, releaseAt: Int64? = nil) {

@@ -300,9 +300,7 @@ struct DeliveryStages {
             case .send(let delivery): sending.append(delivery)
             case .outcome(let status, let reason): unsent.append((planned, records.decided(planned, status, reason: reason)))
             case .deferred(let releaseAt, let deferral):
-                var outcome = records.decided(planned, .deferred, reason: deferral.rawValue)
-                outcome.releaseAt = releaseAt
-                unsent.append((planned, outcome))
+                unsent.append((planned, records.decided(planned, .deferred, reason: deferral.rawValue, releaseAt: releaseAt)))
                 // Over the background budget, the newest per device is kept (coalesced). Its record
                 // keeps the delivery as planned, before this stage changed it and before sealing: its
                 // release goes through both again.

@@ -74,8 +74,8 @@ struct OutputRecords: Sendable {
     }
 
     /// What is decided for a planned delivery that is not sent (suppressed): its status and reason, now.
-    func decided(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?) -> SettledOutcome {
-        SettledOutcome(source: planned.source, status: status, completedAt: now(), reason: reason)
+    func decided(_ planned: PlannedDelivery, _ status: OutcomeEvent.Status, reason: String?, releaseAt: Int64? = nil) -> SettledOutcome {
+        SettledOutcome(source: planned.source, status: status, completedAt: now(), reason: reason, releaseAt: releaseAt)
     }
 
     /// The outcome of a planned delivery that is not sent, decided now.

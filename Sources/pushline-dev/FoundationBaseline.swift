@@ -9,24 +9,21 @@ enum FoundationBaseline {
     static func decode(_ data: Data, with decoder: JSONDecoder) throws -> Intent {
         let mirror = try decoder.decode(IntentMirror.self, from: data)
         guard let tokens = mirror.tokens, let template = mirror.template else { throw BaselineError.unsupportedIntent }
-        var intent = Intent(
+        var overrides = Intent.Overrides()
+        overrides.priority = mirror.priority.flatMap(APNsPriority.init(rawValue:))
+        overrides.collapseID = mirror.collapseID
+        overrides.threadID = mirror.threadID
+        overrides.badge = mirror.badge
+        overrides.sound = mirror.sound
+        overrides.category = mirror.category
+        return Intent(
             id: mirror.id, app: mirror.app,
             environment: mirror.environment.flatMap(Intent.Environment.init(rawValue:)) ?? .production,
             recipients: .tokens(try tokens.map { try DeviceToken($0) }),
-            content: .template(template)
+            content: .template(template), args: mirror.args?.value.objectValue ?? JSONObject(), locale: mirror.locale,
+            overrides: overrides, custom: mirror.custom?.value.objectValue ?? JSONObject(),
+            dedupeWindow: mirror.dedupeWindow, createdAt: mirror.createdAt
         )
-        intent.args = mirror.args?.value.objectValue ?? JSONObject()
-        intent.custom = mirror.custom?.value.objectValue ?? JSONObject()
-        intent.locale = mirror.locale
-        intent.overrides.priority = mirror.priority.flatMap(APNsPriority.init(rawValue:))
-        intent.overrides.collapseID = mirror.collapseID
-        intent.overrides.threadID = mirror.threadID
-        intent.overrides.badge = mirror.badge
-        intent.overrides.sound = mirror.sound
-        intent.overrides.category = mirror.category
-        intent.createdAt = mirror.createdAt
-        intent.dedupeWindow = mirror.dedupeWindow
-        return intent
     }
 
     /// Writes a payload with `JSONEncoder`.

@@ -55,7 +55,7 @@ enum RenderCommand: Command {
         }
         if let locale = arguments.optional("--locale") {
             guard LanguageTag.isWellFormed(locale) else { throw UsageError(message: "--locale \"\(locale)\" is not a BCP 47 language tag") }
-            intent.locale = locale
+            intent = intent.replacingLocale(locale)
         }
         let deliveries: [Delivery]
         do {

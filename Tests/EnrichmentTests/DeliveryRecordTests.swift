@@ -8,15 +8,9 @@ import Testing
 struct DeliveryRecordTests {
     /// Every field set, none at its default.
     private static func everyField() throws -> Delivery {
-        var traits = DeliveryPolicyTraits()
-        traits.category = "marketing"
-        traits.lane = "bulk"
-        traits.expiresAt = 1_800_000_000
-        traits.timeToLiveSeconds = 3_600
-        traits.respectQuietHours = false
-        traits.campaign = "spring-🌷"
-        traits.liveActivityEvent = .update
-        traits.interruptionLevel = .timeSensitive
+        let traits = DeliveryPolicyTraits(category: "marketing", lane: "bulk", expiresAt: 1_800_000_000, timeToLiveSeconds: 3_600,
+                                          respectQuietHours: false, campaign: "spring-🌷", liveActivityEvent: .update,
+                                          interruptionLevel: .timeSensitive)
         return Delivery(token: try DeviceToken("00ff" + String(repeating: "ab", count: 30)), environment: .sandbox,
                         notificationID: try #require(NotificationID("0B1C2D3E-4F50-6172-8394-A5B6C7D8E9F0")), topic: "com.example.app.push-type.liveactivity",
                         pushType: .liveActivity, priority: .powerConsiderate, expiration: .at(unixSeconds: 1_800_000_123),
