@@ -2,13 +2,17 @@ import APNsCore
 import HTTP2
 
 /// One notification to one device, as the sender puts it on the wire.
+///
+/// The optional properties spell out `Optional<…>`: a `T?` property starts as nil before any
+/// initializer runs, and an initializer that then sets it ends by copying the whole struct (a
+/// retain and a release per reference, once per request here; docs/BENCHMARKS.md).
 public struct APNsNotification: Sendable {
     public var deviceToken: DeviceToken
     public var pushType: PushType
     public var topic: String
-    public var priority: APNsPriority?
+    public var priority: Optional<APNsPriority>
     public var expiration: APNsExpiration
-    public var collapseID: CollapseID?
+    public var collapseID: Optional<CollapseID>
     /// `apns-id`; derive it with ``NotificationID/derived(intentID:deviceToken:)`` so retries and
     /// analytics share it.
     public var id: NotificationID

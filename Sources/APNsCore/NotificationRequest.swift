@@ -1,5 +1,6 @@
 /// A notification as it would go on the wire, before any check: the path's device token, the
-/// headers that carry rules, and the payload bytes. ``NotificationValidator`` checks it.
+/// headers that carry rules, and the payload bytes. ``NotificationValidator`` checks it. `let`s with
+/// no initial values, so the initializer does not end by copying the whole request (docs/BENCHMARKS.md).
 public struct NotificationRequest: Sendable, Equatable {
     /// Where the request goes; broadcast pushes have their own size limit and no device token.
     public enum Destination: Sendable, Equatable {
@@ -9,16 +10,16 @@ public struct NotificationRequest: Sendable, Equatable {
         case broadcast
     }
 
-    public var destination: Destination
-    public var pushType: PushType
+    public let destination: Destination
+    public let pushType: PushType
     /// `apns-topic`; nil when not known yet (validating a payload on its own).
-    public var topic: String?
+    public let topic: String?
     /// `apns-priority`; nil means the push type's default.
-    public var priority: APNsPriority?
+    public let priority: APNsPriority?
     /// `apns-collapse-id`, as given.
-    public var collapseID: String?
+    public let collapseID: String?
     /// The body, exactly the bytes that would be sent.
-    public var payload: [UInt8]
+    public let payload: [UInt8]
 
     public init(destination: Destination = .device(token: nil), pushType: PushType, topic: String? = nil,
                 priority: APNsPriority? = nil, collapseID: String? = nil, payload: [UInt8]) {
