@@ -52,30 +52,7 @@ public enum IntentDecoder {
         let environment = try fields.environment()
         let recipients = try fields.recipients()
         let content = try fields.content()
-        var overrides = Intent.Overrides()
-        overrides.pushType = try fields.vocabulary(.pushType, PushType.self)
-        if let value = try fields.integer(.priority) {
-            guard let priority = APNsPriority(rawValue: Int(value)) else {
-                throw fields.invalid(.priority, "must be 10, 5 or 1, got \(value)")
-            }
-            overrides.priority = priority
-        }
-        if let expiration = try fields.nonNegativeInteger(.expiration) {
-            overrides.expiration = expiration == 0 ? .immediately : .at(unixSeconds: expiration)
-        }
-        if let collapseID = try fields.string(.collapseID) {
-            do {
-                overrides.collapseID = try CollapseID(collapseID).value
-            } catch {
-                throw fields.invalid(.collapseID, error.detail)
-            }
-        }
-        overrides.threadID = try fields.string(.threadID)
-        overrides.interruptionLevel = try fields.vocabulary(.interruptionLevel, InterruptionLevel.self)
-        overrides.relevanceScore = try fields.number(.relevanceScore)
-        overrides.badge = try fields.nonNegativeInteger(.badge).map { Int($0) }
-        overrides.sound = try fields.string(.sound)
-        overrides.category = try fields.string(.category)
+        let overrides = try fields.overrides()
         if case .payload = content, let templateOnly = fields.firstPresent(Self.templateOnlyFields) {
             throw IntentDecodingError(.conflictingFields, at: fields.path(templateOnly),
                                       "a raw payload is sent as given; \(templateOnly.rawValue) applies to templates only")
@@ -343,6 +320,34 @@ private struct FieldSet {
         case (nil, let payload?):
             return .payload(payload)
         }
+    }
+
+    mutating func overrides() throws(IntentDecodingError) -> Intent.Overrides {
+        let pushType = try vocabulary(.pushType, PushType.self)
+        var priority: APNsPriority?
+        if let value = try integer(.priority) {
+            guard let given = APNsPriority(rawValue: Int(value)) else { throw invalid(.priority, "must be 10, 5 or 1, got \(value)") }
+            priority = given
+        }
+        let expiration: APNsExpiration = switch try nonNegativeInteger(.expiration) {
+        case nil: .unspecified
+        case 0: .immediately
+        case let seconds?: .at(unixSeconds: seconds)
+        }
+        var collapseID: String?
+        if let given = try string(.collapseID) {
+            do {
+                collapseID = try CollapseID(given).value
+            } catch {
+                throw invalid(.collapseID, error.detail)
+            }
+        }
+        return Intent.Overrides(pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID,
+                                threadID: try string(.threadID),
+                                interruptionLevel: try vocabulary(.interruptionLevel, InterruptionLevel.self),
+                                relevanceScore: try number(.relevanceScore),
+                                badge: try nonNegativeInteger(.badge).map { Int($0) }, sound: try string(.sound),
+                                category: try string(.category))
     }
 
     mutating func locale() throws(IntentDecodingError) -> String? {

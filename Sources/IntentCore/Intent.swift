@@ -25,22 +25,36 @@ public struct Intent: Sendable, Equatable {
         case payload(JSONObject)
     }
 
-    /// Values that replace the template's.
+    /// Values that replace the template's. (`let`s, as the intent's: see
+    /// ``Intent/init(id:app:environment:recipients:content:args:locale:overrides:custom:dedupeWindow:createdAt:liveActivity:policy:)``.)
     public struct Overrides: Sendable, Equatable {
         /// `push_type`.
-        public var pushType: PushType?
-        public var priority: APNsPriority?
-        public var expiration: APNsExpiration = .unspecified
-        public var collapseID: String?
-        public var threadID: String?
-        public var interruptionLevel: InterruptionLevel?
-        public var relevanceScore: Double?
-        public var badge: Int?
-        public var sound: String?
-        public var category: String?
+        public let pushType: PushType?
+        public let priority: APNsPriority?
+        public let expiration: APNsExpiration
+        public let collapseID: String?
+        public let threadID: String?
+        public let interruptionLevel: InterruptionLevel?
+        public let relevanceScore: Double?
+        public let badge: Int?
+        public let sound: String?
+        public let category: String?
 
-        /// No overrides: the template decides.
-        public init() {}
+        /// The overrides given; by default none, and the template decides.
+        public init(pushType: PushType? = nil, priority: APNsPriority? = nil, expiration: APNsExpiration = .unspecified,
+                    collapseID: String? = nil, threadID: String? = nil, interruptionLevel: InterruptionLevel? = nil,
+                    relevanceScore: Double? = nil, badge: Int? = nil, sound: String? = nil, category: String? = nil) {
+            self.pushType = pushType
+            self.priority = priority
+            self.expiration = expiration
+            self.collapseID = collapseID
+            self.threadID = threadID
+            self.interruptionLevel = interruptionLevel
+            self.relevanceScore = relevanceScore
+            self.badge = badge
+            self.sound = sound
+            self.category = category
+        }
     }
 
     /// The Live Activity part of an intent: which event, and its dates and attributes.

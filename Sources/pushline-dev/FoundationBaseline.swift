@@ -9,13 +9,8 @@ enum FoundationBaseline {
     static func decode(_ data: Data, with decoder: JSONDecoder) throws -> Intent {
         let mirror = try decoder.decode(IntentMirror.self, from: data)
         guard let tokens = mirror.tokens, let template = mirror.template else { throw BaselineError.unsupportedIntent }
-        var overrides = Intent.Overrides()
-        overrides.priority = mirror.priority.flatMap(APNsPriority.init(rawValue:))
-        overrides.collapseID = mirror.collapseID
-        overrides.threadID = mirror.threadID
-        overrides.badge = mirror.badge
-        overrides.sound = mirror.sound
-        overrides.category = mirror.category
+        let overrides = Intent.Overrides(priority: mirror.priority.flatMap(APNsPriority.init(rawValue:)), collapseID: mirror.collapseID,
+                                         threadID: mirror.threadID, badge: mirror.badge, sound: mirror.sound, category: mirror.category)
         return Intent(
             id: mirror.id, app: mirror.app,
             environment: mirror.environment.flatMap(Intent.Environment.init(rawValue:)) ?? .production,
