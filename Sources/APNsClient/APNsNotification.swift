@@ -4,8 +4,9 @@ import HTTP2
 /// One notification to one device, as the sender puts it on the wire.
 ///
 /// The optional properties spell out `Optional<…>`: a `T?` property starts as nil before any
-/// initializer runs, and an initializer that then sets it ends by copying the whole struct (a
-/// retain and a release per reference, once per request here; docs/BENCHMARKS.md).
+/// initializer runs, and in a struct this large an initializer that then sets one holding a
+/// reference ends by copying the whole struct (a retain and a release per reference, once per
+/// request here; docs/BENCHMARKS.md); `Optional<T>` starts with no value.
 public struct APNsNotification: Sendable {
     public var deviceToken: DeviceToken
     public var pushType: PushType

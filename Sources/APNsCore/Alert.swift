@@ -8,8 +8,9 @@ public enum Alert: Sendable, Equatable {
 /// device localizes, with `*LocArgs` substituted for its `%@` specifiers in order.
 ///
 /// The properties spell out `Optional<…>`: a `String?` property starts as nil before any
-/// initializer runs, and an initializer that then sets it ends by copying the whole struct (a
-/// retain and a release per field, once per delivery here); `Optional<String>` has no initial value.
+/// initializer runs, and in a struct this large an initializer that then sets it ends by copying
+/// the whole struct (a retain and a release per reference, once per delivery here;
+/// docs/BENCHMARKS.md); `Optional<String>` starts with no value.
 public struct AlertContent: Sendable, Equatable {
     public var title: Optional<String>
     public var subtitle: Optional<String>

@@ -23,9 +23,9 @@ public struct DeliveryPolicyTraits: Sendable, Equatable {
 }
 
 // The initializers live in an extension, so the memberwise one stays; the properties are `let`s
-// without initial values, so no initializer copies the traits before returning them (a property
-// with an initial value makes an explicit initializer end with a copy: a retain and a release
-// for each string).
+// without initial values: in a struct this large, an explicit initializer that sets a property
+// holding a reference which already had a value (a `var` optional's nil) ends by copying the
+// whole struct, a retain and a release for each string (docs/BENCHMARKS.md).
 extension DeliveryPolicyTraits {
     /// No policy fields.
     public init() {
@@ -35,10 +35,10 @@ extension DeliveryPolicyTraits {
 
     /// The traits of `intent`'s deliveries, its template (if any) filling what the intent leaves out.
     init(_ intent: borrowing Intent, template: Template?) {
-        let policies = template?.policies
-        self.init(category: intent.policy.category ?? policies?.category, lane: intent.policy.lane ?? policies?.lane,
-                  expiresAt: intent.policy.expiresAt, timeToLiveSeconds: policies?.timeToLiveSeconds,
-                  respectQuietHours: intent.policy.respectQuietHours ?? policies?.respectQuietHours ?? true,
+        // The template's policies read where they lie: a `let` of them copied their strings.
+        self.init(category: intent.policy.category ?? template?.policies.category, lane: intent.policy.lane ?? template?.policies.lane,
+                  expiresAt: intent.policy.expiresAt, timeToLiveSeconds: template?.policies.timeToLiveSeconds,
+                  respectQuietHours: intent.policy.respectQuietHours ?? template?.policies.respectQuietHours ?? true,
                   campaign: intent.policy.campaign, liveActivityEvent: intent.liveActivity?.event,
                   interruptionLevel: intent.overrides.interruptionLevel ?? template?.interruptionLevel)
     }

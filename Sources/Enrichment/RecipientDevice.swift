@@ -1,16 +1,15 @@
 import APNsCore
 
 /// A device to deliver to, as the caller resolved it: explicit tokens from the intent, or the
-/// token registry's answer for a `user` (with the language of that user's profile). `let`s with no
-/// initial values, so the initializer does not end by copying the whole value (docs/BENCHMARKS.md).
+/// token registry's answer for a `user` (with the language of that user's profile).
 public struct RecipientDevice: Sendable, Equatable {
-    public let token: DeviceToken
-    public let environment: Intent.Environment
+    public var token: DeviceToken
+    public var environment: Intent.Environment
     /// The BCP 47 language of the user's profile; used when the intent names no locale.
-    public let profileLocale: String?
+    public var profileLocale: String?
     /// The time zone of the user's profile (an IANA name), for quiet hours; nil for explicit tokens
     /// and users without one (the pipeline's default zone applies).
-    public let profileTimeZone: String?
+    public var profileTimeZone: String?
 
     /// A device, with the language and time zone of its user's profile when the pipeline knows them.
     public init(token: DeviceToken, environment: Intent.Environment, profileLocale: String? = nil, profileTimeZone: String? = nil) {

@@ -93,8 +93,8 @@ public struct Intent: Sendable, Equatable {
         /// `campaign`: the name throttles count by.
         public let campaign: String?
 
-        /// No policy fields: the template's and the pipeline's settings decide. (`let`s, as the
-        /// intent's: see ``Intent/init(id:app:environment:recipients:content:args:locale:overrides:custom:dedupeWindow:createdAt:liveActivity:policy:)``.)
+        /// The policy fields given; by default none, and the template's and the pipeline's
+        /// settings decide. (`let`s, as the intent's: see ``Intent/init(id:app:environment:recipients:content:args:locale:overrides:custom:dedupeWindow:createdAt:liveActivity:policy:)``.)
         public init(category: String? = nil, lane: String? = nil, expiresAt: Int64? = nil, respectQuietHours: Bool? = nil,
                     campaign: String? = nil) {
             self.category = category
@@ -145,9 +145,9 @@ public struct Intent: Sendable, Equatable {
     }
 
     /// An intent with the required fields and any of the others. Its properties are `let`s with
-    /// no initial values: were one given a value before the initializer ran (as a `var` optional's
-    /// implicit nil is), the initializer would end by copying the whole intent, a retain and a
-    /// release for each of its strings and objects (docs/BENCHMARKS.md).
+    /// no initial values: were one holding a reference to start with a value (as a `var` optional
+    /// starts as nil) and be set here, the initializer would end by copying the whole intent, a
+    /// retain and a release for each of its strings and objects (docs/BENCHMARKS.md).
     public init(id: String, app: String, environment: Environment = .production, recipients: Recipients,
                 content: Content, args: JSONObject = JSONObject(), locale: String? = nil,
                 overrides: Overrides = Overrides(), custom: JSONObject = JSONObject(), dedupeWindow: Int64? = nil,

@@ -17,7 +17,8 @@ public struct SettledOutcome: Sendable, Equatable {
     public let releaseAt: Int64?
 
     /// `let`s with no initial values, so this initializer does not end by copying the whole outcome
-    /// (as it does when a property, a `var` optional among them, starts with a value).
+    /// (as it does, in a struct this large, when it sets a property holding a reference which
+    /// already had a value, a `var` optional's nil among them; docs/BENCHMARKS.md).
     public init(source: SourcePosition, status: OutcomeEvent.Status, completedAt: Int64, reason: String? = nil,
                 apnsUniqueID: String? = nil, apnsStatus: Int? = nil, apnsTimestamp: Int64? = nil, attempts: Int = 0,
                 latencyMilliseconds: Double? = nil, releaseAt: Int64? = nil) {

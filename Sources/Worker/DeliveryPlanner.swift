@@ -117,9 +117,9 @@ struct DeliveryPlanner: Sendable {
         case .user(let id):
             user = id
         }
-        if let device = release {
-            devices = [RecipientDevice(token: device.token, environment: intent.environment, profileLocale: device.profileLocale,
-                                       profileTimeZone: device.profileTimeZone)]
+        if var device = release {
+            device.environment = intent.environment
+            devices = [device]
         } else {
             switch intent.recipients {
             case .tokens(let tokens):
