@@ -27,8 +27,10 @@ final class ConnectionPool: HTTP2ConnectionDelegate {
     private var random = SystemRandomNumberGenerator()
 
     private var connections: [ObjectIdentifier: PooledConnection] = [:]
-    /// Deliveries ready to be sent: those above bulk first, each oldest first.
-    private var waiting = WaitingDeliveries()
+    /// Deliveries ready to be sent: those above bulk first, each oldest first. Taken from once per
+    /// request, in accesses that call out to nothing, so the runtime's exclusivity check is left
+    /// out (docs/BENCHMARKS.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var waiting = WaitingDeliveries()
     /// Bulk requests in flight across the pool's connections.
     private var bulkInFlight = 0
     /// Until when (monotonic ns) bulk keeps to `bulkStreamsWhileAboveBulkSends` streams:

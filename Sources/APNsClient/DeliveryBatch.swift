@@ -17,8 +17,10 @@ final class DeliveryBatch: @unchecked Sendable {
     /// Whether its requests are bulk: they yield to the others in the pool.
     let isBulk: Bool
     private var remaining: Int
-    /// Outcomes set during this turn of the loop, not yet handed over.
-    private var answered: [(index: Int, outcome: RequestOutcome)] = []
+    /// Outcomes set during this turn of the loop, not yet handed over. One append per answer, in
+    /// an access that calls out to nothing, so the runtime's exclusivity check is left out
+    /// (docs/BENCHMARKS.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var answered: [(index: Int, outcome: RequestOutcome)] = []
     private var answers: AsyncStream<[(index: Int, outcome: RequestOutcome)]>.Continuation?
     /// Runs the hand-over at the end of the loop's turn; set by the pool when the batch is submitted.
     var atTurnEnd: (@escaping () -> Void) -> Void = { $0() }

@@ -16,8 +16,10 @@ final class PooledConnection {
     /// Requests sent on this connection and not yet answered (each delivery knows its stream).
     var inFlight = 0
     /// Streams in the order they were sent, with when (monotonic ns), for the request timeout; an
-    /// entry stays until its stream is answered and the timeout sweep reaches it.
-    var sentStreams = RingQueue<(streamID: Int32, sentAt: UInt64)>()
+    /// entry stays until its stream is answered and the timeout sweep reaches it. Its accesses, one
+    /// append and one removal per request on the pool's loop, call out to nothing, so the runtime's
+    /// exclusivity check is left out (docs/BENCHMARKS.md, "Exclusivity checks").
+    @exclusivity(unchecked) var sentStreams = RingQueue<(streamID: Int32, sentAt: UInt64)>()
     var lastActivity: UInt64
     var pingSentAt: UInt64?
 

@@ -128,13 +128,70 @@ public enum JSONWriter {
 
     /// Lends `number` as JSON text, valid only inside `body`: Swift's shortest round-trip form
     /// ("0.5", "1e-05", "25.0"), valid JSON for finite values; `null` for the others, which JSON
-    /// cannot express (a validator then reports the key's wrong type).
+    /// cannot express (a validator then reports the key's wrong type). Inlinable: specialized in
+    /// the caller, the stack's bytes need no generic type made at run time.
+    @inlinable
     public static func withDouble<Result>(_ number: Double, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         guard number.isFinite else {
             let null: StaticString = "null"
             return body(UnsafeBufferPointer(start: null.utf8Start, count: null.utf8CodeUnitCount))
         }
+        if let millionths = wholeMillionths(of: number) {
+            // A sign and at most nine whole digits (below 2^29) before the point, six digits after it.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 17) { digits in
+                body(writeMillionths(millionths, negative: number < 0, into: digits))
+            }
+        }
         var text = number.description
         return text.withUTF8(body)
+    }
+
+    /// The magnitude of `number` in millionths, when it is a whole number of millionths and lies in
+    /// 0.0001 ..< 2^29, else nil. There Swift's shortest form is these millionths written out with
+    /// their trailing zeros cut: the decimal round-trips, and no shorter one can, since two
+    /// millionths lie further apart than the number's whole rounding interval (its ulp is below
+    /// 2^-23); and Swift writes such numbers without an exponent. Every latency in milliseconds
+    /// taken from nanoseconds is one (an outcome's `latency_ms`, two per delivery), written so
+    /// without making a `String`.
+    @usableFromInline
+    static func wholeMillionths(of number: Double) -> UInt64? {
+        let magnitude = number.magnitude
+        guard magnitude >= 0.0001, magnitude < 536_870_912 else { return nil }
+        let millionths = (magnitude * 1_000_000).rounded()
+        guard millionths / 1_000_000 == magnitude else { return nil }
+        return UInt64(millionths)
+    }
+
+    /// Writes `millionths` / 10^6 as Swift writes a `Double` into `digits` (17 bytes) and returns
+    /// the text: the whole part, a point, and the fraction's digits without trailing zeros
+    /// but at least one ("25.0", "0.0001", "12.345678").
+    @usableFromInline
+    static func writeMillionths(_ millionths: UInt64, negative: Bool,
+                                into digits: UnsafeMutableBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let point = 10
+        var fraction = millionths % 1_000_000
+        var fractionDigits = 6
+        while fractionDigits > 1, fraction % 10 == 0 {
+            fraction /= 10
+            fractionDigits -= 1
+        }
+        let end = point + 1 + fractionDigits
+        for index in stride(from: end - 1, to: point, by: -1) {
+            digits[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+            fraction /= 10
+        }
+        digits[point] = UInt8(ascii: ".")
+        var first = point
+        var whole = millionths / 1_000_000
+        repeat {
+            first -= 1
+            digits[first] = UInt8(ascii: "0") + UInt8(whole % 10)
+            whole /= 10
+        } while whole > 0
+        if negative {
+            first -= 1
+            digits[first] = UInt8(ascii: "-")
+        }
+        return UnsafeBufferPointer(start: digits.baseAddress! + first, count: end - first)
     }
 }

@@ -82,11 +82,29 @@ public struct SenderMetricsRecorder: SenderMetrics {
 
     public func recordResult(pool: String, outcome: DeliveryResult.Outcome, status: Int?, reason: String?,
                              latencyMilliseconds: Double) {
-        let statusLabel = status.map(String.init) ?? Self.absentLabelValue
+        let statusLabel = status.map(Self.statusLabel) ?? Self.absentLabelValue
         // Per delivery, on the sender's loop: the labels inline, so a result like the one before
         // (nearly all are) allocates nothing.
         results.metric([pool, outcome.rawValue, statusLabel, reason ?? Self.absentLabelValue] as InlineArray).increment()
         latency.metric([pool, outcome.rawValue] as InlineArray).recordMilliseconds(latencyMilliseconds)
+    }
+
+    /// The `status` label of an HTTP status: those APNs answers with as written literals (counting
+    /// a result then makes no text from a number, once per delivery); any other in decimal.
+    static func statusLabel(_ status: Int) -> String {
+        switch status {
+        case 200: "200"
+        case 400: "400"
+        case 403: "403"
+        case 404: "404"
+        case 405: "405"
+        case 410: "410"
+        case 413: "413"
+        case 429: "429"
+        case 500: "500"
+        case 503: "503"
+        default: String(status)
+        }
     }
 
     public func recordRetry(pool: String, cause: String) {

@@ -70,7 +70,10 @@ public final class HTTP2Connection: FileDescriptorHandler {
     private var watchingWrites = false
     /// A flush is already deferred to the end of the loop's batch.
     private var flushDeferred = false
-    private var pendingResponses = StreamTable<PendingResponse>()
+    /// Written once per request and per answer, in accesses that call out to nothing (a receiver
+    /// runs after its entry is taken out), so the runtime's exclusivity check is left out
+    /// (docs/BENCHMARKS.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var pendingResponses = StreamTable<PendingResponse>()
     /// The session's events being handled; kept between batches for its storage.
     private var sessionEvents: [HTTP2Session.Event] = []
     /// Ciphertext from the socket; allocated once, read into again and again.

@@ -22,8 +22,10 @@ public final class RedisConnection {
     /// Where commands go in Sentinel and Cluster modes (over connections of their own); `nil` for one server.
     private let router: (any RedisRouter)?
     private var link: RedisLink?
-    /// The encoded commands of the current call, reused from call to call.
-    private var output: [UInt8] = []
+    /// The encoded commands of the current call, reused from call to call. Written in place once
+    /// per command; its accesses never overlap (one thread, no callbacks), so the runtime's
+    /// exclusivity check is left out (docs/BENCHMARKS.md, "Exclusivity checks").
+    @exclusivity(unchecked) private var output: [UInt8] = []
     /// Where bytes from the socket land before hiredis copies them.
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private var random = SystemRandomNumberGenerator()

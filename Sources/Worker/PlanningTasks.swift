@@ -52,13 +52,23 @@ final class PlanningTasks: Sendable {
     static func byPartition(_ messages: [PolledMessage]) -> [[PolledMessage]] {
         var groups: [[PolledMessage]] = []
         var groupOf: [KafkaTopicPartition: Int] = [:]
+        // A partition's messages come in runs: a message of the previous one's partition joins its
+        // group without a lookup.
+        var current: (partition: KafkaTopicPartition, group: Int)?
         for message in messages {
-            if let group = groupOf[message.message.topicPartition] {
-                groups[group].append(message)
+            let partition = message.message.topicPartition
+            let group: Int
+            if let current, current.partition == partition {
+                group = current.group
+            } else if let known = groupOf[partition] {
+                group = known
             } else {
-                groupOf[message.message.topicPartition] = groups.count
-                groups.append([message])
+                group = groups.count
+                groupOf[partition] = group
+                groups.append([])
             }
+            groups[group].append(message)
+            current = (partition, group)
         }
         guard groups.count > 1 else { return groups }
         return groups.enumerated().sorted { ($0.element.count, $0.offset) < ($1.element.count, $1.offset) }.map(\.element)

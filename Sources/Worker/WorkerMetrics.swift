@@ -134,12 +134,14 @@ struct WorkerMetrics: Sendable {
     /// Counts messages taken, and keeps in `newest` each partition's newest Kafka timestamp.
     func consumed(_ messages: [KafkaConsumerMessage], newest: inout [KafkaTopicPartition: Int64]) {
         var counts: [String: Int] = [:]
+        // A partition's messages come in offset order, in runs: counted a run at a time (one lookup
+        // per run, not per message), and the last of a run is its newest.
+        var runStart = 0
         for (index, message) in messages.enumerated() {
-            counts[message.topicPartition.topic, default: 0] += 1
-            // A partition's messages come in offset order, in runs: the last of a run is its newest.
-            guard let timestamp = message.timestamp,
-                  index == messages.count - 1 || messages[index + 1].topicPartition != message.topicPartition else { continue }
-            newest[message.topicPartition] = timestamp
+            guard index == messages.count - 1 || messages[index + 1].topicPartition != message.topicPartition else { continue }
+            counts[message.topicPartition.topic, default: 0] += index + 1 - runStart
+            runStart = index + 1
+            if let timestamp = message.timestamp { newest[message.topicPartition] = timestamp }
         }
         for (topic, count) in counts { consumed.metric(labelValues: [pipeline, topic]).increment(by: count) }
     }

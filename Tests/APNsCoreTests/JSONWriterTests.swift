@@ -29,6 +29,34 @@ struct JSONWriterTests {
         #expect(try JSONParser.parse(Array(text.utf8)) == .array([.double(number)]))
     }
 
+    @Test("finite doubles are written as Swift's description writes them, latencies from nanoseconds included")
+    func doublesAsDescription() {
+        // Latencies in milliseconds from nanoseconds (written from their millionths), the edges
+        // of that form, and numbers outside it (written by the description itself).
+        var numbers: [Double] = [0.0001, 0.000_099_999, 0.00001, 0.001, 0.5, 1, 25, 100.1, 12.345678, 536_870_911.999999,
+                                 536_870_912, 536_870_912.5, 1e15, 1e16, 0.1 + 0.2, 1.0 / 3, -0.0, 0, -12.5, -0.0001,
+                                 Double.ulpOfOne, 123456.789]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 11
+        }
+        for _ in 0..<5_000 {
+            numbers.append(Double(next() % 10_000_000_000) / 1_000_000)  // up to 10 s in nanoseconds
+            numbers.append(Double(next() % 1_000_000) / 1_000_000)  // below a millisecond
+            numbers.append(Double(next() % 600_000_000_000_000) / 1_000_000)  // up to a week
+            numbers.append(Double(bitPattern: next() << 11 | next() >> 42))  // any bit pattern
+        }
+        var mismatches: [String] = []
+        for number in numbers where number.isFinite {
+            var buffer: [UInt8] = []
+            JSONWriter.appendDouble(number, to: &buffer)
+            let written = String(decoding: buffer, as: UTF8.self)
+            if written != number.description { mismatches.append("\(number.description) written as \(written)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
     @Test("non-finite doubles, which JSON cannot express, are written as null", arguments: [Double.nan, .infinity, -.infinity])
     func nonFiniteIsNull(number: Double) {
         #expect(Self.written(.double(number)) == "null")

@@ -1,5 +1,5 @@
 import APNsClient
-import APNsTelemetry
+@testable import APNsTelemetry
 import Telemetry
 import Testing
 
@@ -33,6 +33,13 @@ struct SenderMetricsRecorderTests {
             #expect(text.contains(sample + "\n"), "exposition has \(sample)")
         }
         try PromtoolCheck.expectAccepted(text)
+    }
+
+    @Test("a status label is the status in decimal, for the statuses written as literals and any other")
+    func statusLabelIsDecimal() {
+        for status in [100, 200, 204, 400, 403, 404, 405, 410, 413, 429, 500, 502, 503, 599] {
+            #expect(SenderMetricsRecorder.statusLabel(status) == String(status))
+        }
     }
 
     @Test("circuit transitions set the open gauge, count by state and probe, and are logged with pool and cause")

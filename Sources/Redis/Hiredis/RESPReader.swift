@@ -16,8 +16,10 @@ final class RESPReader {
 
     private let functions: UnsafeMutablePointer<redisReplyObjectFunctions>
     private let reader: UnsafeMutablePointer<redisReader>
-    /// The items of the reply being parsed; filled by the callbacks, emptied by ``next()``.
-    fileprivate var items: [Item] = []
+    /// The items of the reply being parsed; filled by the callbacks, emptied by ``next()``. One
+    /// append per item; the callbacks run inside hiredis while no Swift access to it is open, so
+    /// the runtime's exclusivity check is left out (docs/BENCHMARKS.md, "Exclusivity checks").
+    @exclusivity(unchecked) fileprivate var items: [Item] = []
 
     init() {
         functions = .allocate(capacity: 1)
