@@ -42,27 +42,30 @@ extension Delivery {
     /// be written: its headers must keep the APNs rules the composer kept, and its payload the push
     /// type's limit, or it is not a delivery (sending it could stop the worker).
     public init(reading reader: inout RecordFieldReader) throws(RecordFieldError) {
-        token = try reader.value { try? DeviceToken($0) }
-        environment = try reader.value(Intent.Environment.init(rawValue:))
-        notificationID = try reader.value(NotificationID.init)
-        topic = try reader.string()
-        pushType = try reader.value(PushType.init(rawValue:))
+        // Read into locals and made whole at the end: an initialiser that assigns `sealing` or
+        // `policy`, which start with a value, ends with a copy of the whole delivery
+        // (docs/BENCHMARKS.md, "Whole copies at the end of initialisers").
+        let token = try reader.value { try? DeviceToken($0) }
+        let environment = try reader.value(Intent.Environment.init(rawValue:))
+        let notificationID = try reader.value(NotificationID.init)
+        let topic = try reader.string()
+        let pushType = try reader.value(PushType.init(rawValue:))
         guard let priority = Int(exactly: try reader.number()).flatMap(APNsPriority.init(rawValue:)) else { throw RecordFieldError() }
-        self.priority = priority
-        expiration = try reader.valueIfPresent(APNsExpiration.init(headerValue:)) ?? .unspecified
-        collapseID = try reader.stringIfPresent()
-        payload = Array(try reader.bytes())
+        let expiration = try reader.valueIfPresent(APNsExpiration.init(headerValue:)) ?? .unspecified
+        let collapseID = try reader.stringIfPresent()
+        let payload = Array(try reader.bytes())
         let request = NotificationRequest(pushType: pushType, topic: topic, priority: priority, collapseID: collapseID, payload: payload)
         guard NotificationValidator.headerViolations(in: request).isEmpty, payload.count <= request.payloadLimit else { throw RecordFieldError() }
         let requested = try reader.stringIfPresent()
         let source = try reader.valueIfPresent(LocaleResolution.Source.init(rawValue:))
         let resolved = try reader.stringIfPresent()
-        locale = switch (requested, source, resolved) {
+        let locale: LocaleResolution? = switch (requested, source, resolved) {
         case (_, let source?, let resolved?): LocaleResolution(requested: requested, source: source, resolved: resolved)
         case (nil, nil, nil): nil
         default: throw RecordFieldError()
         }
-        wasShortened = try reader.flag()
+        let wasShortened = try reader.flag()
+        var sealing: SealingRequest?
         if try reader.flag() {
             let plaintext = Array(try reader.bytes())
             // The sealer copies the payload up to here: a count past its end would trap.
@@ -75,10 +78,13 @@ extension Delivery {
             sealing = SealingRequest(plaintext: plaintext, prefixCount: Int(prefixCount), withoutKey: withoutKey,
                                      placeholderPayload: placeholderPayload, limit: Int(limit))
         }
-        policy = DeliveryPolicyTraits(category: try reader.stringIfPresent(), lane: try reader.stringIfPresent(),
-                                      expiresAt: try reader.numberIfPresent(), timeToLiveSeconds: try reader.numberIfPresent(),
-                                      respectQuietHours: try reader.flag(), campaign: try reader.stringIfPresent(),
-                                      liveActivityEvent: try reader.valueIfPresent(LiveActivityEvent.init(rawValue:)),
-                                      interruptionLevel: try reader.valueIfPresent(InterruptionLevel.init(rawValue:)))
+        let policy = DeliveryPolicyTraits(category: try reader.stringIfPresent(), lane: try reader.stringIfPresent(),
+                                          expiresAt: try reader.numberIfPresent(), timeToLiveSeconds: try reader.numberIfPresent(),
+                                          respectQuietHours: try reader.flag(), campaign: try reader.stringIfPresent(),
+                                          liveActivityEvent: try reader.valueIfPresent(LiveActivityEvent.init(rawValue:)),
+                                          interruptionLevel: try reader.valueIfPresent(InterruptionLevel.init(rawValue:)))
+        self.init(token: token, environment: environment, notificationID: notificationID, topic: topic, pushType: pushType,
+                  priority: priority, expiration: expiration, collapseID: collapseID, payload: payload, locale: locale,
+                  wasShortened: wasShortened, sealing: sealing, policy: policy)
     }
 }

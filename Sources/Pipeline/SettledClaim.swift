@@ -15,7 +15,8 @@ public struct SettledClaim: Sendable, Equatable {
     public let outcome: SettledOutcome?
 
     /// Settles `key` with `outcome`: `sent` when it was accepted, `failed` otherwise. (`let`s with
-    /// no initial values, so the initializers do not end by copying the whole claim.)
+    /// no initial values, so the initializers do not end by copying the whole claim;
+    /// docs/BENCHMARKS.md, "Whole copies at the end of initialisers".)
     public init(_ key: DeliveryKey, outcome: SettledOutcome) {
         self.key = key
         state = outcome.status == .accepted ? .sent : .failed
