@@ -151,8 +151,8 @@ public enum JSONWriter {
     /// their trailing zeros cut: the decimal round-trips, and no shorter one can, since two
     /// millionths lie further apart than the number's whole rounding interval (its ulp is below
     /// 2^-23); and Swift writes such numbers without an exponent. Every latency in milliseconds
-    /// taken from nanoseconds is one (an outcome's `latency_ms`, two per delivery), written so
-    /// without making a `String`.
+    /// taken from nanoseconds, from 100 ns to about 6 days, is one (an outcome's `latency_ms`, two
+    /// per delivery), written so without making a `String`.
     @usableFromInline
     static func wholeMillionths(of number: Double) -> UInt64? {
         let magnitude = number.magnitude
@@ -181,13 +181,11 @@ public enum JSONWriter {
             fraction /= 10
         }
         digits[point] = UInt8(ascii: ".")
-        var first = point
-        var whole = millionths / 1_000_000
-        repeat {
-            first -= 1
-            digits[first] = UInt8(ascii: "0") + UInt8(whole % 10)
-            whole /= 10
-        } while whole > 0
+        var first = withDecimal(Int64(millionths / 1_000_000)) { whole in
+            let first = point - whole.count
+            (digits.baseAddress! + first).initialize(from: whole.baseAddress!, count: whole.count)
+            return first
+        }
         if negative {
             first -= 1
             digits[first] = UInt8(ascii: "-")

@@ -1,4 +1,4 @@
-import APNsCore
+@testable import APNsCore
 import Foundation
 import Testing
 
@@ -55,6 +55,18 @@ struct JSONWriterTests {
             if written != number.description { mismatches.append("\(number.description) written as \(written)") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(10))")
+    }
+
+    @Test("latencies from 100 ns to about 6 days are written from their millionths; other numbers are not")
+    func millionthsTaken() {
+        #expect(JSONWriter.wholeMillionths(of: 25) == 25_000_000)
+        #expect(JSONWriter.wholeMillionths(of: 0.0001) == 100)
+        #expect(JSONWriter.wholeMillionths(of: -12.345678) == 12_345_678)
+        #expect(JSONWriter.wholeMillionths(of: Double(1_234_567_891) / 1_000_000) == 1_234_567_891)
+        #expect(JSONWriter.wholeMillionths(of: 536_870_911.999999) == 536_870_911_999_999)
+        for outside in [0, 0.0001.nextDown, 536_870_912, 0.1 + 0.2, 1.0 / 3] {
+            #expect(JSONWriter.wholeMillionths(of: outside) == nil, "\(outside)")
+        }
     }
 
     @Test("non-finite doubles, which JSON cannot express, are written as null", arguments: [Double.nan, .infinity, -.infinity])
