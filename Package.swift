@@ -129,7 +129,7 @@ let package = Package(
             name: "CLibrarySmokeTests",
             dependencies: ["CRdKafka", "CNghttp2", "COpenSSL", "CHiredis", "CPushlineShims", "Runtime"]
         ),
-        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "Digests", "PushlineTestKit"]),
+        .testTarget(name: "APNsCoreTests", dependencies: ["APNsCore", "DecimalBytes", "Digests", "PushlineTestKit"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "PushlineTestKit"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "CLinux", "PushlineTestKit"]),
         .testTarget(name: "HTTP2Tests", dependencies: ["HTTP2", "Runtime", "TLS", "PushlineTestKit"]),

@@ -21,6 +21,19 @@ public func withDecimal<Result>(_ value: Int64, _ body: (UnsafeBufferPointer<UIn
     }
 }
 
+/// How many bytes ``withDecimal(_:_:)`` lends for `value` (its digits, and a sign when negative):
+/// for a writer that sizes its output before writing it.
+@inlinable
+public func decimalCount(_ value: Int64) -> Int {
+    var magnitude = value.magnitude
+    var count = value < 0 ? 2 : 1
+    while magnitude >= 10 {
+        magnitude /= 10
+        count += 1
+    }
+    return count
+}
+
 extension Array where Element == UInt8 {
     /// Appends `value` in decimal, as `String(value)` writes it (``withDecimal(_:_:)``).
     @inlinable

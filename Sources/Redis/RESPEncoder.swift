@@ -35,13 +35,7 @@ enum RESPEncoder {
 
     /// The bytes of a header: its marker, the value in decimal, CRLF.
     private static func headerSize(_ value: Int) -> Int {
-        var digits = 1
-        var rest = value
-        while rest >= 10 {
-            rest /= 10
-            digits += 1
-        }
-        return 1 + digits + 2
+        1 + decimalCount(Int64(value)) + 2
     }
 
     /// Writes `marker`, `value` in decimal and CRLF at `next`, and moves past them.
@@ -49,8 +43,12 @@ enum RESPEncoder {
         next.initialize(to: marker)
         next += 1
         withDecimal(Int64(value)) { digits in
-            next.initialize(from: digits.baseAddress!, count: digits.count)
-            next += digits.count
+            // Byte by byte: a length has a few digits, fewer bytes than a call to `memcpy` costs
+            // instructions (seven headers a command).
+            for digit in digits {
+                next.initialize(to: digit)
+                next += 1
+            }
         }
         writeLineEnd(at: &next)
     }
