@@ -58,11 +58,16 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
         argument.withUTF8 { append(utf8: $0) }
     }
 
-    /// Appends an argument whose bytes are known: its length, then the bytes.
+    /// Appends an argument whose bytes are known: its length, then the bytes, written together on
+    /// the stack and appended at once (each append checks the buffer's capacity and uniqueness).
     @usableFromInline
     mutating func append(utf8 argument: UnsafeBufferPointer<UInt8>) {
-        withUnsafeBytes(of: UInt32(truncatingIfNeeded: argument.count).littleEndian) { storage.append(contentsOf: $0) }
-        storage.append(contentsOf: argument)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.lengthBytes + argument.count) { field in
+            let length = UInt32(truncatingIfNeeded: argument.count).littleEndian
+            UnsafeMutableRawPointer(field.baseAddress!).storeBytes(of: length, as: UInt32.self)
+            if let bytes = argument.baseAddress { (field.baseAddress! + Self.lengthBytes).initialize(from: bytes, count: argument.count) }
+            storage.append(contentsOf: UnsafeBufferPointer(field))
+        }
         argumentCount += 1
     }
 
@@ -88,7 +93,7 @@ public struct RedisCommand: Sendable, CustomStringConvertible, CustomReflectable
     /// Appends an integer argument in decimal, without going through `String`.
     @inlinable
     public mutating func append(_ argument: Int) {
-        append(writing: { $0.appendDecimal(Int64(argument)) })
+        withDecimal(Int64(argument)) { append(utf8: $0) }
     }
 
     /// The bytes each argument's length takes in ``storage``.
