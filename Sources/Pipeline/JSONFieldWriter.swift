@@ -40,6 +40,19 @@ struct JSONFieldWriter: ~Copyable {
         return spilled ?? written
     }
 
+    /// Writes what `write` writes (no braces: a text of the caller's format) into room on the
+    /// stack, going on in an array of its own past `capacity` bytes, and lends the bytes to `body`:
+    /// for text written into a buffer of the caller's, such as a Redis command's argument.
+    static func withWritten<Result>(capacity: Int, _ write: (inout JSONFieldWriter) -> Void,
+                                    _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { room in
+            var writer = JSONFieldWriter(room: room)
+            write(&writer)
+            if let spilled = writer.spilled { return spilled.withUnsafeBufferPointer(body) }
+            return body(UnsafeBufferPointer(rebasing: room[..<writer.count]))
+        }
+    }
+
     mutating func string(_ key: StaticString, _ value: (some JSONStringValue)?) {
         guard let value else { return }
         append(key)
@@ -75,11 +88,62 @@ struct JSONFieldWriter: ~Copyable {
         isEmpty = false
     }
 
+    /// An array's `[`: its elements follow, a separator before each but the first.
+    mutating func openArray() {
+        write(UInt8(ascii: "["))
+        isEmpty = true
+    }
+
+    /// An array's `]`.
+    mutating func closeArray() {
+        write(UInt8(ascii: "]"))
+        isEmpty = false
+    }
+
+    /// An array element: the string, quoted and escaped, or `null`.
+    mutating func element(_ value: (some JSONStringValue)?) {
+        separate()
+        guard let value else { return write("null") }
+        write(UInt8(ascii: "\""))
+        value.withJSONStringUTF8 { text in JSONWriter.forEachEscapedPiece(of: text) { write($0) } }
+        write(UInt8(ascii: "\""))
+    }
+
+    /// An array element: the integer, or `null`.
+    mutating func element(_ value: Int64?) {
+        separate()
+        guard let value else { return write("null") }
+        withDecimal(value) { write($0) }
+    }
+
+    /// An array element: the number (``JSONWriter/withDouble(_:_:)``), or `null`.
+    mutating func element(_ value: Double?) {
+        separate()
+        guard let value else { return write("null") }
+        JSONWriter.withDouble(value) { write($0) }
+    }
+
+    /// Text of the caller's format, as it is: not quoted, not escaped.
+    mutating func raw(_ text: StaticString) {
+        write(text)
+    }
+
+    /// Text of the caller's format, as it is (a state's name): not quoted, not escaped.
+    mutating func raw(_ text: String) {
+        text.withJSONStringUTF8 { write($0) }
+    }
+
+    /// The separator before a field or element but the first.
+    @inline(__always)
+    private mutating func separate() {
+        if !isEmpty { write(UInt8(ascii: ",")) }
+        isEmpty = false
+    }
+
     /// The separator, then the quoted key and its colon.
     @inline(__always)
     private mutating func append(_ key: StaticString) {
-        if !isEmpty { write(UInt8(ascii: ",")) }
-        isEmpty = false
+        separate()
         write(UInt8(ascii: "\""))
         write(key)
         write(UInt8(ascii: "\""))
