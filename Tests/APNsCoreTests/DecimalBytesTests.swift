@@ -14,6 +14,15 @@ struct DecimalBytesTests {
         return values
     }()
 
+    @Test("every number below 100,000 and 20,000 spread over Int64's range, either sign, lent as String writes it")
+    func sweep() {
+        var generator = SystemRandomNumberGenerator()
+        let values = (0..<100_000).map { Int64($0) } + (0..<20_000).map { _ in Int64.random(in: (.min + 1) ... .max, using: &generator) }
+        let wrong = values.filter { value in withDecimal(value) { String(decoding: $0, as: UTF8.self) } != String(value) }
+            + values.filter { value in withDecimal(-value) { String(decoding: $0, as: UTF8.self) } != String(-value) || decimalCount(-value) != String(-value).utf8.count }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
     @Test("the digits lent are String's, and their count is known before writing them", arguments: values)
     func digitsAndCount(_ value: Int64) {
         let text = withDecimal(value) { String(decoding: $0, as: UTF8.self) }
