@@ -60,7 +60,7 @@ enum ClaimValue {
     static func appendDeferral(by source: SourcePosition, to bytes: inout [UInt8]) {
         JSONFieldWriter.withWritten(capacity: textRoom, { writer in
             writeHead(.failed, source: source, status: .deferred, to: &writer)
-            writer.raw(",")
+            writer.raw(literal: ",")
         }) { bytes.append(contentsOf: $0) }
     }
 
@@ -70,7 +70,7 @@ enum ClaimValue {
     private static func writeHead(_ state: SettledClaim.State, source: SourcePosition, status: OutcomeEvent.Status,
                                   to writer: inout JSONFieldWriter) {
         writer.raw(state.rawValue)
-        writer.raw(" ")
+        writer.raw(literal: " ")
         writer.openArray()
         writer.element(source.topic)
         writer.element(Int64(source.partition))

@@ -5,7 +5,8 @@ import DecimalBytes
 /// fields out: what a record's encoder needs, without building a `JSONObject` tree first (an outcome
 /// event is written once per delivery, and the tree showed up in profiles). Keys are constants of
 /// the schemas, plain ASCII, written as they are; values are escaped as APNsCore's `JSONWriter`
-/// escapes them.
+/// escapes them. It also writes text of other formats made of JSON values, such as a settled
+/// claim's (``withWritten(capacity:_:_:)``: raw text and array elements, `null` for absent ones).
 ///
 /// The fields are written through a pointer into the room the record's array was made with
 /// (``record(capacity:_:)``): a record of twenty fields is about sixty pieces, and appending each
@@ -56,21 +57,19 @@ struct JSONFieldWriter: ~Copyable {
     mutating func string(_ key: StaticString, _ value: (some JSONStringValue)?) {
         guard let value else { return }
         append(key)
-        write(UInt8(ascii: "\""))
-        value.withJSONStringUTF8 { text in JSONWriter.forEachEscapedPiece(of: text) { write($0) } }
-        write(UInt8(ascii: "\""))
+        writeString(value)
     }
 
     mutating func integer(_ key: StaticString, _ value: Int64?) {
         guard let value else { return }
         append(key)
-        withDecimal(value) { write($0) }
+        writeInteger(value)
     }
 
     mutating func double(_ key: StaticString, _ value: Double?) {
         guard let value else { return }
         append(key)
-        JSONWriter.withDouble(value) { write($0) }
+        writeDouble(value)
     }
 
     mutating func bool(_ key: StaticString, _ value: Bool) {
@@ -103,34 +102,47 @@ struct JSONFieldWriter: ~Copyable {
     /// An array element: the string, quoted and escaped, or `null`.
     mutating func element(_ value: (some JSONStringValue)?) {
         separate()
-        guard let value else { return write("null") }
-        write(UInt8(ascii: "\""))
-        value.withJSONStringUTF8 { text in JSONWriter.forEachEscapedPiece(of: text) { write($0) } }
-        write(UInt8(ascii: "\""))
+        if let value { writeString(value) } else { write("null") }
     }
 
     /// An array element: the integer, or `null`.
     mutating func element(_ value: Int64?) {
         separate()
-        guard let value else { return write("null") }
-        withDecimal(value) { write($0) }
+        if let value { writeInteger(value) } else { write("null") }
     }
 
     /// An array element: the number (``JSONWriter/withDouble(_:_:)``), or `null`.
     mutating func element(_ value: Double?) {
         separate()
-        guard let value else { return write("null") }
-        JSONWriter.withDouble(value) { write($0) }
+        if let value { writeDouble(value) } else { write("null") }
     }
 
-    /// Text of the caller's format, as it is: not quoted, not escaped.
-    mutating func raw(_ text: StaticString) {
+    /// A constant of the caller's format, as it is: not quoted, not escaped.
+    mutating func raw(literal text: StaticString) {
         write(text)
     }
 
     /// Text of the caller's format, as it is (a state's name): not quoted, not escaped.
     mutating func raw(_ text: String) {
         text.withJSONStringUTF8 { write($0) }
+    }
+
+    /// A string value, quoted and escaped.
+    @inline(__always)
+    private mutating func writeString(_ value: some JSONStringValue) {
+        write(UInt8(ascii: "\""))
+        value.withJSONStringUTF8 { text in JSONWriter.forEachEscapedPiece(of: text) { write($0) } }
+        write(UInt8(ascii: "\""))
+    }
+
+    @inline(__always)
+    private mutating func writeInteger(_ value: Int64) {
+        withDecimal(value) { write($0) }
+    }
+
+    @inline(__always)
+    private mutating func writeDouble(_ value: Double) {
+        JSONWriter.withDouble(value) { write($0) }
     }
 
     /// The separator before a field or element but the first.

@@ -20,6 +20,9 @@ struct ClaimValueTextTests {
                                       releaseAt: Int64.max)
         #expect(String(decoding: ClaimValue.encoded(SettledClaim(Self.key, outcome: deferred)), as: UTF8.self)
             == #"failed ["pushline.intents",3,42,"deferred",5,0,null,null,null,null,null,9223372036854775807]"#)
+        let escaped = SettledOutcome(source: Self.source, status: .failed, completedAt: 1, reason: "line\nbreak\u{01}é", apnsUniqueID: "")
+        #expect(String(decoding: ClaimValue.encoded(SettledClaim(Self.key, outcome: escaped)), as: UTF8.self)
+            == #"failed ["pushline.intents",3,42,"failed",1,0,"line\nbreak\u0001é","",null,null,null]"#)
         #expect(String(decoding: ClaimValue.encoded(SettledClaim(Self.key, state: .sent)), as: UTF8.self) == "sent")
     }
 
@@ -28,6 +31,9 @@ struct ClaimValueTextTests {
         let reason = String(repeating: "the notification could not be handed to APNs \"quoted\"; ", count: 40)
         let outcome = SettledOutcome(source: Self.source, status: .failed, completedAt: 7, reason: reason)
         let text = ClaimValue.encoded(SettledClaim(Self.key, outcome: outcome))
+        let escapedReason = String(repeating: #"the notification could not be handed to APNs \"quoted\"; "#, count: 40)
+        #expect(String(decoding: text, as: UTF8.self)
+            == #"failed ["pushline.intents",3,42,"failed",7,0,""# + escapedReason + #"",null,null,null,null]"#)
         #expect(ClaimValue.decode(text)?.outcome == outcome)
         var appended = Array("prefix".utf8)
         ClaimValue.encode(SettledClaim(Self.key, outcome: outcome), into: &appended)
