@@ -148,17 +148,32 @@ public final class LocalPipeline: Sendable {
 
     /// Reads the worker's outputs until `done` holds for everything read so far, and returns it all
     /// as (topic, value) in the order read. Timing out, the error says how many records of each
-    /// topic had come.
+    /// topic had come and where each topic ends in the cluster (whether the worker wrote what was
+    /// not read back).
     public func outputs(timeout: Duration = .seconds(30), waitingFor what: String,
                         until done: ([(topic: String, value: [UInt8])]) -> Bool) throws -> [(topic: String, value: [UInt8])] {
         let deadline = Deadline(after: timeout)
         while !done(received.all) {
-            try deadline.check(waitingFor: "\(what) (read by then: \(Self.countsByTopic(received.all)))")
+            try deadline.check(waitingFor: "\(what) (read by then: \(Self.countsByTopic(received.all)); the topics' ends: \(topicEnds()))")
             let batch = outputs.poll(maxMessages: 500, timeout: .milliseconds(100))
             outputs.complete(batch)
             received.append(contentsOf: batch.map { (topic: $0.topicPartition.topic, value: $0.value ?? []) })
         }
         return received.all
+    }
+
+    /// Each topic's end offset in the cluster (`pushline.intents 1, pushline.outcomes 0, …`, partition
+    /// 0 of each), read outside any group; a topic whose end cannot be read names the error instead.
+    private func topicEnds() -> String {
+        let reader: KafkaTopicReader
+        do { reader = try KafkaTopicReader(configuration: KafkaReaderConfiguration(bootstrapServers: cluster.bootstrapServers)) } catch {
+            return "not read (\(error))"
+        }
+        return ([Self.intentsTopic] + Self.outputTopics).map { topic in
+            do { return "\(topic) \(try reader.watermarks(of: KafkaTopicPartition(topic: topic, partition: 0)).upperBound)" } catch {
+                return "\(topic) not read (\(error))"
+            }
+        }.joined(separator: ", ")
     }
 
     /// `3 on pushline.outcomes, 1 on pushline.tokens`, topics by name; `nothing` when empty.

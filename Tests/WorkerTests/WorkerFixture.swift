@@ -6,6 +6,7 @@ import Kafka
 import Pipeline
 import PushlineTestKit
 import Redis
+import Synchronization
 import Telemetry
 import Worker
 
@@ -21,6 +22,7 @@ final class WorkerFixture: Sendable {
 
     let registry: MetricsRegistry
     let logLines: LogLines
+    private let stopped = Atomic(false)
     /// The worker's registry and logger (into ``logLines``), for what runs beside it.
     let telemetry: WorkerTelemetry
 
@@ -61,7 +63,7 @@ final class WorkerFixture: Sendable {
                 }.filter { $0.topic == topic }.map(\.value)
             }
         } catch {
-            throw LocalStackError("\(error); the worker's last log lines:\n\(logLines.last(20))")
+            throw LocalStackError("\(error); the worker's metrics that are not 0: \(nonZeroMetrics()); the worker's last log lines:\n\(logLines.last(20))")
         }
         return values.map { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] ?? [:] }
     }
@@ -132,8 +134,28 @@ final class WorkerFixture: Sendable {
 
     /// Stops the worker (draining) and everything else.
     func stop() async throws {
+        stopped.store(true, ordering: .relaxed)
         let pipeline = pipeline
         try await DedicatedThread.run { try pipeline.stop() }
+    }
+
+    /// A test that failed before ``stop()`` leaves the worker running: it is stopped on a thread of
+    /// its own (stopping blocks), which holds the pipeline, cluster included, until its clients are
+    /// closed, so none is left retrying the port of a cluster that is gone.
+    deinit {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        let pipeline = pipeline
+        Thread.detachNewThread { try? pipeline.stop() }
+    }
+
+    /// The worker's metrics whose value is not 0, on one line (`name{labels} value; …`), histogram
+    /// buckets left out: where a wait that timed out stopped.
+    func nonZeroMetrics() -> String {
+        var text: [UInt8] = []
+        registry.emit(into: &text)
+        return String(decoding: text, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && !$0.hasSuffix(" 0") && !$0.contains("_bucket{") }
+            .joined(separator: "; ")
     }
 
     /// An intent with a raw payload for `tokens` (sandbox); `extra` adds top-level fields (`"k":v,…`).
@@ -177,9 +199,10 @@ final class LogLines: LogLineWriter {
         lines.append(contentsOf: [line])
     }
 
-    /// The last `count` lines, one a line.
+    /// The last `count` lines, one a line (each written line ends in its own newline).
     func last(_ count: Int) -> String {
-        lines.all.suffix(count).map { String(decoding: $0, as: UTF8.self) }.joined(separator: "\n")
+        lines.all.suffix(count).map { String(decoding: $0.last == UInt8(ascii: "\n") ? $0.dropLast() : $0[...], as: UTF8.self) }
+            .joined(separator: "\n")
     }
 
     /// Every line's `message` field, in order.
