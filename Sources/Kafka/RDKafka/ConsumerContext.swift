@@ -193,11 +193,18 @@ final class ConsumerContext: Sendable {
                 }
                 state.assignedOnce = true
             }
-            changeAssignment(client, list, adding: true)
             // librdkafka keeps a partition's pause across a revoke and a later assignment of it
             // (librdkafka #1849): a partition paused, moved to another member and back would never
             // be fetched again. A new assignment starts fetching; the owner pauses it again if it must.
+            // Resumed before the assignment, never after: a resume takes a new version of the
+            // partition's operations even when nothing is paused, and the assignment starts the
+            // fetch on librdkafka's main thread once the committed offset is known; a resume that
+            // took its version after the fetch start's and queued before it would make librdkafka
+            // drop the fetch start as outdated (rd_kafka_toppar_op_serve, 2.0.2): the partition
+            // stays assigned and is never fetched. Before the assignment, the resume (which waits
+            // until it is served) is always the older operation.
             if let list { _ = rd_kafka_resume_partitions(client, list) }
+            changeAssignment(client, list, adding: true)
             eventHandler(.assigned(partitions))
         case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
             let lost = rd_kafka_assignment_lost(client) != 0
