@@ -221,7 +221,10 @@ public final class KafkaConsumer: Sendable {
     /// in its group. Does not block. What librdkafka already fetched of them and the application
     /// has not polled is dropped (the pause bumps the partition's version barrier; older messages
     /// are discarded at poll), and fetching resumes from the last message polled + 1
-    /// (rdkafka_partition.c, librdkafka 2.0.2): nothing is skipped, nothing polled twice.
+    /// (rdkafka_partition.c, librdkafka 2.0.2): nothing is skipped, nothing polled twice. A pause
+    /// in the moment a new assignment starts the partition's fetch can make librdkafka 2.0.2 drop
+    /// that start (docs/kafka.md, "Assigned"), which no resume restarts: right after an assignment,
+    /// ``hold(_:)`` a partition instead (the worker does).
     public func pause(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
         try changeFetching(partitions, resume: false)
     }
