@@ -122,7 +122,7 @@ let package = Package(
         ]),
 
         // Test support (re-exports LocalStack).
-        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "Runtime", "YAML"]),
+        .target(name: "PushlineTestKit", dependencies: ["LocalStack", "Runtime", "Telemetry", "YAML"]),
 
         // Tests.
         .testTarget(

@@ -6,11 +6,14 @@
  * of the partition's operations even when nothing is paused (rd_kafka_toppar_op_pause_resume); the
  * fetch start, made on librdkafka's main thread once the committed offset comes back, is dropped as
  * outdated when it took an older version but was queued after the resume. Counts the partitions
- * whose message has not arrived SECONDS after the assignment. Round r waits (r * STEP_US) % 2000 µs
- * between the assignment and the resume ("after"; before the assignment in "before"), so that over
- * the rounds the resume lands before, among and after the fetch starts.
+ * whose message has not arrived SECONDS after the assignment. Round r (from 0) waits
+ * (r * STEP_US) % 2000 µs between the assignment and the resume ("after"; before both in "before"),
+ * so that over the rounds the resume lands before, among and after the fetch starts. The window is
+ * a few instructions wide; with RESUME_RACE_DEBUG set, the consumer's debug log (topic,cgrp, on
+ * stderr) widens it, and a dropped start shows as "received outdated op FETCH_START" (docs/kafka.md):
  *   cc -O2 -o /tmp/resume-race scripts/librdkafka-resume-race.c -lrdkafka
- *   /tmp/resume-race after 64 20 6 97; /tmp/resume-race before 64 20 6 97
+ *   RESUME_RACE_DEBUG=1 /tmp/resume-race after 64 20 5 37 2>after.log; grep -c 'outdated op FETCH_START' after.log
+ *   RESUME_RACE_DEBUG=1 /tmp/resume-race before 64 20 5 37 2>before.log; grep -c 'outdated op FETCH_START' before.log
  * usage: resume-race after|before PARTITIONS ROUNDS SECONDS STEP_US
  */
 #include <librdkafka/rdkafka.h>
@@ -91,7 +94,7 @@ int main(int argc, char **argv) {
 
         char *seen = calloc(partitions, 1);
         int received = 0;
-        long long assigned_at = -1;
+        long long assigned_at = -1, started_at = now_ms();
         while (received < partitions) {
             rd_kafka_message_t *message = rd_kafka_consumer_poll(consumer, 100);
             rd_kafka_topic_partition_list_t *assignment = NULL;
@@ -104,6 +107,10 @@ int main(int argc, char **argv) {
                 rd_kafka_message_destroy(message);
             }
             if (assigned_at >= 0 && now_ms() - assigned_at > seconds * 1000LL) break;
+            if (now_ms() - started_at > 60000LL) {
+                fprintf(stderr, "round %d: no assignment of all %d partitions within 60 s\n", round + 1, partitions);
+                return 1;
+            }
         }
         printf("round %d (waited %ld µs): %d of %d partitions fetched%s\n", round + 1, wait_us, received, partitions,
                received < partitions ? " (the rest never, within the wait)" : "");

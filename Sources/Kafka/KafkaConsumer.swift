@@ -229,7 +229,8 @@ public final class KafkaConsumer: Sendable {
         try changeFetching(partitions, resume: false)
     }
 
-    /// Fetches these paused partitions again, from where they stopped. Does not block.
+    /// Fetches these paused partitions again, from where they stopped. Does not block. Like
+    /// ``pause(_:)``, not in the moment a new assignment starts their fetch (docs/kafka.md, "Assigned").
     public func resume(_ partitions: [KafkaTopicPartition]) throws(KafkaError) {
         try changeFetching(partitions, resume: true)
     }

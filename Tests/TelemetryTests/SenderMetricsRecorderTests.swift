@@ -1,5 +1,6 @@
 import APNsClient
 @testable import APNsTelemetry
+import PushlineTestKit
 import Telemetry
 import Testing
 

@@ -7,13 +7,6 @@ import Telemetry
 import Testing
 import Worker
 
-/// The registry's Prometheus text.
-private func exposition(_ registry: MetricsRegistry) -> String {
-    var buffer: [UInt8] = []
-    registry.emit(into: &buffer)
-    return String(decoding: buffer, as: UTF8.self)
-}
-
 /// The token feed against a mock Kafka cluster and a real redis-server.
 @Suite("Token feed", .timeLimit(.minutes(2)))
 struct TokenFeedTests {
@@ -84,7 +77,7 @@ struct TokenFeedTests {
         #expect(devices == [try TokenFeedFixture.token(1).hex + "@100", try TokenFeedFixture.token(2).hex + "@200"])
         #expect(committed == 4, "the partition moved past the bad records")
         #expect(statistics.recordsApplied == 2 && statistics.deadLetters == 2)
-        let metrics = exposition(registry)
+        let metrics = registry.exposition
         #expect(metrics.contains(#"pushline_token_records_total{result="applied"} 2"#), "\(metrics)")
         #expect(metrics.contains(#"pushline_token_records_total{result="dead_letter"} 2"#), "\(metrics)")
     }
@@ -102,7 +95,7 @@ struct TokenFeedTests {
             try fixture.publish(try (1...20).map { TokenFeedFixture.record(user: "anna", token: try TokenFeedFixture.token($0), at: 1000 + Int64($0)) })
             try Deadline.wait(for: "the feed to retry against the stopped Redis") { feed.statistics.redisRetries >= 3 }
             #expect(feed.statistics.recordsApplied == 1, "nothing is counted as applied while Redis is down")
-            let availableDuringOutage = exposition(registry).contains("pushline_token_feed_redis_available 0")
+            let availableDuringOutage = registry.exposition.contains("pushline_token_feed_redis_available 0")
             try fixture.redis.restart()  // empty: no persistence
             try fixture.waitUntilHandled(21, by: feed)
             try feed.stop()
@@ -111,7 +104,7 @@ struct TokenFeedTests {
         #expect(devices == (try (1...20).map { try TokenFeedFixture.token($0).hex + "@\(1000 + $0)" }).sorted())
         #expect(statistics.redisRetries >= 3)
         #expect(availableDuringOutage)
-        #expect(exposition(registry).contains("pushline_token_feed_redis_available 1"))
+        #expect(registry.exposition.contains("pushline_token_feed_redis_available 1"))
         // One report when the outage starts, one when it ends, whatever the number of attempts between.
         #expect(events.count == 2)
         if case .redisUnreachable(let error)? = events.first { #expect(error.isRetryable) } else { Issue.record("\(events)") }
@@ -205,7 +198,7 @@ struct TokenFeedTests {
         #expect(found == ["chat v2", "phone v1"])
         #expect(statistics.recordsApplied == 3 && statistics.keysApplied == 3 && statistics.deadLetters == 0)
         #expect(stored?.hasPrefix("v1 chat 2 ") == true, "stored sealed, in the registry's format")
-        let metrics = exposition(registry)
+        let metrics = registry.exposition
         #expect(metrics.contains(#"pushline_token_records_total{result="applied"} 2"#), "\(metrics)")
         #expect(metrics.contains(#"pushline_token_records_total{result="superseded"} 1"#), "\(metrics)")
     }

@@ -52,7 +52,8 @@ final class WorkerFixture: Sendable {
     }
 
     /// Reads the worker's outputs until `topic` holds `count` records in all, and returns them all
-    /// as JSON objects. Failing (timing out), the error carries the worker's last log lines.
+    /// as JSON objects. Failing (timing out), the error carries each topic's end in the cluster,
+    /// the worker's metrics that are not 0 and its last log lines.
     func records(on topic: String, count: Int) async throws -> [[String: Any]] {
         let pipeline = pipeline
         let values: [[UInt8]]
@@ -139,7 +140,7 @@ final class WorkerFixture: Sendable {
         try await DedicatedThread.run { try pipeline.stop() }
     }
 
-    /// A test that failed before ``stop()`` leaves the worker running: it is stopped on a thread of
+    /// A test that threw before ``stop()`` leaves the worker running: it is stopped on a thread of
     /// its own (stopping blocks), which holds the pipeline, cluster included, until its clients are
     /// closed, so none is left retrying the port of a cluster that is gone.
     deinit {
@@ -150,10 +151,8 @@ final class WorkerFixture: Sendable {
 
     /// The worker's metrics whose value is not 0, on one line (`name{labels} value; …`), histogram
     /// buckets left out: where a wait that timed out stopped.
-    func nonZeroMetrics() -> String {
-        var text: [UInt8] = []
-        registry.emit(into: &text)
-        return String(decoding: text, as: UTF8.self).split(separator: "\n")
+    private func nonZeroMetrics() -> String {
+        registry.exposition.split(separator: "\n")
             .filter { !$0.hasPrefix("#") && !$0.hasSuffix(" 0") && !$0.contains("_bucket{") }
             .joined(separator: "; ")
     }
@@ -199,10 +198,9 @@ final class LogLines: LogLineWriter {
         lines.append(contentsOf: [line])
     }
 
-    /// The last `count` lines, one a line (each written line ends in its own newline).
+    /// The last `count` lines, one a line (each written line ends in its newline).
     func last(_ count: Int) -> String {
-        lines.all.suffix(count).map { String(decoding: $0.last == UInt8(ascii: "\n") ? $0.dropLast() : $0[...], as: UTF8.self) }
-            .joined(separator: "\n")
+        lines.all.suffix(count).map { String(decoding: $0, as: UTF8.self) }.joined()
     }
 
     /// Every line's `message` field, in order.

@@ -195,7 +195,7 @@ final class ConsumerContext: Sendable {
             }
             // librdkafka keeps a partition's pause across a revoke and a later assignment of it
             // (librdkafka #1849): a partition paused, moved to another member and back would never
-            // be fetched again. A new assignment starts fetching; the owner pauses it again if it must.
+            // be fetched again. A new assignment starts fetching; the owner holds it if it must.
             // Resumed before the assignment, never after: a resume takes a new version of the
             // partition's operations even when nothing is paused, and the assignment starts the
             // fetch on librdkafka's main thread once the committed offset is known; a resume that

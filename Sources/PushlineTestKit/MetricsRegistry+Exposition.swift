@@ -2,7 +2,7 @@ import Telemetry
 
 extension MetricsRegistry {
     /// The whole exposition as text, for assertions.
-    var exposition: String {
+    public var exposition: String {
         var buffer: [UInt8] = []
         emit(into: &buffer)
         return String(decoding: buffer, as: UTF8.self)
