@@ -7,6 +7,7 @@ import Kafka
 import PushlineConfiguration
 import Redis
 import Runtime
+import Synchronization
 import Worker
 
 /// A worker wired to real components: a mock Kafka cluster, a real redis-server (or, for the demo
@@ -40,6 +41,8 @@ public final class LocalPipeline: Sendable {
     private let received = RecordLog<(topic: String, value: [UInt8])>()
     /// Declared last so it outlives the clients above when the pipeline goes away.
     public let cluster: KafkaMockCluster
+    /// Whether ``stop()`` was called; a pipeline released without it is stopped then (`deinit`).
+    private let stopped = Atomic(false)
 
     /// Starts everything and the worker. Throws, naming the Debian package, when `stores` is
     /// ``Stores/redisServer`` and redis-server is not installed.
@@ -185,10 +188,30 @@ public final class LocalPipeline: Sendable {
 
     /// Stops the worker (draining) and everything else.
     public func stop() throws {
+        stopped.store(true, ordering: .relaxed)
+        try Self.stop(worker: worker, outputs: outputs, sender: sender, harness: harness, redis: redis)
+    }
+
+    private static func stop(worker: Worker, outputs: KafkaConsumer, sender: APNsSender, harness: SimulatorHarness,
+                             redis: RedisServer?) throws {
         try worker.stop()
         try outputs.close()
         sender.shutdown()
         harness.stop()
         redis?.stop()
+    }
+
+    /// A pipeline released without ``stop()`` (a test that threw first) would leave its worker
+    /// running and its clients retrying the port of a cluster that is gone: it is stopped on a
+    /// thread of its own (stopping blocks, and the release may happen on Swift's cooperative pool),
+    /// which holds the cluster until the clients are closed.
+    deinit {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        let (worker, outputs, sender, harness, redis, cluster) = (worker, outputs, sender, harness, redis, cluster)
+        ServiceThread().start(name: "pushline-local-stop") {
+            try withExtendedLifetime(cluster) {
+                try Self.stop(worker: worker, outputs: outputs, sender: sender, harness: harness, redis: redis)
+            }
+        }
     }
 }

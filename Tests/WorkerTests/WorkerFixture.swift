@@ -6,7 +6,6 @@ import Kafka
 import Pipeline
 import PushlineTestKit
 import Redis
-import Synchronization
 import Telemetry
 import Worker
 
@@ -22,7 +21,6 @@ final class WorkerFixture: Sendable {
 
     let registry: MetricsRegistry
     let logLines: LogLines
-    private let stopped = Atomic(false)
     /// The worker's registry and logger (into ``logLines``), for what runs beside it.
     let telemetry: WorkerTelemetry
 
@@ -135,18 +133,8 @@ final class WorkerFixture: Sendable {
 
     /// Stops the worker (draining) and everything else.
     func stop() async throws {
-        stopped.store(true, ordering: .relaxed)
         let pipeline = pipeline
         try await DedicatedThread.run { try pipeline.stop() }
-    }
-
-    /// A test that threw before ``stop()`` leaves the worker running: it is stopped on a thread of
-    /// its own (stopping blocks), which holds the pipeline, cluster included, until its clients are
-    /// closed, so none is left retrying the port of a cluster that is gone.
-    deinit {
-        guard !stopped.load(ordering: .relaxed) else { return }
-        let pipeline = pipeline
-        Thread.detachNewThread { try? pipeline.stop() }
     }
 
     /// The worker's metrics whose value is not 0, on one line (`name{labels} value; …`), histogram
