@@ -28,9 +28,7 @@ struct AlertTexts {
         case .text(let source)?:
             return (try source.render(args), nil, nil)
         case .localized(let catalogKey, let argTemplates)?:
-            var rendered: [String] = []
-            rendered.reserveCapacity(argTemplates.count)
-            for argument in argTemplates { rendered.append(try argument.render(args)) }
+            let rendered = try arguments(argTemplates)
             if let locale {
                 return (try localized(catalogKey, rendered, locale: locale), nil, nil)
             }
@@ -40,6 +38,20 @@ struct AlertTexts {
             }
             return (nil, catalogKey, rendered.isEmpty ? nil : rendered)
         }
+    }
+
+    /// A server-rendered field's text: the catalog's string for `catalogKey` in `locale`, filled
+    /// with `argTemplates` rendered from the arguments.
+    func localizedText(_ catalogKey: String, _ argTemplates: [TemplateText], locale: LocaleResolution) throws(EnrichmentError) -> String {
+        try localized(catalogKey, try arguments(argTemplates), locale: locale)
+    }
+
+    /// A localized field's arguments, each rendered from the intent's arguments.
+    private func arguments(_ argTemplates: [TemplateText]) throws(EnrichmentError) -> [String] {
+        var rendered: [String] = []
+        rendered.reserveCapacity(argTemplates.count)
+        for argument in argTemplates { rendered.append(try argument.render(args)) }
+        return rendered
     }
 
     /// The key's text in the resolved locale, else in the app's default locale.

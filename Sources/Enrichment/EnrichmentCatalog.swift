@@ -15,7 +15,7 @@ public struct EnrichmentCatalog: Sendable {
         let defaultLocale: String
 
         init(id: String, templates: [String: Template], strings: StringCatalog, defaultLocale: String) {
-            self.templates = templates.mapValues { ($0, PayloadSkeleton(template: $0, app: id)) }
+            self.templates = templates.mapValues { ($0, PayloadSkeleton(template: $0, app: id, strings: strings)) }
             self.strings = strings
             self.defaultLocale = defaultLocale
         }

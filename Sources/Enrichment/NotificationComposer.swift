@@ -62,6 +62,9 @@ struct NotificationComposer {
                                  collapseID: intent.overrides.collapseID, payload: WrittenPayload(object), locale: nil,
                                  shortened: false)
         case .template(let named):
+            if let skeleton = named.skeleton, let composed = filledDirectly(skeleton, intent, named, profileLocale: profileLocale) {
+                return composed
+            }
             let draft = try self.draft(intent, named, profileLocale: profileLocale)
             let serviceExtension = draft.template.serviceExtension
             if let skeleton = named.skeleton, let composed = filled(skeleton, draft, intent, app: named.app) { return composed }
@@ -104,11 +107,7 @@ struct NotificationComposer {
         // The intent's fields are read where they lie: a `let` of its overrides copied them all.
         let args = intent.args
         let pushType = intent.liveActivity != nil ? .liveActivity : intent.overrides.pushType ?? template.pushType
-        var locale: LocaleResolution?
-        if template.localization == .server {
-            locale = LocaleResolution(requested: intent.locale ?? profileLocale, source: intent.locale != nil ? .intent : .profile,
-                                      available: app.strings.locales, defaultLocale: app.defaultLocale)
-        }
+        let locale = Self.locale(intent, template, app: app, profileLocale: profileLocale)
         var alert: AlertContent?
         if let alertTemplate = template.alert {
             alert = try AlertTexts(template: template, app: app, args: args, locale: locale).content(alertTemplate)
@@ -128,6 +127,15 @@ struct NotificationComposer {
         return Draft(template: template, pushType: pushType, alert: alert, threadID: threadID, customValues: customValues,
                      collapseID: try overridden(intent.overrides.collapseID, template.collapseID, args), locale: locale,
                      liveActivity: liveActivityContent)
+    }
+
+    /// The locale a server-rendered template is written in for this intent (nil for client
+    /// localization): the intent's, else the recipient's profile's, as the app's catalog has it.
+    private static func locale(_ intent: Intent, _ template: Template, app: EnrichmentCatalog.App,
+                               profileLocale: String?) -> LocaleResolution? {
+        guard template.localization == .server else { return nil }
+        return LocaleResolution(requested: intent.locale ?? profileLocale, source: intent.locale != nil ? .intent : .profile,
+                                available: app.strings.locales, defaultLocale: app.defaultLocale)
     }
 
     /// The draft's payload: the template's `aps` keys, the intent's overrides, then the custom keys.
@@ -187,10 +195,7 @@ struct NotificationComposer {
     /// service extension's value is refused: the general path then shortens the alert or reports
     /// every violation or the refusal.
     private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent, app: EnrichmentCatalog.App) -> Composed? {
-        guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, intent.custom.members.isEmpty,
-              intent.overrides.threadID == nil, intent.overrides.badge == nil, intent.overrides.sound == nil,
-              intent.overrides.category == nil, intent.overrides.interruptionLevel == nil,
-              intent.overrides.relevanceScore == nil else { return nil }
+        guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, Self.changesOnlyTexts(intent) else { return nil }
         var values = PayloadSkeleton.ExtensionValues()
         var plaintext: [UInt8]?
         if let serviceExtension = draft.template.serviceExtension {
@@ -213,6 +218,43 @@ struct NotificationComposer {
         // Made whole in the return: made first and then given its sealing, it was copied into the optional result.
         return Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
                         payload: bytes, locale: draft.locale, wasShortened: false, sealing: sealing)
+    }
+
+    /// The notification with its payload filled into the template's skeleton straight from the
+    /// intent's arguments (``PayloadSkeleton/payload(filling:)``), without a draft; nil when
+    /// ``filled(_:_:_:app:)``'s conditions do not hold, the skeleton cannot be filled so, or a text
+    /// does not render: the draft's path then composes it, or reports the first error in its order.
+    private func filledDirectly(_ skeleton: PayloadSkeleton, _ intent: Intent, _ named: NamedTemplate,
+                                profileLocale: String?) -> Composed? {
+        let template = named.template
+        guard skeleton.fillsDirectly, intent.liveActivity == nil, (intent.overrides.pushType ?? template.pushType) == template.pushType,
+              Self.changesOnlyTexts(intent) else { return nil }
+        let locale = Self.locale(intent, template, app: named.app, profileLocale: profileLocale)
+        let texts = AlertTexts(template: template, app: named.app, args: intent.args, locale: locale)
+        let collapseID: String?
+        let payload: [UInt8]?
+        do {
+            payload = try skeleton.payload(filling: texts)
+            collapseID = try overridden(intent.overrides.collapseID, template.collapseID, intent.args)
+        } catch {
+            return nil
+        }
+        guard let payload, payload.count <= template.pushType.payloadLimit else { return nil }
+        let priority = Self.priority(intent, pushType: template.pushType, templatePriority: template.priority)
+        // No topic: the skeleton's was checked with its body.
+        let request = NotificationRequest(pushType: template.pushType, topic: nil, priority: priority, collapseID: collapseID,
+                                          payload: payload)
+        guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
+        return Composed(topic: skeleton.topic, pushType: template.pushType, priority: priority, collapseID: collapseID,
+                        payload: payload, locale: locale, wasShortened: false)
+    }
+
+    /// Whether the intent changes nothing of the template's payload but its texts: no custom keys
+    /// and no override of an `aps` key, so that its payload fits the template's skeleton.
+    private static func changesOnlyTexts(_ intent: Intent) -> Bool {
+        intent.custom.members.isEmpty && intent.overrides.threadID == nil && intent.overrides.badge == nil
+            && intent.overrides.sound == nil && intent.overrides.category == nil && intent.overrides.interruptionLevel == nil
+            && intent.overrides.relevanceScore == nil
     }
 
     /// `apns-topic`: the app's bundle id and the push type's suffix.

@@ -40,11 +40,27 @@ final class PayloadSkeleton: Sendable {
         case attachmentURL, sender, placeholder, sealedBox
     }
 
+    /// How a hole is filled straight from an intent's arguments (``payload(filling:)``).
+    private enum DirectFill: Sendable {
+        /// A text rendered from the arguments.
+        case text(TemplateText)
+        /// A server-rendered alert text: the catalog's string in the intent's locale, its
+        /// arguments rendered.
+        case localized(key: String, args: [TemplateText])
+        /// A client-localized alert's key: the same for every intent, and in the app's catalog.
+        case constant(String)
+        /// A custom key's value: a single placeholder keeps its argument's JSON type.
+        case value(TemplateText)
+    }
+
     /// The literal bytes between the holes, one after the other: before each hole, then after the last.
     private let literals: [UInt8]
     /// Where each hole goes in `literals`: the end of the literal before it.
     private let holeOffsets: [Int]
     private let holes: [Hole]
+    /// Per hole, how it is filled straight from the arguments; nil for a service extension's
+    /// template, whose values come from ``ServiceExtensionContent`` (``payload(alert:threadID:customValues:extension:)``).
+    private let directFills: [DirectFill]?
     /// `apns-topic`: the app's bundle id and the template's push type suffix.
     let topic: String
     /// Which alert fields the template's payloads carry.
@@ -52,10 +68,10 @@ final class PayloadSkeleton: Sendable {
     private let hasThreadID: Bool
     private let customCount: Int
 
-    /// The skeleton of `template`'s payloads for `app` (its bundle id), or nil when the template
-    /// cannot have one: its payload or topic breaks an APNs rule (the general path reports it), or
-    /// a marker could not be told apart from the template's own text.
-    init?(template: Template, app: String) {
+    /// The skeleton of `template`'s payloads for `app` (its bundle id, its catalog `strings`), or
+    /// nil when the template cannot have one: its payload or topic breaks an APNs rule (the general
+    /// path reports it), or a marker could not be told apart from the template's own text.
+    init?(template: Template, app: String, strings: StringCatalog) {
         var holes: [Hole] = []
         func marker(_ hole: Hole) -> String {
             holes.append(hole)
@@ -106,6 +122,7 @@ final class PayloadSkeleton: Sendable {
         self.literals = literals
         self.holeOffsets = holeOffsets
         self.holes = cuts.map(\.hole)
+        directFills = template.serviceExtension == nil ? Self.directFills(holes: self.holes, template: template, strings: strings) : nil
         self.topic = topic
         alertShape = AlertShape(alert)
         hasThreadID = threadID != nil
@@ -142,6 +159,79 @@ final class PayloadSkeleton: Sendable {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: literals[start...]))
             return bytes
         }
+    }
+
+    /// Whether ``payload(filling:)`` fills this skeleton: not for a service extension's template.
+    var fillsDirectly: Bool { directFills != nil }
+
+    /// The payload of an intent that changes nothing but the texts (as ``payload(alert:threadID:customValues:extension:)``
+    /// asks), its holes filled straight from the arguments of `texts`: the bytes the general path
+    /// writes, without the draft's texts, alert and values made first. Nil for a service
+    /// extension's template, and for a server-rendered alert without a locale; throws what
+    /// rendering a text throws (the general path reports the first in its own order).
+    func payload(filling texts: AlertTexts) throws(EnrichmentError) -> [UInt8]? {
+        guard let directFills else { return nil }
+        let args = texts.args
+        var payload = PayloadBytes()
+        payload.bytes.reserveCapacity(literals.count + 48 * holes.count)
+        var start = 0
+        for index in directFills.indices {
+            let offset = holeOffsets[index]
+            literals.withUnsafeBufferPointer { payload.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<offset])) }
+            start = offset
+            switch directFills[index] {
+            case .text(let text):
+                try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
+            case .localized(let key, let argTemplates):
+                guard let locale = texts.locale else { return nil }
+                let text = try texts.localizedText(key, argTemplates, locale: locale)
+                payload.quoted { $0.append(text) }
+            case .constant(let key):
+                payload.quoted { $0.append(key) }
+            case .value(let text):
+                if let path = text.singlePlaceholder, let argument = path.value(in: args) {
+                    JSONWriter.appendValue(argument, to: &payload.bytes)
+                } else {
+                    try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
+                }
+            }
+        }
+        literals.withUnsafeBufferPointer { payload.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
+        return payload.bytes
+    }
+
+    /// How each of `holes` is filled straight from the arguments, or nil when one cannot be (a
+    /// client-localized key the app's catalog lacks: the general path reports it).
+    private static func directFills(holes: [Hole], template: Template, strings: StringCatalog) -> [DirectFill]? {
+        func field(_ hole: Hole) -> Template.AlertText? {
+            switch hole {
+            case .title, .titleLocKey, .titleLocArg: template.alert?.title
+            case .subtitle, .subtitleLocKey, .subtitleLocArg: template.alert?.subtitle
+            case .body, .locKey, .locArg: template.alert?.body
+            default: nil
+            }
+        }
+        var fills: [DirectFill] = []
+        for hole in holes {
+            let fill: DirectFill? = switch (hole, field(hole)) {
+            case (.title, .text(let text)?), (.subtitle, .text(let text)?), (.body, .text(let text)?): .text(text)
+            // A text hole for a localized field: the template is rendered on the server.
+            case (.title, .localized(let key, let args)?), (.subtitle, .localized(let key, let args)?),
+                 (.body, .localized(let key, let args)?):
+                .localized(key: key, args: args)
+            case (.titleLocKey, .localized(let key, _)?), (.subtitleLocKey, .localized(let key, _)?), (.locKey, .localized(let key, _)?):
+                strings.contains(key) ? .constant(key) : nil
+            case (.titleLocArg(let index), .localized(_, let args)?), (.subtitleLocArg(let index), .localized(_, let args)?),
+                 (.locArg(let index), .localized(_, let args)?):
+                .text(args[index])
+            case (.threadID, _): template.threadID.map(DirectFill.text)
+            case (.custom(let index), _): .value(template.custom[index].value)
+            default: nil
+            }
+            guard let fill else { return nil }
+            fills.append(fill)
+        }
+        return fills
     }
 
     /// The text that stands for hole `index` while the skeleton is written: control characters,
@@ -222,5 +312,22 @@ private struct AlertShape: Equatable {
         titleArgumentCount = alert.titleLocArgs?.count ?? -1
         subtitleArgumentCount = alert.subtitleLocArgs?.count ?? -1
         argumentCount = alert.locArgs?.count ?? -1
+    }
+}
+
+/// A payload written from its skeleton: literal bytes appended as they are, texts rendered into it
+/// escaped for JSON strings.
+private struct PayloadBytes: RenderedText {
+    var bytes: [UInt8] = []
+
+    mutating func append(_ text: String) {
+        text.withJSONStringUTF8 { utf8 in JSONWriter.forEachEscapedPiece(of: utf8) { bytes.append(contentsOf: $0) } }
+    }
+
+    /// A JSON string: its quotes around what `write` appends.
+    mutating func quoted<Failure>(_ write: (inout PayloadBytes) throws(Failure) -> Void) throws(Failure) {
+        bytes.append(UInt8(ascii: "\""))
+        try write(&self)
+        bytes.append(UInt8(ascii: "\""))
     }
 }

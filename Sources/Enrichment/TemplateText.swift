@@ -6,7 +6,10 @@ import APNsCore
 ///
 /// Rendering produces plain text; JSON escaping happens once, when the payload is written, so an
 /// argument can never add keys or break the payload.
-struct TemplateText: Sendable, Equatable {
+///
+/// A class: immutable, and handed around for every intent (an alert's texts, a skeleton's holes),
+/// where a copy of a struct retained its segments, placeholder and literal each.
+final class TemplateText: Sendable, Equatable {
     /// Why a template's text does not compile; `offset` counts characters from its start.
     struct SyntaxError: Error, Equatable {
         let offset: Int
@@ -43,6 +46,10 @@ struct TemplateText: Sendable, Equatable {
         }
     }
 
+    static func == (left: TemplateText, right: TemplateText) -> Bool {
+        left.segments == right.segments
+    }
+
     /// The text with `args` filled in.
     func render(_ args: JSONObject) throws(EnrichmentError) -> String {
         if let literal { return literal }
@@ -52,13 +59,21 @@ struct TemplateText: Sendable, Equatable {
         return output
     }
 
-    private static func render(_ segments: [Segment], _ args: JSONObject, into output: inout String) throws(EnrichmentError) {
+    /// The text with `args` filled in, appended to `output` piece by piece: for a payload written
+    /// straight from the template (``PayloadSkeleton``), with no `String` of the whole text.
+    func render(_ args: JSONObject, into output: inout some RenderedText) throws(EnrichmentError) {
+        if let literal { return output.append(literal) }
+        if let singlePlaceholder { return output.append(try singlePlaceholder.text(in: args)) }
+        try Self.render(segments, args, into: &output)
+    }
+
+    private static func render(_ segments: [Segment], _ args: JSONObject, into output: inout some RenderedText) throws(EnrichmentError) {
         for segment in segments {
             switch segment {
             case .literal(let text):
-                output += text
+                output.append(text)
             case .placeholder(let path):
-                output += try path.text(in: args)
+                output.append(try path.text(in: args))
             case .section(let path, let inverted, let body):
                 if path.isShown(in: args) != inverted { try render(body, args, into: &output) }
             }
@@ -141,3 +156,10 @@ struct TemplateText: Sendable, Equatable {
         }
     }
 }
+
+/// Where a template's rendered text goes, piece by piece.
+protocol RenderedText {
+    mutating func append(_ text: String)
+}
+
+extension String: RenderedText {}

@@ -31,15 +31,16 @@ struct PayloadSkeletonTests {
         try IntentDecoder.decode(Array(#"{"id":"i-1","app":"\#(Self.exampleApp)","tokens":["0a1b"],\#(members)}"#.utf8))
     }
 
-    /// The payload filled into the template's skeleton, and the bytes the general path writes for
-    /// the same draft (tree, writer).
-    private func bothPaths(_ members: String) throws -> (filled: [UInt8]?, general: [UInt8]) {
+    /// The payload filled into the template's skeleton from the draft and straight from the
+    /// arguments, and the bytes the general path writes for the same draft (tree, writer).
+    private func threePaths(_ members: String) throws -> (filled: [UInt8]?, filledDirectly: [UInt8]?, general: [UInt8]) {
         let intent = try intent(members)
         let (draft, named) = try composerDraft(intent)
-        let skeleton = named.skeleton
+        let skeleton = try #require(named.skeleton)
         let general = WrittenPayload(NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom).document)
-        let filled = try #require(skeleton).payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues)
-        return (filled, general.bytes)
+        let filled = skeleton.payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues)
+        let texts = AlertTexts(template: named.template, app: named.app, args: intent.args, locale: draft.locale)
+        return (filled, try skeleton.payload(filling: texts), general.bytes)
     }
 
     @Test("every example template but the Live Activity one has a skeleton, those for a service extension too")
@@ -77,7 +78,7 @@ struct PayloadSkeletonTests {
         #expect(composed.sealing?.placeholderPayload.map { String(decoding: $0, as: UTF8.self) } == placeholder.map { String(decoding: $0, as: UTF8.self) })
     }
 
-    @Test("a payload filled into its skeleton is byte for byte what the general path writes", arguments: [
+    @Test("a payload filled into its skeleton, from the draft or straight from the arguments, is byte for byte what the general path writes, and what compose gives", arguments: [
         #""template":"chat_message","locale":"en","args":{"sender":"Anna","chat":{"id":"4521","name":"Climbing crew"},"message_id":"m-1","text":"Rope is in the car"}"#,
         #""template":"chat_message","args":{"sender":"Q \"x\" \\ y","chat":{"id":7,"name":"Tab\there 🎉"},"message_id":{"n":[1,2.5,null,true]},"text":"line\nnext","attachment":"a.png"}"#,
         #""template":"order_update","locale":"ja-JP","args":{"order":{"id":"77","items":3},"carrier":"ヤマト運輸"}"#,
@@ -87,8 +88,38 @@ struct PayloadSkeletonTests {
         #""template":"background_sync","args":{"scope":{"inbox":true}}"#,
     ])
     func sameBytes(_ members: String) throws {
-        let (filled, general) = try bothPaths(members)
+        let (filled, filledDirectly, general) = try threePaths(members)
         #expect(filled.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
+        #expect(filledDirectly.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
+        let intent = try intent(members)
+        let (draft, named) = try composerDraft(intent)
+        let composed = try NotificationComposer().compose(intent, .template(named), profileLocale: nil)
+        #expect(composed.payload == general)
+        #expect(composed.locale == draft.locale)
+        #expect(composed.collapseID == draft.collapseID)
+    }
+
+    @Test("an intent whose texts do not render reports the draft's first error, not the first hole's of the skeleton")
+    func renderErrorInTheDraftsOrder() throws {
+        // chat_message's payload has the body ({{text}}) before the title's loc-args ({{sender}}, …);
+        // the draft renders the title first.
+        let intent = try intent(#""template":"chat_message","args":{"chat":{"id":"1","name":"C"},"message_id":"m"}"#)
+        let named = try catalog.template("chat_message", of: Self.exampleApp)
+        let texts = AlertTexts(template: named.template, app: named.app, args: intent.args, locale: nil)
+        #expect { try #require(named.skeleton).payload(filling: texts) } throws: { error in
+            (error as? EnrichmentError)?.code == .missingArgument && "\(error)".contains("args.text")
+        }
+        #expect { try NotificationComposer().compose(intent, .template(named), profileLocale: nil) } throws: { error in
+            (error as? EnrichmentError)?.code == .missingArgument && "\(error)".contains("args.sender")
+        }
+    }
+
+    @Test("a service extension's skeleton is not filled straight from the arguments: its values need the draft")
+    func serviceExtensionNeedsTheDraft() throws {
+        let app = try #require(catalog.app(Self.exampleApp))
+        let sealed = try #require(app.templates["chat_message_sealed"]?.skeleton)
+        #expect(!sealed.fillsDirectly)
+        #expect(try #require(app.templates["chat_message"]?.skeleton).fillsDirectly)
     }
 
     @Test("texts of another shape than the template's do not fill its skeleton")
