@@ -91,28 +91,40 @@ public enum JSONWriter {
     /// Appends any JSON value. Non-finite doubles, which JSON cannot express, are written as `null`;
     /// the validator then reports the key's wrong type.
     public static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
+        forEachPiece(of: value) { buffer.append(contentsOf: $0) }
+    }
+
+    /// Hands any JSON value's text to `piece`, in order: what ``appendValue(_:to:)`` appends, for
+    /// writers of any kind of buffer.
+    public static func forEachPiece(of value: JSONValue, _ piece: (UnsafeBufferPointer<UInt8>) -> Void) {
+        func literal(_ text: StaticString) {
+            piece(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
         switch value {
-        case .null: buffer.append(contentsOf: "null".utf8)
-        case .bool(let flag): buffer.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .integer(let number): appendInteger(number, to: &buffer)
-        case .double(let number): appendDouble(number, to: &buffer)
-        case .string(let text): appendString(text, to: &buffer)
+        case .null: literal("null")
+        case .bool(let flag): literal(flag ? "true" : "false")
+        case .integer(let number): withDecimal(number, piece)
+        case .double(let number): withDouble(number, piece)
+        case .string(let text):
+            literal("\"")
+            text.withJSONStringUTF8 { forEachEscapedPiece(of: $0, piece) }
+            literal("\"")
         case .array(let elements):
-            buffer.append(UInt8(ascii: "["))
+            literal("[")
             for (index, element) in elements.enumerated() {
-                if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                appendValue(element, to: &buffer)
+                if index > 0 { literal(",") }
+                forEachPiece(of: element, piece)
             }
-            buffer.append(UInt8(ascii: "]"))
+            literal("]")
         case .object(let object):
-            buffer.append(UInt8(ascii: "{"))
+            literal("{")
             for (index, member) in object.members.enumerated() {
-                if index > 0 { buffer.append(UInt8(ascii: ",")) }
-                appendString(member.key, to: &buffer)
-                buffer.append(UInt8(ascii: ":"))
-                appendValue(member.value, to: &buffer)
+                if index > 0 { literal(",") }
+                forEachPiece(of: .string(member.key), piece)
+                literal(":")
+                forEachPiece(of: member.value, piece)
             }
-            buffer.append(UInt8(ascii: "}"))
+            literal("}")
         }
     }
 

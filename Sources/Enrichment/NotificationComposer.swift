@@ -239,7 +239,7 @@ struct NotificationComposer {
         } catch {
             return nil
         }
-        guard let payload, payload.count <= template.pushType.payloadLimit else { return nil }
+        guard let payload else { return nil }
         let priority = Self.priority(intent, pushType: template.pushType, templatePriority: template.priority)
         // No topic: the skeleton's was checked with its body.
         let request = NotificationRequest(pushType: template.pushType, topic: nil, priority: priority, collapseID: collapseID,

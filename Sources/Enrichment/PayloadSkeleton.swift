@@ -167,37 +167,44 @@ final class PayloadSkeleton: Sendable {
     /// The payload of an intent that changes nothing but the texts (as ``payload(alert:threadID:customValues:extension:)``
     /// asks), its holes filled straight from the arguments of `texts`: the bytes the general path
     /// writes, without the draft's texts, alert and values made first. Nil for a service
-    /// extension's template, and for a server-rendered alert without a locale; throws what
-    /// rendering a text throws (the general path reports the first in its own order).
+    /// extension's template, for a server-rendered alert without a locale, and for a payload over
+    /// the push type's limit; throws what rendering a text throws (the general path reports the
+    /// first in its own order).
     func payload(filling texts: AlertTexts) throws(EnrichmentError) -> [UInt8]? {
         guard let directFills else { return nil }
         let args = texts.args
-        var payload = PayloadBytes()
-        payload.bytes.reserveCapacity(literals.count + 48 * holes.count)
-        var start = 0
-        for index in directFills.indices {
-            let offset = holeOffsets[index]
-            literals.withUnsafeBufferPointer { payload.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<offset])) }
-            start = offset
-            switch directFills[index] {
-            case .text(let text):
-                try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
-            case .localized(let key, let argTemplates):
-                guard let locale = texts.locale else { return nil }
-                let text = try texts.localizedText(key, argTemplates, locale: locale)
-                payload.quoted { $0.append(text) }
-            case .constant(let key):
-                payload.quoted { $0.append(key) }
-            case .value(let text):
-                if let path = text.singlePlaceholder, let argument = path.value(in: args) {
-                    JSONWriter.appendValue(argument, to: &payload.bytes)
-                } else {
-                    try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
+        // Written on the stack up to the push type's limit (a longer payload takes the general
+        // path, which shortens the alert), then copied into an array of its size.
+        let limit = texts.template.pushType.payloadLimit
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: limit) { (room) throws(EnrichmentError) -> [UInt8]? in
+            var payload = PayloadBytes(room: room)
+            try literals.withUnsafeBufferPointer { (literals) throws(EnrichmentError) in
+                var start = 0
+                for index in directFills.indices {
+                    let offset = holeOffsets[index]
+                    payload.append(raw: UnsafeBufferPointer(rebasing: literals[start..<offset]))
+                    start = offset
+                    switch directFills[index] {
+                    case .text(let text):
+                        try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
+                    case .localized(let key, let argTemplates):
+                        guard let locale = texts.locale else { return payload.abandon() }
+                        let text = try texts.localizedText(key, argTemplates, locale: locale)
+                        payload.quoted { $0.append(text) }
+                    case .constant(let key):
+                        payload.quoted { $0.append(key) }
+                    case .value(let text):
+                        if let path = text.singlePlaceholder, let argument = path.value(in: args) {
+                            JSONWriter.forEachPiece(of: argument) { payload.append(raw: $0) }
+                        } else {
+                            try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
+                        }
+                    }
                 }
+                payload.append(raw: UnsafeBufferPointer(rebasing: literals[start...]))
             }
+            return payload.written.map(Array.init)
         }
-        literals.withUnsafeBufferPointer { payload.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start...])) }
-        return payload.bytes
     }
 
     /// How each of `holes` is filled straight from the arguments, or nil when one cannot be (a
@@ -315,19 +322,47 @@ private struct AlertShape: Equatable {
     }
 }
 
-/// A payload written from its skeleton: literal bytes appended as they are, texts rendered into it
-/// escaped for JSON strings.
+/// A payload written from its skeleton into room of the push type's limit: literal bytes as they
+/// are, texts rendered into it escaped for JSON strings. What does not fit is not written, and the
+/// payload is then none (``written``): over the limit, it takes the general path.
 private struct PayloadBytes: RenderedText {
-    var bytes: [UInt8] = []
+    private let room: UnsafeMutableBufferPointer<UInt8>
+    private var count = 0
+    private var abandoned = false
+
+    init(room: UnsafeMutableBufferPointer<UInt8>) {
+        self.room = room
+    }
+
+    /// The bytes written, or nil when they did not fit or were abandoned (``abandon()``).
+    var written: UnsafeBufferPointer<UInt8>? {
+        abandoned ? nil : UnsafeBufferPointer(rebasing: room[..<count])
+    }
+
+    mutating func append(raw bytes: UnsafeBufferPointer<UInt8>) {
+        guard !abandoned, let source = bytes.baseAddress else { return }
+        guard bytes.count <= room.count - count else { return abandon() }
+        (room.baseAddress! + count).initialize(from: source, count: bytes.count)
+        count += bytes.count
+    }
 
     mutating func append(_ text: String) {
-        text.withJSONStringUTF8 { utf8 in JSONWriter.forEachEscapedPiece(of: utf8) { bytes.append(contentsOf: $0) } }
+        text.withJSONStringUTF8 { utf8 in JSONWriter.forEachEscapedPiece(of: utf8) { append(raw: $0) } }
     }
 
     /// A JSON string: its quotes around what `write` appends.
     mutating func quoted<Failure>(_ write: (inout PayloadBytes) throws(Failure) -> Void) throws(Failure) {
-        bytes.append(UInt8(ascii: "\""))
+        append(raw: "\"")
         try write(&self)
-        bytes.append(UInt8(ascii: "\""))
+        append(raw: "\"")
+    }
+
+    private mutating func append(raw text: StaticString) {
+        append(raw: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Gives the payload up, as when it does not fit: it becomes none.
+    mutating func abandon() {
+        abandoned = true
     }
 }

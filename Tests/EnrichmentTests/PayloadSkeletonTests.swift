@@ -114,6 +114,25 @@ struct PayloadSkeletonTests {
         }
     }
 
+    @Test("a payload of exactly the push type's limit is filled straight from the arguments; one byte more is left to the general path, which shortens it")
+    func filledDirectlyUpToTheLimit() throws {
+        func members(text: String) -> String {
+            #""template":"chat_message","args":{"sender":"A","chat":{"id":"1","name":"C"},"message_id":"m","text":"\#(text)"}"#
+        }
+        let emptyText = try threePaths(members(text: "")).general.count
+        let fitting = String(repeating: "a", count: PushType.standardPayloadLimit - emptyText)
+        let exactly = try threePaths(members(text: fitting))
+        #expect(exactly.filledDirectly?.count == PushType.standardPayloadLimit)
+        #expect(exactly.filledDirectly == exactly.general)
+        let over = try threePaths(members(text: fitting + "a"))
+        #expect(over.filledDirectly == nil)
+        let intent = try intent(members(text: fitting + "a"))
+        let composed = try NotificationComposer().compose(intent, .template(try catalog.template("chat_message", of: Self.exampleApp)),
+                                                          profileLocale: nil)
+        #expect(composed.wasShortened)
+        #expect(composed.payload.count <= PushType.standardPayloadLimit)
+    }
+
     @Test("a service extension's skeleton is not filled straight from the arguments: its values need the draft")
     func serviceExtensionNeedsTheDraft() throws {
         let app = try #require(catalog.app(Self.exampleApp))
