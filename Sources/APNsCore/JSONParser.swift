@@ -37,10 +37,11 @@ public struct JSONParser {
 
     /// Parses one complete document like ``parse(_:)``, but hands each member of a root object to
     /// `member` as it is read instead of collecting them, its key named by `field` straight from the
-    /// key's bytes (unescaped, valid UTF-8): for a decoder that keeps the members it knows, and so
-    /// builds neither a root object nor a `String` per key. `field` gives the caller's number for a
-    /// key it knows, nil for any other; `member` gets every member, known or not, in order. Returns
-    /// nil when the root is an object, else the root.
+    /// key's bytes (unescaped): for a decoder that keeps the members it knows, and so builds neither
+    /// a root object nor a `String` per key. `field` gives the caller's number for a key it knows
+    /// (the UTF-8 of one of its names, so valid), nil for any other, which must then be valid
+    /// UTF-8; `member` gets every member, known or not, in order. Returns nil when the root is an
+    /// object, else the root.
     public static func parseMembers(_ bytes: [UInt8], field: (_ key: UnsafeBufferPointer<UInt8>) -> Int?,
                                     _ member: (_ field: Int?, _ value: consuming JSONValue) -> Void) throws(JSONParseError) -> JSONValue? {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue? in
@@ -48,7 +49,12 @@ public struct JSONParser {
             parser.skipWhitespace()
             var root: JSONValue?
             if parser.current == UInt8(ascii: "{") {
-                try parser.parseMembers(key: { (utf8) -> Int?? in Self.isValidUTF8(utf8) ? .some(field(utf8)) : .none }, member)
+                // A key `field` knows has the bytes of one of the caller's names, valid UTF-8: only
+                // the others are checked.
+                try parser.parseMembers(key: { (utf8) -> Int?? in
+                    if let known = field(utf8) { return .some(known) }
+                    return Self.isValidUTF8(utf8) ? .some(nil) : .none
+                }, member)
             } else {
                 root = try parser.parseValue()
             }

@@ -20,9 +20,12 @@ public enum IntentDecoder {
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
         var fields = FieldSet(path: "$")
         let nonObjectRoot: JSONValue?
+        // The tables taken once per intent: read inside the closures, each was a lazy global's
+        // check per member.
+        let byName = IntentField.byName, bySlot = IntentField.bySlot
         do {
-            nonObjectRoot = try JSONParser.parseMembers(bytes, field: { IntentField.byName[utf8: $0]?.slot }) { slot, value in
-                fields.add(slot.map { IntentField.bySlot[$0] }, value)
+            nonObjectRoot = try JSONParser.parseMembers(bytes, field: { byName[utf8: $0]?.slot }) { slot, value in
+                fields.add(slot.map { bySlot[$0] }, value)
             }
         } catch {
             throw IntentDecodingError(.malformedJSON, at: "$", error.description)
@@ -97,6 +100,10 @@ private enum IntentField: String, CaseIterable {
     /// A table rather than the synthesized `init(rawValue:)`, which compares the name with every
     /// case in turn.
     static let byName = NameTable(allCases.map { ($0.rawValue, $0) })
+
+    /// `environment`'s values: a table rather than `Intent.Environment(rawValue:)`, which compares
+    /// the text with each case's name as `String`s.
+    static let environments = NameTable(Intent.Environment.allCases.map { ($0.rawValue, $0) })
 
     /// The fields by ``slot``: the parser hands a key's slot back (``JSONParser/parseMembers(_:field:_:)``).
     static let bySlot = allCases
@@ -272,7 +279,7 @@ private struct FieldSet {
 
     mutating func environment() throws(IntentDecodingError) -> Intent.Environment {
         guard let text = try string(.environment) else { return .production }
-        guard let environment = Intent.Environment(rawValue: text) else {
+        guard let environment = IntentField.environments[text] else {
             throw invalid(.environment, "must be production or sandbox, got \"\(text)\"")
         }
         return environment

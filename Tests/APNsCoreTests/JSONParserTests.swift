@@ -227,17 +227,22 @@ struct JSONParserTests {
         #expect(handed.map(\.value) == [.integer(1), .array([.integer(2)]), .string("x"), .integer(3)])
     }
 
-    @Test("parseMembers refuses a key that is not UTF-8 where parse does, without asking field")
+    @Test("parseMembers refuses a key that is not UTF-8 and that field does not know, where parse does, before its member")
     func membersInvalidKey() {
         let bytes: [UInt8] = Array(#"{"a":1,""#.utf8) + [0xFF] + Array(#"":2}"#.utf8)
         let expected = #expect(throws: JSONParseError.self) { try JSONParser.parse(bytes) }
+        var asked: [[UInt8]] = []
+        var handed: [Int?] = []
         let error = #expect(throws: JSONParseError.self) {
             try JSONParser.parseMembers(bytes, field: { utf8 in
-                #expect(utf8.elementsEqual("a".utf8))
+                asked.append(Array(utf8))
                 return nil
-            }) { _, _ in }
+            }) { field, _ in handed.append(field) }
         }
         #expect(error == expected)
+        // field is asked first (a key it knows is the UTF-8 of a name), the check follows for the others.
+        #expect(asked == [Array("a".utf8), [0xFF]])
+        #expect(handed == [nil])
     }
 
     @Test("parseMembers fails where parse fails, at the same byte", arguments: [
