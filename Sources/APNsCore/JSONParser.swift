@@ -38,10 +38,10 @@ public struct JSONParser {
     /// Parses one complete document like ``parse(_:)``, but hands each member of a root object to
     /// `member` as it is read instead of collecting them, its key named by `field` straight from the
     /// key's bytes (unescaped): for a decoder that keeps the members it knows, and so builds neither
-    /// a root object nor a `String` per key. `field` gives the caller's number for a key it knows
-    /// (the UTF-8 of one of its names, so valid), nil for any other, which must then be valid
-    /// UTF-8; `member` gets every member, known or not, in order. Returns nil when the root is an
-    /// object, else the root.
+    /// a root object nor a `String` per key. `field` sees every key's bytes, valid UTF-8 or not, and
+    /// must give its number only for the UTF-8 of one of its names (so valid text), nil for any
+    /// other; a key it gives nil for must be valid UTF-8, as ``parse(_:)`` requires. `member` gets
+    /// every member, known or not, in order. Returns nil when the root is an object, else the root.
     public static func parseMembers(_ bytes: [UInt8], field: (_ key: UnsafeBufferPointer<UInt8>) -> Int?,
                                     _ member: (_ field: Int?, _ value: consuming JSONValue) -> Void) throws(JSONParseError) -> JSONValue? {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue? in
@@ -52,7 +52,10 @@ public struct JSONParser {
                 // A key `field` knows has the bytes of one of the caller's names, valid UTF-8: only
                 // the others are checked.
                 try parser.parseMembers(key: { (utf8) -> Int?? in
-                    if let known = field(utf8) { return .some(known) }
+                    if let known = field(utf8) {
+                        assert(Self.isValidUTF8(utf8), "field numbered a key that is not valid UTF-8")
+                        return .some(known)
+                    }
                     return Self.isValidUTF8(utf8) ? .some(nil) : .none
                 }, member)
             } else {

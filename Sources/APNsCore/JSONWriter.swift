@@ -91,41 +91,48 @@ public enum JSONWriter {
     /// Appends any JSON value. Non-finite doubles, which JSON cannot express, are written as `null`;
     /// the validator then reports the key's wrong type.
     public static func appendValue(_ value: JSONValue, to buffer: inout [UInt8]) {
-        forEachPiece(of: value) { buffer.append(contentsOf: $0) }
+        // The array lent to the sink and taken back (a swap moves its storage, copying nothing).
+        var sink = ByteArraySink()
+        swap(&sink.bytes, &buffer)
+        write(value, to: &sink)
+        swap(&sink.bytes, &buffer)
     }
 
-    /// Hands any JSON value's text to `piece`, in order: what ``appendValue(_:to:)`` appends, for
-    /// writers of any kind of buffer.
-    public static func forEachPiece(of value: JSONValue, _ piece: (UnsafeBufferPointer<UInt8>) -> Void) {
-        func literal(_ text: StaticString) {
-            piece(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-        }
+    /// Writes any JSON value to `sink`, as ``appendValue(_:to:)`` appends it to an array: for
+    /// writers of another kind of buffer. Inlinable, so that it is specialized for the caller's sink.
+    @inlinable
+    public static func write(_ value: JSONValue, to sink: inout some JSONSink) {
         switch value {
-        case .null: literal("null")
-        case .bool(let flag): literal(flag ? "true" : "false")
-        case .integer(let number): withDecimal(number, piece)
-        case .double(let number): withDouble(number, piece)
-        case .string(let text):
-            literal("\"")
-            text.withJSONStringUTF8 { forEachEscapedPiece(of: $0, piece) }
-            literal("\"")
+        case .null: sink.write("null")
+        case .bool(let flag): sink.write(flag ? "true" : "false")
+        case .integer(let number): withDecimal(number) { sink.write($0) }
+        case .double(let number): withDouble(number) { sink.write($0) }
+        case .string(let text): writeString(text, to: &sink)
         case .array(let elements):
-            literal("[")
-            for (index, element) in elements.enumerated() {
-                if index > 0 { literal(",") }
-                forEachPiece(of: element, piece)
+            sink.write(byte: UInt8(ascii: "["))
+            for index in elements.indices {
+                if index > 0 { sink.write(byte: UInt8(ascii: ",")) }
+                write(elements[index], to: &sink)
             }
-            literal("]")
+            sink.write(byte: UInt8(ascii: "]"))
         case .object(let object):
-            literal("{")
-            for (index, member) in object.members.enumerated() {
-                if index > 0 { literal(",") }
-                forEachPiece(of: .string(member.key), piece)
-                literal(":")
-                forEachPiece(of: member.value, piece)
+            sink.write(byte: UInt8(ascii: "{"))
+            for index in object.members.indices {
+                if index > 0 { sink.write(byte: UInt8(ascii: ",")) }
+                writeString(object.members[index].key, to: &sink)
+                sink.write(byte: UInt8(ascii: ":"))
+                write(object.members[index].value, to: &sink)
             }
-            literal("}")
+            sink.write(byte: UInt8(ascii: "}"))
         }
+    }
+
+    /// Writes `string` to `sink` as a quoted JSON string, escaped where JSON requires.
+    @inlinable
+    static func writeString(_ string: String, to sink: inout some JSONSink) {
+        sink.write(byte: UInt8(ascii: "\""))
+        string.withJSONStringUTF8 { utf8 in forEachEscapedPiece(of: utf8) { sink.write($0) } }
+        sink.write(byte: UInt8(ascii: "\""))
     }
 
     /// Appends `number` in decimal, as `String(number)` writes it.
@@ -203,5 +210,33 @@ public enum JSONWriter {
             digits[first] = UInt8(ascii: "-")
         }
         return UnsafeBufferPointer(start: digits.baseAddress! + first, count: end - first)
+    }
+}
+
+/// Where ``JSONWriter/write(_:to:)`` writes JSON text: pieces of bytes, and single bytes (the
+/// punctuation), which a byte array takes without the cost of a piece.
+public protocol JSONSink {
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>)
+    mutating func write(byte: UInt8)
+}
+
+extension JSONSink {
+    /// A constant of JSON's (`null`, `true`, `false`).
+    @inlinable
+    mutating func write(_ text: StaticString) {
+        write(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+}
+
+/// A byte array as a ``JSONSink``: what ``JSONWriter/appendValue(_:to:)`` appends to.
+private struct ByteArraySink: JSONSink {
+    var bytes: [UInt8] = []
+
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes.append(contentsOf: bytes)
+    }
+
+    mutating func write(byte: UInt8) {
+        bytes.append(byte)
     }
 }

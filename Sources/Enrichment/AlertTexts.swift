@@ -2,7 +2,8 @@ import APNsCore
 
 /// Fills a template's alert fields for one intent: literal text from the arguments, localization
 /// keys checked against the catalog (client mode), or text rendered from the catalog in the
-/// resolved locale (server mode).
+/// resolved locale (server mode). Also what a skeleton's holes are filled from, alert or not
+/// (``PayloadSkeleton/payload(filling:)``): the intent's arguments and locale.
 struct AlertTexts {
     let template: Template
     let app: EnrichmentCatalog.App

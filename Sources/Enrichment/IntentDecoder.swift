@@ -20,8 +20,7 @@ public enum IntentDecoder {
     public static func decode(_ bytes: [UInt8]) throws(IntentDecodingError) -> Intent {
         var fields = FieldSet(path: "$")
         let nonObjectRoot: JSONValue?
-        // The tables taken once per intent: read inside the closures, each was a lazy global's
-        // check per member.
+        // The tables read once per intent, not per member: each is a lazily made global.
         let byName = IntentField.byName, bySlot = IntentField.bySlot
         do {
             nonObjectRoot = try JSONParser.parseMembers(bytes, field: { byName[utf8: $0]?.slot }) { slot, value in
@@ -100,10 +99,6 @@ private enum IntentField: String, CaseIterable {
     /// A table rather than the synthesized `init(rawValue:)`, which compares the name with every
     /// case in turn.
     static let byName = NameTable(allCases.map { ($0.rawValue, $0) })
-
-    /// `environment`'s values: a table rather than `Intent.Environment(rawValue:)`, which compares
-    /// the text with each case's name as `String`s.
-    static let environments = NameTable(Intent.Environment.allCases.map { ($0.rawValue, $0) })
 
     /// The fields by ``slot``: the parser hands a key's slot back (``JSONParser/parseMembers(_:field:_:)``).
     static let bySlot = allCases
@@ -277,9 +272,13 @@ private struct FieldSet {
         return value
     }
 
+    /// `environment`'s values: a table rather than `Intent.Environment(rawValue:)`, which compares
+    /// the text with each case's name as `String`s.
+    private static let environments = NameTable(Intent.Environment.allCases.map { ($0.rawValue, $0) })
+
     mutating func environment() throws(IntentDecodingError) -> Intent.Environment {
         guard let text = try string(.environment) else { return .production }
-        guard let environment = IntentField.environments[text] else {
+        guard let environment = Self.environments[text] else {
             throw invalid(.environment, "must be production or sandbox, got \"\(text)\"")
         }
         return environment

@@ -62,12 +62,18 @@ struct NotificationComposer {
                                  collapseID: intent.overrides.collapseID, payload: WrittenPayload(object), locale: nil,
                                  shortened: false)
         case .template(let named):
-            if let skeleton = named.skeleton, let composed = filledDirectly(skeleton, intent, named, profileLocale: profileLocale) {
+            // A skeleton is filled straight from the arguments or, for a service extension's
+            // template, from the draft; what it cannot hold takes the general path.
+            let skeleton = named.skeleton
+            if let skeleton, skeleton.fillsDirectly,
+               let composed = filledDirectly(skeleton, intent, named, profileLocale: profileLocale) {
                 return composed
             }
             let draft = try self.draft(intent, named, profileLocale: profileLocale)
             let serviceExtension = draft.template.serviceExtension
-            if let skeleton = named.skeleton, let composed = filled(skeleton, draft, intent, app: named.app) { return composed }
+            if let skeleton, !skeleton.fillsDirectly, let composed = filled(skeleton, draft, intent, app: named.app) {
+                return composed
+            }
             var payload = Self.payload(draft, overrides: intent.overrides, intentCustom: intent.custom)
             var plaintext: [UInt8]?
             if let serviceExtension {
@@ -168,7 +174,7 @@ struct NotificationComposer {
         values.reserveCapacity(template.custom.count)
         for index in template.custom.indices {
             // A missing argument fails in `render` with the same error as any placeholder.
-            if let path = template.custom[index].value.singlePlaceholder, let argument = path.value(in: args) {
+            if let argument = template.custom[index].value.singleArgument(in: args) {
                 values.append(argument)
             } else {
                 values.append(.string(try template.custom[index].value.render(args)))
@@ -190,10 +196,11 @@ struct NotificationComposer {
         return custom
     }
 
-    /// The notification with its payload written into the template's skeleton, or nil when the
-    /// intent changes more than the texts, the payload is too large, a header breaks a rule, or a
-    /// service extension's value is refused: the general path then shortens the alert or reports
-    /// every violation or the refusal.
+    /// The notification with its payload written into the template's skeleton from the draft (a
+    /// service extension's template: others are filled straight from the arguments,
+    /// ``filledDirectly(_:_:_:profileLocale:)``), or nil when the intent changes more than the
+    /// texts, the payload is too large, a header breaks a rule, or a service extension's value is
+    /// refused: the general path then shortens the alert or reports every violation or the refusal.
     private func filled(_ skeleton: PayloadSkeleton, _ draft: Draft, _ intent: Intent, app: EnrichmentCatalog.App) -> Composed? {
         guard draft.pushType == draft.template.pushType, draft.liveActivity == nil, Self.changesOnlyTexts(intent) else { return nil }
         var values = PayloadSkeleton.ExtensionValues()
@@ -206,28 +213,37 @@ struct NotificationComposer {
         let limit = draft.pushType.payloadLimit - (plaintext == nil ? 0 : ServiceExtensionContent.keyFieldsReserve)
         guard let bytes = skeleton.payload(alert: draft.alert, threadID: draft.threadID, customValues: draft.customValues, extension: values),
               bytes.count <= limit else { return nil }
-        let priority = Self.priority(intent, pushType: draft.pushType, templatePriority: draft.template.priority)
-        // No topic: the skeleton's was checked with its body.
-        let request = NotificationRequest(pushType: draft.pushType, topic: nil, priority: priority, collapseID: draft.collapseID,
-                                          payload: bytes)
-        guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
         var sealing: SealingRequest?
         if let plaintext, let encryption = draft.template.serviceExtension?.encryption {
             sealing = Self.sealing(plaintext, encryption, written: bytes, limit: draft.pushType.payloadLimit)
         }
+        return Self.composed(skeleton, intent, draft.template, collapseID: draft.collapseID, payload: bytes, locale: draft.locale,
+                             sealing: sealing)
+    }
+
+    /// A payload filled into the template's skeleton as a notification, or nil when a header breaks
+    /// a rule (the general path reports it). Its push type is the template's: an intent that
+    /// changes it takes the general path.
+    private static func composed(_ skeleton: PayloadSkeleton, _ intent: Intent, _ template: Template, collapseID: String?,
+                                 payload: [UInt8], locale: LocaleResolution?, sealing: SealingRequest?) -> Composed? {
+        let priority = priority(intent, pushType: template.pushType, templatePriority: template.priority)
+        // No topic: the skeleton's was checked with its body.
+        let request = NotificationRequest(pushType: template.pushType, topic: nil, priority: priority, collapseID: collapseID,
+                                          payload: payload)
+        guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
         // Made whole in the return: made first and then given its sealing, it was copied into the optional result.
-        return Composed(topic: skeleton.topic, pushType: draft.pushType, priority: priority, collapseID: draft.collapseID,
-                        payload: bytes, locale: draft.locale, wasShortened: false, sealing: sealing)
+        return Composed(topic: skeleton.topic, pushType: template.pushType, priority: priority, collapseID: collapseID,
+                        payload: payload, locale: locale, wasShortened: false, sealing: sealing)
     }
 
     /// The notification with its payload filled into the template's skeleton straight from the
     /// intent's arguments (``PayloadSkeleton/payload(filling:)``), without a draft; nil when
-    /// ``filled(_:_:_:app:)``'s conditions do not hold, the skeleton cannot be filled so, or a text
-    /// does not render: the draft's path then composes it, or reports the first error in its order.
-    private func filledDirectly(_ skeleton: PayloadSkeleton, _ intent: Intent, _ named: NamedTemplate,
-                                profileLocale: String?) -> Composed? {
+    /// ``filled(_:_:_:app:)``'s conditions do not hold, the skeleton is not filled so, the payload is
+    /// over the limit or a text does not render: the draft's path then composes it, or reports the
+    /// first error in its order.
+    func filledDirectly(_ skeleton: PayloadSkeleton, _ intent: Intent, _ named: NamedTemplate, profileLocale: String?) -> Composed? {
         let template = named.template
-        guard skeleton.fillsDirectly, intent.liveActivity == nil, (intent.overrides.pushType ?? template.pushType) == template.pushType,
+        guard intent.liveActivity == nil, (intent.overrides.pushType ?? template.pushType) == template.pushType,
               Self.changesOnlyTexts(intent) else { return nil }
         let locale = Self.locale(intent, template, app: named.app, profileLocale: profileLocale)
         let texts = AlertTexts(template: template, app: named.app, args: intent.args, locale: locale)
@@ -240,13 +256,7 @@ struct NotificationComposer {
             return nil
         }
         guard let payload else { return nil }
-        let priority = Self.priority(intent, pushType: template.pushType, templatePriority: template.priority)
-        // No topic: the skeleton's was checked with its body.
-        let request = NotificationRequest(pushType: template.pushType, topic: nil, priority: priority, collapseID: collapseID,
-                                          payload: payload)
-        guard NotificationValidator.headerViolations(in: request).isEmpty else { return nil }
-        return Composed(topic: skeleton.topic, pushType: template.pushType, priority: priority, collapseID: collapseID,
-                        payload: payload, locale: locale, wasShortened: false)
+        return Self.composed(skeleton, intent, template, collapseID: collapseID, payload: payload, locale: locale, sealing: nil)
     }
 
     /// Whether the intent changes nothing of the template's payload but its texts: no custom keys

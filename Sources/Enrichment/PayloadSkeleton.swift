@@ -59,7 +59,9 @@ final class PayloadSkeleton: Sendable {
     private let holeOffsets: [Int]
     private let holes: [Hole]
     /// Per hole, how it is filled straight from the arguments; nil for a service extension's
-    /// template, whose values come from ``ServiceExtensionContent`` (``payload(alert:threadID:customValues:extension:)``).
+    /// template, whose values come from ``ServiceExtensionContent`` (``payload(alert:threadID:customValues:extension:)``),
+    /// and for a template with a client-localized key its app's catalog lacks (the general path
+    /// refuses its intents).
     private let directFills: [DirectFill]?
     /// `apns-topic`: the app's bundle id and the template's push type suffix.
     let topic: String
@@ -130,7 +132,8 @@ final class PayloadSkeleton: Sendable {
     }
 
     /// The payload with these texts (and a service extension's values), exactly the bytes the
-    /// general path writes for them; nil when they do not have the template's shape.
+    /// general path writes for them; nil when they do not have the template's shape. For a service
+    /// extension's template: the others are filled straight from the arguments (``payload(filling:)``).
     func payload(alert: AlertContent?, threadID: String?, customValues: [JSONValue],
                  extension values: ExtensionValues = ExtensionValues()) -> [UInt8]? {
         guard AlertShape(alert) == alertShape, (threadID != nil) == hasThreadID, customValues.count == customCount else { return nil }
@@ -161,47 +164,59 @@ final class PayloadSkeleton: Sendable {
         }
     }
 
-    /// Whether ``payload(filling:)`` fills this skeleton: not for a service extension's template.
+    /// Whether ``payload(filling:)`` fills this skeleton (see ``directFills``).
     var fillsDirectly: Bool { directFills != nil }
 
     /// The payload of an intent that changes nothing but the texts (as ``payload(alert:threadID:customValues:extension:)``
     /// asks), its holes filled straight from the arguments of `texts`: the bytes the general path
-    /// writes, without the draft's texts, alert and values made first. Nil for a service
-    /// extension's template, for a server-rendered alert without a locale, and for a payload over
-    /// the push type's limit; throws what rendering a text throws (the general path reports the
-    /// first in its own order).
+    /// writes, with no draft, alert or list of values made first. Nil when the skeleton is not
+    /// filled so (``fillsDirectly``) and for a payload over the push type's limit; throws what
+    /// rendering a text throws (the general path reports the first in its own order).
     func payload(filling texts: AlertTexts) throws(EnrichmentError) -> [UInt8]? {
         guard let directFills else { return nil }
-        let args = texts.args
-        // Written on the stack up to the push type's limit (a longer payload takes the general
-        // path, which shortens the alert), then copied into an array of its size.
+        // Most payloads fit in room on the stack (the standard library allocates up to 1 KiB there,
+        // more on the heap); a larger one is written again in room of the push type's limit.
         let limit = texts.template.pushType.payloadLimit
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: limit) { (room) throws(EnrichmentError) -> [UInt8]? in
-            var payload = PayloadBytes(room: room)
+        if let bytes = try payload(directFills, texts, room: min(limit, Self.stackRoom)) { return bytes }
+        guard limit > Self.stackRoom else { return nil }
+        return try payload(directFills, texts, room: limit)
+    }
+
+    /// The most room ``payload(filling:)`` takes on the stack.
+    private static var stackRoom: Int { 1024 }
+
+    /// The payload filled from `fills` in room of `capacity` bytes, copied out into an array of its
+    /// size; nil when it does not fit.
+    private func payload(_ fills: [DirectFill], _ texts: AlertTexts, room capacity: Int) throws(EnrichmentError) -> [UInt8]? {
+        let args = texts.args
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { (room) throws(EnrichmentError) -> [UInt8]? in
+            var payload = BoundedPayloadWriter(room: room)
             try literals.withUnsafeBufferPointer { (literals) throws(EnrichmentError) in
                 var start = 0
-                for index in directFills.indices {
+                for index in fills.indices where !payload.isFull {
                     let offset = holeOffsets[index]
-                    payload.append(raw: UnsafeBufferPointer(rebasing: literals[start..<offset]))
+                    payload.write(UnsafeBufferPointer(rebasing: literals[start..<offset]))
                     start = offset
-                    switch directFills[index] {
+                    switch fills[index] {
                     case .text(let text):
                         try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
                     case .localized(let key, let argTemplates):
-                        guard let locale = texts.locale else { return payload.abandon() }
+                        // A `.localized` fill is made for server localization only, which always
+                        // has a locale; without one, the general path.
+                        guard let locale = texts.locale else { return payload.giveUp() }
                         let text = try texts.localizedText(key, argTemplates, locale: locale)
                         payload.quoted { $0.append(text) }
                     case .constant(let key):
                         payload.quoted { $0.append(key) }
                     case .value(let text):
-                        if let path = text.singlePlaceholder, let argument = path.value(in: args) {
-                            JSONWriter.forEachPiece(of: argument) { payload.append(raw: $0) }
+                        if let argument = text.singleArgument(in: args) {
+                            JSONWriter.write(argument, to: &payload)
                         } else {
                             try payload.quoted { (payload) throws(EnrichmentError) in try text.render(args, into: &payload) }
                         }
                     }
                 }
-                payload.append(raw: UnsafeBufferPointer(rebasing: literals[start...]))
+                payload.write(UnsafeBufferPointer(rebasing: literals[start...]))
             }
             return payload.written.map(Array.init)
         }
@@ -322,47 +337,52 @@ private struct AlertShape: Equatable {
     }
 }
 
-/// A payload written from its skeleton into room of the push type's limit: literal bytes as they
-/// are, texts rendered into it escaped for JSON strings. What does not fit is not written, and the
-/// payload is then none (``written``): over the limit, it takes the general path.
-private struct PayloadBytes: RenderedText {
+/// A payload written from its skeleton into room of a fixed size: literal bytes and JSON values
+/// (``JSONSink``) as they are, rendered texts (``RenderedTextSink``) escaped for JSON strings.
+/// Once something does not fit, nothing more is written and the payload is none (``written``).
+private struct BoundedPayloadWriter: JSONSink, RenderedTextSink {
     private let room: UnsafeMutableBufferPointer<UInt8>
     private var count = 0
-    private var abandoned = false
+    /// Something did not fit, or the payload was given up (``giveUp()``).
+    private(set) var isFull = false
 
     init(room: UnsafeMutableBufferPointer<UInt8>) {
         self.room = room
     }
 
-    /// The bytes written, or nil when they did not fit or were abandoned (``abandon()``).
+    /// The bytes written, or nil when they did not fit or were given up.
     var written: UnsafeBufferPointer<UInt8>? {
-        abandoned ? nil : UnsafeBufferPointer(rebasing: room[..<count])
+        isFull ? nil : UnsafeBufferPointer(rebasing: room[..<count])
     }
 
-    mutating func append(raw bytes: UnsafeBufferPointer<UInt8>) {
-        guard !abandoned, let source = bytes.baseAddress else { return }
-        guard bytes.count <= room.count - count else { return abandon() }
-        (room.baseAddress! + count).initialize(from: source, count: bytes.count)
+    mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !isFull, let source = bytes.baseAddress else { return }
+        guard bytes.count <= room.count - count, let base = room.baseAddress else { return giveUp() }
+        (base + count).initialize(from: source, count: bytes.count)
         count += bytes.count
     }
 
+    mutating func write(byte: UInt8) {
+        guard !isFull else { return }
+        guard count < room.count else { return giveUp() }
+        room[count] = byte
+        count += 1
+    }
+
+    /// Rendered text, escaped for the JSON string it is written into.
     mutating func append(_ text: String) {
-        text.withJSONStringUTF8 { utf8 in JSONWriter.forEachEscapedPiece(of: utf8) { append(raw: $0) } }
+        text.withJSONStringUTF8 { utf8 in JSONWriter.forEachEscapedPiece(of: utf8) { write($0) } }
     }
 
     /// A JSON string: its quotes around what `write` appends.
-    mutating func quoted<Failure>(_ write: (inout PayloadBytes) throws(Failure) -> Void) throws(Failure) {
-        append(raw: "\"")
+    mutating func quoted<Failure>(_ write: (inout BoundedPayloadWriter) throws(Failure) -> Void) throws(Failure) {
+        self.write(byte: UInt8(ascii: "\""))
         try write(&self)
-        append(raw: "\"")
+        self.write(byte: UInt8(ascii: "\""))
     }
 
-    private mutating func append(raw text: StaticString) {
-        append(raw: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// Gives the payload up, as when it does not fit: it becomes none.
-    mutating func abandon() {
-        abandoned = true
+    /// Gives the payload up, as when it does not fit: nothing more is written, and it is none.
+    mutating func giveUp() {
+        isFull = true
     }
 }

@@ -46,6 +46,13 @@ final class TemplateText: Sendable, Equatable {
         }
     }
 
+    /// The argument a text that is exactly one placeholder stands for, with its JSON type (a
+    /// custom key's value keeps it); nil for any other text, and when the argument is absent or
+    /// `null`: the text is then rendered, and a missing argument fails there.
+    func singleArgument(in args: JSONObject) -> JSONValue? {
+        singlePlaceholder?.value(in: args)
+    }
+
     static func == (left: TemplateText, right: TemplateText) -> Bool {
         left.segments == right.segments
     }
@@ -61,13 +68,13 @@ final class TemplateText: Sendable, Equatable {
 
     /// The text with `args` filled in, appended to `output` piece by piece: for a payload written
     /// straight from the template (``PayloadSkeleton``), with no `String` of the whole text.
-    func render(_ args: JSONObject, into output: inout some RenderedText) throws(EnrichmentError) {
+    func render(_ args: JSONObject, into output: inout some RenderedTextSink) throws(EnrichmentError) {
         if let literal { return output.append(literal) }
         if let singlePlaceholder { return output.append(try singlePlaceholder.text(in: args)) }
         try Self.render(segments, args, into: &output)
     }
 
-    private static func render(_ segments: [Segment], _ args: JSONObject, into output: inout some RenderedText) throws(EnrichmentError) {
+    private static func render(_ segments: [Segment], _ args: JSONObject, into output: inout some RenderedTextSink) throws(EnrichmentError) {
         for segment in segments {
             switch segment {
             case .literal(let text):
@@ -158,8 +165,8 @@ final class TemplateText: Sendable, Equatable {
 }
 
 /// Where a template's rendered text goes, piece by piece.
-protocol RenderedText {
+protocol RenderedTextSink {
     mutating func append(_ text: String)
 }
 
-extension String: RenderedText {}
+extension String: RenderedTextSink {}

@@ -192,13 +192,15 @@ struct JSONParserTests {
 
     // MARK: A root object's members one by one
 
-    /// What `parseMembers` hands over, as an object, or the root it returns: every key is numbered
-    /// as `field` reads it from its bytes, and turned back into its text by that number.
+    /// What `parseMembers` hands over, as an object, or the root it returns: every key that is
+    /// valid UTF-8 is numbered as `field` reads it from its bytes (as `field` must: any other is
+    /// the parser's to refuse), and turned back into its text by that number.
     private static func members(_ text: String) throws(JSONParseError) -> JSONValue {
         var keys: [String] = []
         var handed: [(field: Int?, value: JSONValue)] = []
         let root = try JSONParser.parseMembers(Array(text.utf8), field: { utf8 in
-            keys.append(String(decoding: utf8, as: UTF8.self))
+            guard let key = String(validating: utf8, as: UTF8.self) else { return nil }
+            keys.append(key)
             return keys.count - 1
         }) { handed.append(($0, $1)) }
         return root ?? .object(JSONObject(handed.map { JSONObject.Member($0.field.map { keys[$0] } ?? "?", $0.value) }))

@@ -80,6 +80,31 @@ struct JSONWriterTests {
         #expect(Self.written(.object(object)) == #"{"b":1,"a":[true,null],"b":{}}"#)
     }
 
+    @Test("keys are escaped as strings are")
+    func escapedKeys() {
+        let object = JSONObject([.init("k\"\n\u{1}", 1), .init("é", .object(JSONObject([.init("\\", "v")])))])
+        #expect(Self.written(.object(object)) == #"{"k\"\n\u0001":1,"é":{"\\":"v"}}"#)
+    }
+
+    @Test("a sink of the caller's gets the same text, in pieces and single bytes")
+    func sink() {
+        struct Pieces: JSONSink {
+            var text: [UInt8] = []
+            var singleBytes = 0
+            mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) { text.append(contentsOf: bytes) }
+            mutating func write(byte: UInt8) {
+                text.append(byte)
+                singleBytes += 1
+            }
+        }
+        let value: JSONValue = .object(["a": [1, 2.5, "x\n", nil, true], "o": .object([:])])
+        var sink = Pieces()
+        JSONWriter.write(value, to: &sink)
+        #expect(String(decoding: sink.text, as: UTF8.self) == Self.written(value))
+        // Braces, brackets, commas, colons and quotes: {"a":[1,2.5,"x\n",null,true],"o":{}}
+        #expect(sink.singleBytes == 19)
+    }
+
     @Test("Pushline's parser reads back what the writer wrote")
     func parserReadsWriter() throws {
         let value: JSONValue = .object([

@@ -21,10 +21,10 @@ struct PayloadSkeletonTests {
     }
 
     /// The draft of a template intent and its template's skeleton, looked up as the enricher does.
-    private func composerDraft(_ intent: Intent) throws -> (draft: NotificationComposer.Draft, named: NamedTemplate) {
+    private func composerDraft(_ intent: Intent, profileLocale: String? = nil) throws -> (draft: NotificationComposer.Draft, named: NamedTemplate) {
         guard case .template(let name) = intent.content else { throw CatalogFixture.FixtureError.unexpectedShape }
         let named = try catalog.template(name, of: intent.app)
-        return (try NotificationComposer().draft(intent, named, profileLocale: nil), named)
+        return (try NotificationComposer().draft(intent, named, profileLocale: profileLocale), named)
     }
 
     private func intent(_ members: String) throws -> Intent {
@@ -91,12 +91,66 @@ struct PayloadSkeletonTests {
         let (filled, filledDirectly, general) = try threePaths(members)
         #expect(filled.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
         #expect(filledDirectly.map { String(decoding: $0, as: UTF8.self) } == String(decoding: general, as: UTF8.self))
-        let intent = try intent(members)
-        let (draft, named) = try composerDraft(intent)
-        let composed = try NotificationComposer().compose(intent, .template(named), profileLocale: nil)
-        #expect(composed.payload == general)
-        #expect(composed.locale == draft.locale)
-        #expect(composed.collapseID == draft.collapseID)
+        try expectComposedDirectly(try intent(members), profileLocale: nil, payload: general)
+    }
+
+    /// That compose takes the direct fill for `intent` (it gives a notification) and gives what it
+    /// gives: `payload`, and the headers and locale the draft has.
+    private func expectComposedDirectly(_ intent: Intent, profileLocale: String?, payload: [UInt8],
+                                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let (draft, named) = try composerDraft(intent, profileLocale: profileLocale)
+        let skeleton = try #require(named.skeleton, sourceLocation: sourceLocation)
+        let composer = NotificationComposer()
+        let direct = try #require(composer.filledDirectly(skeleton, intent, named, profileLocale: profileLocale),
+                                  "the direct fill", sourceLocation: sourceLocation)
+        let composed = try composer.compose(intent, .template(named), profileLocale: profileLocale)
+        for notification in [direct, composed] {
+            #expect(notification.payload == payload, sourceLocation: sourceLocation)
+            #expect(notification.topic == NotificationComposer.topic(app: intent.app, pushType: draft.pushType), sourceLocation: sourceLocation)
+            #expect(notification.pushType == draft.pushType, sourceLocation: sourceLocation)
+            #expect(notification.priority == intent.overrides.priority ?? draft.template.priority ?? draft.pushType.defaultPriority,
+                    sourceLocation: sourceLocation)
+            #expect(notification.collapseID == draft.collapseID, sourceLocation: sourceLocation)
+            #expect(notification.locale == draft.locale, sourceLocation: sourceLocation)
+            #expect(!notification.wasShortened, sourceLocation: sourceLocation)
+            #expect(notification.sealing == nil, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("the direct fill takes the recipient's profile locale and the intent's priority, collapse id and expiration, as the draft does")
+    func filledDirectlyWithProfileLocaleAndOverrides() throws {
+        let serverRendered = try intent(#""template":"order_update","args":{"order":{"id":"5","items":2},"carrier":"DHL"}"#)
+        for profileLocale in ["ja-JP", "de", nil] {
+            let (draft, _) = try composerDraft(serverRendered, profileLocale: profileLocale)
+            let general = WrittenPayload(NotificationComposer.payload(draft, overrides: serverRendered.overrides, intentCustom: serverRendered.custom).document)
+            try expectComposedDirectly(serverRendered, profileLocale: profileLocale, payload: general.bytes)
+        }
+        let overridden = try intent(#""template":"chat_message","priority":5,"collapse_id":"c-1","expiration":1700000000,"args":{"sender":"A","chat":{"id":"1","name":"C"},"message_id":"m","text":"t"}"#)
+        let (draft, _) = try composerDraft(overridden)
+        #expect(draft.collapseID == "c-1")
+        let general = WrittenPayload(NotificationComposer.payload(draft, overrides: overridden.overrides, intentCustom: overridden.custom).document)
+        try expectComposedDirectly(overridden, profileLocale: nil, payload: general.bytes)
+    }
+
+    @Test("a VoIP payload past the standard limit is filled straight within VoIP's, past the room on the stack")
+    func filledDirectlyUpToVoIPsLimit() throws {
+        let fixture = try CatalogFixture(templates: """
+            templates:
+              call:
+                push_type: voip
+                custom:
+                  caller: "{{caller}}"
+            """)
+        let catalog = try fixture.catalog()
+        let named = try catalog.template("call", of: CatalogFixture.app)
+        let caller = String(repeating: "c", count: 4_500)
+        let intent = try IntentDecoder.decode(Array(#"{"id":"i","app":"\#(CatalogFixture.app)","tokens":["0a1b"],"template":"call","args":{"caller":"\#(caller)"}}"#.utf8))
+        let skeleton = try #require(named.skeleton)
+        let direct = try #require(NotificationComposer().filledDirectly(skeleton, intent, named, profileLocale: nil))
+        let draft = try NotificationComposer().draft(intent, named, profileLocale: nil)
+        let general = WrittenPayload(NotificationComposer.payload(draft, overrides: intent.overrides, intentCustom: intent.custom).document)
+        #expect(direct.payload == general.bytes)
+        #expect(direct.payload.count > PushType.standardPayloadLimit && direct.payload.count <= PushType.voip.payloadLimit)
     }
 
     @Test("an intent whose texts do not render reports the draft's first error, not the first hole's of the skeleton")
