@@ -40,8 +40,9 @@ public struct JSONParser {
     /// key's bytes (unescaped): for a decoder that keeps the members it knows, and so builds neither
     /// a root object nor a `String` per key. `field` sees every key's bytes, valid UTF-8 or not, and
     /// must give its number only for the UTF-8 of one of its names (so valid text), nil for any
-    /// other; a key it gives nil for must be valid UTF-8, as ``parse(_:)`` requires. `member` gets
-    /// every member, known or not, in order. Returns nil when the root is an object, else the root.
+    /// other; a key it gives nil for is refused unless it is valid UTF-8, as ``parse(_:)`` refuses
+    /// it. `member` gets every member, known or not, in order. Returns nil when the root is an
+    /// object, else the root.
     public static func parseMembers(_ bytes: [UInt8], field: (_ key: UnsafeBufferPointer<UInt8>) -> Int?,
                                     _ member: (_ field: Int?, _ value: consuming JSONValue) -> Void) throws(JSONParseError) -> JSONValue? {
         try bytes.withUnsafeBufferPointer { (buffer) throws(JSONParseError) -> JSONValue? in

@@ -174,8 +174,9 @@ final class PayloadSkeleton: Sendable {
     /// rendering a text throws (the general path reports the first in its own order).
     func payload(filling texts: AlertTexts) throws(EnrichmentError) -> [UInt8]? {
         guard let directFills else { return nil }
-        // Most payloads fit in room on the stack (the standard library allocates up to 1 KiB there,
-        // more on the heap); a larger one is written again in room of the push type's limit.
+        // Most payloads fit in room on the stack (on Linux the standard library allocates up to
+        // 1 KiB there, more on the heap); a larger one is written again in room of the push type's
+        // limit.
         let limit = texts.template.pushType.payloadLimit
         if let bytes = try payload(directFills, texts, room: min(limit, Self.stackRoom)) { return bytes }
         guard limit > Self.stackRoom else { return nil }

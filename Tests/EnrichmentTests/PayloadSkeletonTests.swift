@@ -94,8 +94,9 @@ struct PayloadSkeletonTests {
         try expectComposedDirectly(try intent(members), profileLocale: nil, payload: general)
     }
 
-    /// That compose takes the direct fill for `intent` (it gives a notification) and gives what it
-    /// gives: `payload`, and the headers and locale the draft has.
+    /// That the direct fill gives `intent` a notification, and compose the same one: `payload`, and
+    /// the headers and locale the draft has. (That compose tries the direct fill first is the code's:
+    /// the general path writes the same bytes.)
     private func expectComposedDirectly(_ intent: Intent, profileLocale: String?, payload: [UInt8],
                                         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let (draft, named) = try composerDraft(intent, profileLocale: profileLocale)
